@@ -1,0 +1,58 @@
+/**
+ * The shape of one tool in the registry. Everything the server serves about a tool —
+ * `tools/list`, annotations, toolset hiding, `instructions`, the docs tables — derives from this.
+ */
+import type { z } from "zod";
+
+/** R read-only, W changes state, D destructive or hard to reverse, O runs project code. */
+export type ToolKind = "R" | "W" | "D" | "O";
+
+export const TOOLSETS = ["core", "ui", "device-admin"] as const;
+export type ToolsetName = typeof TOOLSETS[number];
+
+/** A tool's answer: `structured` becomes `structuredContent`, `text` the text content item. */
+export interface ToolOutput {
+  structured: Record<string, unknown>;
+  text: string;
+}
+
+export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  toolset: ToolsetName;
+  kind: ToolKind;
+  /** Human title shown by clients. */
+  title: string;
+  /** Written for the model: short and exact. */
+  description: string;
+  /** Parameters, snake_case, each with `.describe()`. Unknown parameters are refused. */
+  params: Shape;
+  /** True when the tool neither reads nor acts on the open project. */
+  projectIndependent: boolean;
+  run(args: z.infer<z.ZodObject<Shape>>, ctx: Ctx): Promise<ToolOutput>;
+}
+
+/** Identity helper that keeps `args` typed from `params`. */
+export function defineTool<Ctx, Shape extends z.ZodRawShape>(
+  def: ToolDef<Ctx, Shape>,
+): ToolDef<Ctx, Shape> {
+  return def;
+}
+
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  openWorldHint: boolean;
+}
+
+export function annotationsFor(kind: ToolKind): Annotations {
+  switch (kind) {
+    case "R":
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+    case "W":
+      return { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+    case "D":
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+    case "O":
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
+  }
+}
