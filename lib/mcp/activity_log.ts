@@ -1,0 +1,310 @@
+/**
+ * The activity log: `mcp-activity.jsonl` in the data directory, one JSON line per lifecycle event,
+ * tool call, prompt or resource read. Arguments are never logged: the API does not take them.
+ *
+ * The app (`keynobi app`) and every standalone server append to the same file, so appends,
+ * rotation and clearing all hold one cross-process lock (`mcp-activity.lock`). Rotation writes
+ * the kept lines to a temp file and renames it over the log; appenders take the same lock, so no
+ * line is appended to a file being replaced, and each line goes out in one write, so none is torn.
+ */
+import { join } from "node:path";
+import { activityLogPath } from "../core/data_dir.ts";
+import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { log } from "../core/log.ts";
+
+/** The log is rotated once it grows past this. */
+export const ROTATE_THRESHOLD_BYTES = 256 * 1024;
+/** Entries rotation keeps (the newest). */
+export const ROTATE_KEEP = 500;
+/** A summary is at most this many bytes of UTF-8, the `…` included. */
+export const SUMMARY_MAX_BYTES = 120;
+/** A name (tool, prompt, resource URI) is cut to this many bytes. */
+export const NAME_MAX_BYTES = 200;
+/** A session id is cut to this many bytes. */
+export const SESSION_MAX_BYTES = 100;
+/** `read()` returns this many entries by default … */
+export const READ_DEFAULT_ENTRIES = 200;
+/** … and at most this many. */
+export const READ_MAX_ENTRIES = 2_000;
+/** Reads and rotation look only at this much of the end of the file. */
+export const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
+/** Appends waiting in this process; beyond it an entry is dropped with a warning. */
+export const MAX_QUEUED_APPENDS = 1_000;
+
+export const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource"] as const;
+export type ActivityKind = typeof ACTIVITY_KINDS[number];
+export const ACTIVITY_STATUSES = ["ok", "error", "refused"] as const;
+export type ActivityStatus = typeof ACTIVITY_STATUSES[number];
+
+/** One line of the log. */
+export interface ActivityEntry {
+  /** ISO 8601 time the event ended. */
+  at: string;
+  kind: ActivityKind;
+  name: string;
+  duration_ms: number;
+  status: ActivityStatus;
+  summary: string;
+  pid: number;
+  session?: string;
+}
+
+/** What a caller records: no arguments, only the outcome. `at` defaults to now. */
+export interface ActivityRecord {
+  kind: ActivityKind;
+  name: string;
+  duration_ms: number;
+  status: ActivityStatus;
+  /** A rendering of the result; cut to `SUMMARY_MAX_BYTES` and redacted. */
+  summary: string;
+  session?: string;
+  at?: Date;
+}
+
+export interface ActivityLogOptions {
+  pid: number;
+  /** Where failures go; default the stderr logger. Appending never throws. */
+  warn?: (message: string) => void;
+}
+
+export const activityLockPath = (dataDir: string) => join(dataDir, "mcp-activity.lock");
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** `text` cut to at most `maxBytes` of UTF-8 at a code point boundary, `…` counted inside. */
+export function cutUtf8(text: string, maxBytes: number): string {
+  if (encoder.encode(text).length <= maxBytes) return text;
+  const ellipsis = "…";
+  let budget = maxBytes - encoder.encode(ellipsis).length;
+  if (budget < 0) return "";
+  let out = "";
+  for (const ch of text) {
+    const size = utf8Size(ch.codePointAt(0)!);
+    if (size > budget) break;
+    budget -= size;
+    out += ch;
+  }
+  return out + ellipsis;
+}
+
+function utf8Size(codePoint: number): number {
+  if (codePoint < 0x80) return 1;
+  if (codePoint < 0x800) return 2;
+  if (codePoint < 0x10000) return 3;
+  return 4;
+}
+
+/**
+ * Secrets that show up in results (a token in a URL, a password in a Gradle property, a bearer
+ * header) are masked before a summary is kept. The spec leaves summaries unredacted (a known gap).
+ */
+const SECRET_PATTERNS: readonly [RegExp, string][] = [
+  [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]"],
+  [
+    /\b([\w.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|credentials?)[\w.-]*)(["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"']+)/gi,
+    "$1$2[redacted]",
+  ],
+  [/\b(https?:\/\/)[^\s/:@]+:[^\s/@]+@/gi, "$1[redacted]@"],
+];
+
+export function redactSummary(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** One line: whitespace runs collapsed, secrets masked, then cut to `SUMMARY_MAX_BYTES`. */
+export function summarize(text: string): string {
+  return cutUtf8(redactSummary(text.replace(/\s+/g, " ").trim()), SUMMARY_MAX_BYTES);
+}
+
+/** The entry as written: only known fields, bounded, whatever the caller passed. */
+export function toEntry(record: ActivityRecord, pid: number, now = new Date()): ActivityEntry {
+  const at = record.at instanceof Date && !Number.isNaN(record.at.getTime()) ? record.at : now;
+  const duration = Number.isFinite(record.duration_ms)
+    ? Math.max(0, Math.round(record.duration_ms))
+    : 0;
+  const entry: ActivityEntry = {
+    at: at.toISOString(),
+    kind: ACTIVITY_KINDS.includes(record.kind) ? record.kind : "lifecycle",
+    name: cutUtf8(String(record.name).replace(/\s+/g, " "), NAME_MAX_BYTES),
+    duration_ms: duration,
+    status: ACTIVITY_STATUSES.includes(record.status) ? record.status : "error",
+    summary: summarize(String(record.summary ?? "")),
+    pid,
+  };
+  if (typeof record.session === "string" && record.session !== "") {
+    entry.session = cutUtf8(record.session, SESSION_MAX_BYTES);
+  }
+  return entry;
+}
+
+/** Parses one line; `null` for a torn, foreign or malformed line. */
+export function parseEntry(line: string): ActivityEntry | null {
+  if (line.trim() === "") return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof v !== "object" || v === null) return null;
+  const e = v as Record<string, unknown>;
+  if (
+    typeof e.at !== "string" || typeof e.name !== "string" || typeof e.summary !== "string" ||
+    typeof e.duration_ms !== "number" || typeof e.pid !== "number" ||
+    !ACTIVITY_KINDS.includes(e.kind as ActivityKind) ||
+    !ACTIVITY_STATUSES.includes(e.status as ActivityStatus)
+  ) return null;
+  const entry: ActivityEntry = {
+    at: e.at,
+    kind: e.kind as ActivityKind,
+    name: e.name,
+    duration_ms: e.duration_ms,
+    status: e.status as ActivityStatus,
+    summary: e.summary,
+    pid: e.pid,
+  };
+  if (typeof e.session === "string") entry.session = e.session;
+  return entry;
+}
+
+/** The last `keep` non-empty lines of `text`, each with its newline. */
+export function lastLines(text: string, keep: number): string {
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  const kept = lines.slice(Math.max(0, lines.length - keep));
+  return kept.length === 0 ? "" : kept.join("\n") + "\n";
+}
+
+/** The end of the file as text, from the first whole line within `READ_TAIL_MAX_BYTES`. */
+async function readTail(path: string): Promise<string> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return "";
+    throw e;
+  }
+  try {
+    const { size } = await file.stat();
+    const start = Math.max(0, size - READ_TAIL_MAX_BYTES);
+    await file.seek(start, Deno.SeekMode.Start);
+    const buf = new Uint8Array(size - start);
+    let filled = 0;
+    while (filled < buf.length) {
+      const n = await file.read(buf.subarray(filled));
+      if (n === null) break;
+      filled += n;
+    }
+    let text = decoder.decode(buf.subarray(0, filled));
+    if (start > 0) text = text.slice(text.indexOf("\n") + 1);
+    return text;
+  } finally {
+    file.close();
+  }
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await Deno.stat(path)).size;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return 0;
+    throw e;
+  }
+}
+
+export class ActivityLog {
+  readonly path: string;
+  readonly lockPath: string;
+  readonly #pid: number;
+  readonly #warn: (message: string) => void;
+  /** Appends of this process run one at a time, so only one waits on the file lock. */
+  #tail: Promise<void> = Promise.resolve();
+  #queued = 0;
+
+  constructor(dataDir: string, options: ActivityLogOptions) {
+    this.path = activityLogPath(dataDir);
+    this.lockPath = activityLockPath(dataDir);
+    this.#pid = options.pid;
+    this.#warn = options.warn ?? ((m) => log.warn(m));
+  }
+
+  /**
+   * Appends one entry and rotates when the log passed `ROTATE_THRESHOLD_BYTES`. Never rejects:
+   * a failure is logged to stderr. Callers may await it or not; it holds nothing else up.
+   */
+  append(record: ActivityRecord): Promise<void> {
+    let line: string;
+    try {
+      line = JSON.stringify(toEntry(record, this.#pid)) + "\n";
+    } catch (e) {
+      this.#warn(`Cannot record activity: ${errorText(e)}`);
+      return Promise.resolve();
+    }
+    if (this.#queued >= MAX_QUEUED_APPENDS) {
+      this.#warn(
+        `Cannot record activity: ${MAX_QUEUED_APPENDS} entries are waiting for the log; ` +
+          "dropped one (check that the data directory is writable)",
+      );
+      return Promise.resolve();
+    }
+    this.#queued++;
+    const run = this.#tail.then(() =>
+      this.#locked(async () => {
+        await Deno.writeTextFile(this.path, line, { append: true, create: true, mode: 0o600 });
+        await this.#rotateLocked();
+      })
+    ).catch((e) => {
+      this.#warn(`Cannot append to the activity log ${this.path}: ${errorText(e)}`);
+    }).finally(() => {
+      this.#queued--;
+    });
+    this.#tail = run;
+    return run;
+  }
+
+  /** The newest `limit` entries (default 200, at most 2,000), oldest first. */
+  async read(limit: number = READ_DEFAULT_ENTRIES): Promise<ActivityEntry[]> {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(`Cannot read activity: limit ${limit} is not a positive integer`);
+    }
+    const n = Math.min(limit, READ_MAX_ENTRIES);
+    const text = await readTail(this.path);
+    const entries: ActivityEntry[] = [];
+    for (const line of text.split("\n")) {
+      const entry = parseEntry(line);
+      if (entry) entries.push(entry);
+    }
+    return entries.slice(Math.max(0, entries.length - n));
+  }
+
+  /** Rotates when the log is past the threshold (call at standalone start). */
+  async rotateIfNeeded(): Promise<void> {
+    await this.#locked(() => this.#rotateLocked());
+  }
+
+  /** Empties the log. */
+  async clear(): Promise<void> {
+    await this.#locked(async () => {
+      if ((await fileSize(this.path)) === 0) return;
+      await writeFileAtomic(this.path, "");
+    });
+  }
+
+  /** `withFileLock` also creates the data directory (0700) when it is missing. */
+  #locked<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(this.lockPath, fn);
+  }
+
+  /** Caller holds the lock. */
+  async #rotateLocked(): Promise<void> {
+    if ((await fileSize(this.path)) <= ROTATE_THRESHOLD_BYTES) return;
+    const kept = lastLines(await readTail(this.path), ROTATE_KEEP);
+    await writeFileAtomic(this.path, kept);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,197 @@
+import { assert, assertEquals } from "../core/fixtures/assert.ts";
+import { join } from "node:path";
+import {
+  currentSessionRecord,
+  legacyPidPath,
+  listSessionRecords,
+  parsePsLine,
+  parseSessionRecord,
+  probeProcess,
+  probeWithProc,
+  probeWithPs,
+  pruneStaleSessionRecords,
+  removeSessionRecord,
+  type SessionRecord,
+  sessionRecordPath,
+  staleReason,
+  writeSessionRecord,
+} from "../../lib/mcp/session_records.ts";
+
+async function tempDataDir() {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-sessions-" });
+  return {
+    dir,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** A real child process (`deno`) that runs until its stdin closes. */
+function startChild() {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "for await (const _ of Deno.stdin.readable) {}"],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    await child.stdin.close();
+    await child.status;
+  };
+  return { pid: child.pid, end, [Symbol.asyncDispose]: end };
+}
+
+function recordFor(pid: number, binary = Deno.execPath()): SessionRecord {
+  return {
+    pid,
+    started_at: new Date().toISOString(),
+    project: "/src/app",
+    reason: "the Keynobi app is not running",
+    binary,
+    version: "0.1.0",
+  };
+}
+
+const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+
+Deno.test("writeSessionRecord() writes <pid>.json and deletes the legacy PID file", async () => {
+  await using data = await tempDataDir();
+  await Deno.writeTextFile(legacyPidPath(data.dir), "12345");
+  const record = currentSessionRecord({ project: null, reason: "no app", version: "0.1.0" });
+  const path = await writeSessionRecord(data.dir, record);
+  assertEquals(path, sessionRecordPath(data.dir, Deno.pid));
+  assertEquals(JSON.parse(await Deno.readTextFile(path)), record);
+  assert(!(await exists(legacyPidPath(data.dir))), "legacy mcp-server.pid still there");
+  if (Deno.build.os !== "windows") {
+    assertEquals((await Deno.stat(path)).mode! & 0o777, 0o600);
+    assertEquals((await Deno.stat(join(data.dir, "mcp-sessions"))).mode! & 0o777, 0o700);
+  }
+  assertEquals((await listSessionRecords(data.dir)).map((r) => r.pid), [Deno.pid]);
+  await removeSessionRecord(data.dir);
+  await removeSessionRecord(data.dir); // twice is fine
+  assert(!(await exists(path)));
+});
+
+Deno.test("listSessionRecords() keeps a live server and prunes it once it exits", async () => {
+  await using data = await tempDataDir();
+  await using child = startChild();
+  await writeSessionRecord(data.dir, recordFor(child.pid));
+  assertEquals((await listSessionRecords(data.dir)).map((r) => r.pid), [child.pid]);
+  await child.end();
+  assertEquals(await listSessionRecords(data.dir), []);
+  assert(!(await exists(sessionRecordPath(data.dir, child.pid))), "stale record not deleted");
+});
+
+Deno.test("listSessionRecords() prunes a PID that now runs a different binary", async () => {
+  await using data = await tempDataDir();
+  await using child = startChild();
+  await writeSessionRecord(data.dir, recordFor(child.pid, "/opt/old/keynobi"));
+  assertEquals(await pruneStaleSessionRecords(data.dir), 0);
+  assert(!(await exists(sessionRecordPath(data.dir, child.pid))));
+});
+
+Deno.test("listSessionRecords() prunes malformed records and ignores other files", async () => {
+  await using data = await tempDataDir();
+  const dir = join(data.dir, "mcp-sessions");
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(join(dir, "111.json"), "{not json");
+  await Deno.writeTextFile(join(dir, "222.json"), JSON.stringify(recordFor(333)));
+  await Deno.writeTextFile(join(dir, "444.json.1.abc.tmp"), "in progress");
+  assertEquals(
+    await listSessionRecords(data.dir, {
+      probe: () => Promise.resolve({ state: "running", binary: null }),
+    }),
+    [],
+  );
+  assert(!(await exists(join(dir, "111.json"))));
+  assert(!(await exists(join(dir, "222.json"))), "record whose pid differs from its name kept");
+  assert(await exists(join(dir, "444.json.1.abc.tmp")));
+  assertEquals(await listSessionRecords(join(data.dir, "missing")), []);
+});
+
+Deno.test("parseSessionRecord() reads a record without version as an older release", () => {
+  const r = parseSessionRecord(JSON.stringify({ pid: 9, binary: "/k", started_at: "t" }), "9.json");
+  assertEquals(r, {
+    pid: 9,
+    started_at: "t",
+    project: null,
+    reason: "",
+    binary: "/k",
+    version: null,
+  });
+  assertEquals(parseSessionRecord(JSON.stringify({ pid: 9 }), "9.json"), null);
+  assertEquals(parseSessionRecord("{}", "x.json"), null);
+});
+
+Deno.test("staleReason() decides from the probe", () => {
+  const r = recordFor(10, "/usr/local/bin/keynobi");
+  assert(staleReason(r, { state: "gone" })?.includes("gone"));
+  assertEquals(staleReason(r, { state: "running", binary: null }), null);
+  assertEquals(staleReason(r, { state: "running", binary: "/usr/local/bin/keynobi" }), null);
+  assertEquals(
+    staleReason(r, { state: "running", binary: "/usr/local/bin/keynobi (deleted)" }),
+    null,
+    "an updated binary still runs the old server",
+  );
+  assert(staleReason(r, { state: "running", binary: "/usr/bin/python3" })?.includes("python3"));
+  assertEquals(
+    staleReason(r, { state: "running", binary: "/opt/k", nameOnly: false }, [
+      "/usr/local/bin/keynobi",
+      "/opt/k",
+    ]),
+    null,
+    "the resolved path counts",
+  );
+  assertEquals(staleReason(r, { state: "running", binary: "keynobi", nameOnly: true }), null);
+  assert(staleReason(r, { state: "running", binary: "bash", nameOnly: true }) !== null);
+  const long = recordFor(11, "/opt/keynobi-nightly-build");
+  assertEquals(
+    staleReason(long, { state: "running", binary: "keynobi-nightly", nameOnly: true }),
+    null,
+    "Linux ps cuts names at 15 characters",
+  );
+});
+
+Deno.test("probeWithProc() reads a /proc-like folder", async () => {
+  await using data = await tempDataDir();
+  await Deno.mkdir(join(data.dir, "77"));
+  await Deno.symlink("/usr/local/bin/keynobi (deleted)", join(data.dir, "77", "exe"));
+  await Deno.mkdir(join(data.dir, "78")); // a zombie: no exe link
+  assertEquals(await probeWithProc(77, data.dir), {
+    state: "running",
+    binary: "/usr/local/bin/keynobi (deleted)",
+  });
+  assertEquals(await probeWithProc(78, data.dir), { state: "gone" });
+  assertEquals(await probeWithProc(79, data.dir), { state: "gone" });
+});
+
+Deno.test("parsePsLine() reads stat and name, and a zombie is gone", () => {
+  assertEquals(parsePsLine("Ss   deno\n"), { state: "running", binary: "deno", nameOnly: true });
+  assertEquals(parsePsLine("S /Applications/Keynobi.app/Contents/MacOS/keynobi"), {
+    state: "running",
+    binary: "/Applications/Keynobi.app/Contents/MacOS/keynobi",
+    nameOnly: true,
+  });
+  assertEquals(parsePsLine("Z+   deno <defunct>"), { state: "gone" });
+  assertEquals(parsePsLine(""), { state: "gone" });
+});
+
+Deno.test("probeProcess() and probeWithPs() see a real child start and end", {
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  await using child = startChild();
+  const probe = await probeProcess(child.pid);
+  assertEquals(probe.state, "running");
+  assertEquals(staleReason(recordFor(child.pid), probe), null);
+  assert(staleReason(recordFor(child.pid, "/usr/bin/vim"), probe) !== null);
+  const viaPs = await probeWithPs(child.pid);
+  assert(viaPs.state === "running" && viaPs.binary !== null, JSON.stringify(viaPs));
+  assertEquals(staleReason(recordFor(child.pid), viaPs), null);
+  await child.end();
+  assertEquals(await probeProcess(child.pid), { state: "gone" });
+  assertEquals(await probeWithPs(child.pid), { state: "gone" });
+});
