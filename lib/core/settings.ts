@@ -1,0 +1,308 @@
+/**
+ * `settings.json` in the data directory: trust, the last active project, active variants, MCP
+ * settings, and the user's JDK and SDK choices.
+ *
+ * Read on every use, never cached, so `keynobi trust` applies to a running server at once.
+ * A missing file is the defaults. A corrupt file is the defaults (with a warning on stderr) for
+ * readers and an actionable error for writers, which never overwrite what they cannot parse.
+ * Writers hold `settings.lock` and replace the file atomically; fields this module does not know
+ * are kept as they are.
+ *
+ * Trust keys are canonical Gradle roots. Trusting a subfolder of a Gradle build trusts the build's
+ * root (that is what runs `gradlew`); a nested build with its own settings file is a different
+ * root and needs its own trust. No MCP tool calls the trust writers: only `keynobi trust`.
+ */
+import { resolve } from "node:path";
+import { ensureDataDir, settingsLockPath, settingsPath } from "./data_dir.ts";
+import { ToolError } from "./errors.ts";
+import { withFileLock, writeFileAtomic } from "./file_lock.ts";
+import { log } from "./log.ts";
+import { findGradleRoot } from "../gradle/project_root.ts";
+
+/** A settings file larger than this is treated as corrupt. */
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
+/** At most this many trusted projects are kept; trusting one more is refused. */
+export const MAX_TRUSTED_PROJECTS = 500;
+
+export interface TrustEntry {
+  trusted_at: string;
+  [key: string]: unknown;
+}
+
+export interface McpSettings {
+  build_timeout_sec?: number;
+  allow_unrestricted_gradle?: boolean;
+  default_build_log_lines?: number;
+  logcat_default_count?: number;
+  [key: string]: unknown;
+}
+
+export interface Settings {
+  version: 1;
+  trusted_projects: Record<string, TrustEntry>;
+  last_active_project?: string;
+  /** Owned by the variants code; kept as it is here. */
+  active_variants?: Record<string, unknown>;
+  mcp?: McpSettings;
+  java_home?: string;
+  sdk_path?: string;
+  [key: string]: unknown;
+}
+
+export function defaultSettings(): Settings {
+  return { version: 1, trusted_projects: {} };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Settings from parsed JSON: fields of the wrong type are dropped (each named in `problems`),
+ * unknown fields kept. Pure; tests call it directly.
+ */
+export function normalizeSettings(raw: unknown): { settings: Settings; problems: string[] } {
+  const problems: string[] = [];
+  if (!isObject(raw)) {
+    return { settings: defaultSettings(), problems: ["the top level is not a JSON object"] };
+  }
+  const s: Settings = { ...raw, version: 1, trusted_projects: {} };
+  if (raw.version !== undefined && raw.version !== 1) {
+    problems.push(`version ${JSON.stringify(raw.version)} is not 1`);
+  }
+  if (isObject(raw.trusted_projects)) {
+    for (const [path, entry] of Object.entries(raw.trusted_projects)) {
+      if (isObject(entry) && typeof entry.trusted_at === "string") {
+        s.trusted_projects[path] = { ...entry, trusted_at: entry.trusted_at };
+      } else problems.push(`trusted_projects["${path}"] has no trusted_at`);
+    }
+  } else if (raw.trusted_projects !== undefined) problems.push("trusted_projects is not an object");
+  for (const key of ["last_active_project", "java_home", "sdk_path"] as const) {
+    if (raw[key] !== undefined && typeof raw[key] !== "string") {
+      problems.push(`${key} is not a string`);
+      delete s[key];
+    }
+  }
+  if (raw.active_variants !== undefined && !isObject(raw.active_variants)) {
+    problems.push("active_variants is not an object");
+    delete s.active_variants;
+  }
+  if (isObject(raw.mcp)) {
+    const mcp: McpSettings = { ...raw.mcp };
+    for (const key of ["build_timeout_sec", "default_build_log_lines", "logcat_default_count"]) {
+      if (mcp[key] !== undefined && (typeof mcp[key] !== "number" || !Number.isFinite(mcp[key]))) {
+        problems.push(`mcp.${key} is not a number`);
+        delete mcp[key];
+      }
+    }
+    if (
+      mcp.allow_unrestricted_gradle !== undefined &&
+      typeof mcp.allow_unrestricted_gradle !== "boolean"
+    ) {
+      problems.push("mcp.allow_unrestricted_gradle is not a boolean");
+      delete mcp.allow_unrestricted_gradle;
+    }
+    s.mcp = mcp;
+  } else if (raw.mcp !== undefined) {
+    problems.push("mcp is not an object");
+    delete s.mcp;
+  }
+  return { settings: s, problems };
+}
+
+type LoadResult =
+  | { kind: "missing" }
+  | { kind: "ok"; settings: Settings; problems: string[] }
+  | { kind: "corrupt"; reason: string };
+
+async function loadSettings(dataDir: string): Promise<LoadResult> {
+  const path = settingsPath(dataDir);
+  let bytes: Uint8Array;
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) return { kind: "corrupt", reason: "it is not a regular file" };
+    if (info.size > MAX_SETTINGS_BYTES) {
+      return { kind: "corrupt", reason: `it is ${info.size} bytes (over ${MAX_SETTINGS_BYTES})` };
+    }
+    bytes = await Deno.readFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { kind: "missing" };
+    return { kind: "corrupt", reason: `it cannot be read (${(e as Error).message})` };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (e) {
+    return { kind: "corrupt", reason: `it is not valid JSON (${(e as Error).message})` };
+  }
+  if (!isObject(raw)) return { kind: "corrupt", reason: "the top level is not a JSON object" };
+  return { kind: "ok", ...normalizeSettings(raw) };
+}
+
+export interface ReadOptions {
+  /** Where reader warnings go; default stderr. */
+  warn?: (message: string) => void;
+}
+
+/** The current settings; defaults when missing, defaults plus a warning when corrupt. */
+export async function readSettings(dataDir: string, options: ReadOptions = {}): Promise<Settings> {
+  const warn = options.warn ?? log.warn;
+  const loaded = await loadSettings(dataDir);
+  if (loaded.kind === "missing") return defaultSettings();
+  if (loaded.kind === "corrupt") {
+    warn(
+      `Ignoring ${settingsPath(dataDir)}: ${loaded.reason}; using defaults ` +
+        "(no project is trusted) until it is fixed or deleted",
+    );
+    return defaultSettings();
+  }
+  if (loaded.problems.length > 0) {
+    warn(`Ignoring parts of ${settingsPath(dataDir)}: ${loaded.problems.join("; ")}`);
+  }
+  return loaded.settings;
+}
+
+/**
+ * Change the settings under the data lock: `fn` edits the object it gets (or returns a new one),
+ * which is then written atomically. Refuses to overwrite a corrupt file.
+ */
+export async function updateSettings(
+  dataDir: string,
+  fn: (settings: Settings) => Settings | void | Promise<Settings | void>,
+): Promise<Settings> {
+  await ensureDataDir(dataDir);
+  return await withFileLock(settingsLockPath(dataDir), async () => {
+    const loaded = await loadSettings(dataDir);
+    if (loaded.kind === "corrupt") {
+      throw new ToolError(
+        "io_error",
+        `Cannot update ${settingsPath(dataDir)}: ${loaded.reason}; fix the file or delete it ` +
+          "(deleting forgets every trusted project), then try again",
+        { path: settingsPath(dataDir) },
+      );
+    }
+    const current = loaded.kind === "ok" ? loaded.settings : defaultSettings();
+    const next = (await fn(current)) ?? current;
+    next.version = 1;
+    await writeFileAtomic(settingsPath(dataDir), JSON.stringify(next, null, 2) + "\n");
+    return next;
+  });
+}
+
+/** The key a path is trusted under: its canonical Gradle root, else its canonical path. */
+export async function trustKeyFor(path: string): Promise<string> {
+  const abs = resolve(path);
+  const root = await findGradleRoot(abs);
+  if (root !== null) return root;
+  try {
+    return await Deno.realPath(abs);
+  } catch {
+    return abs;
+  }
+}
+
+/** Whether the Gradle build at (or containing) `root` is trusted. Reads the file every time. */
+export async function isTrusted(dataDir: string, root: string): Promise<boolean> {
+  const key = await trustKeyFor(root);
+  const settings = await readSettings(dataDir);
+  return Object.hasOwn(settings.trusted_projects, key);
+}
+
+export interface TrustResult {
+  /** The canonical Gradle root that is now trusted. */
+  root: string;
+  alreadyTrusted: boolean;
+}
+
+/**
+ * Trust the Gradle build at or above `path`. Only `keynobi trust` calls this: no MCP tool can.
+ * Throws when `path` is not a folder or is in no Gradle build.
+ */
+export async function trustProject(dataDir: string, path: string): Promise<TrustResult> {
+  const abs = resolve(path);
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = await Deno.stat(abs);
+  } catch { /* reported below */ }
+  if (info === null || !info.isDirectory) {
+    throw new Error(`Cannot trust ${abs}: it is not an existing folder; pass the project's folder`);
+  }
+  const root = await findGradleRoot(abs);
+  if (root === null) {
+    throw new Error(
+      `Cannot trust ${abs}: it is not in a Gradle build (no settings.gradle.kts or ` +
+        "settings.gradle in it or a parent folder); pass the Android project's folder",
+    );
+  }
+  let alreadyTrusted = false;
+  await updateSettings(dataDir, (s) => {
+    if (Object.hasOwn(s.trusted_projects, root)) {
+      alreadyTrusted = true;
+      return;
+    }
+    if (Object.keys(s.trusted_projects).length >= MAX_TRUSTED_PROJECTS) {
+      throw new Error(
+        `Cannot trust ${root}: ${MAX_TRUSTED_PROJECTS} projects are already trusted; ` +
+          "untrust some with `keynobi untrust <path>` first",
+      );
+    }
+    s.trusted_projects[root] = { trusted_at: new Date().toISOString() };
+  });
+  return { root, alreadyTrusted };
+}
+
+/**
+ * Revoke trust for `path` (its Gradle root, its canonical path, or the path as written, so a
+ * deleted project can be untrusted). Returns the keys removed; empty when it was not trusted.
+ */
+export async function untrustProject(dataDir: string, path: string): Promise<string[]> {
+  const abs = resolve(path);
+  const candidates = new Set([abs, await trustKeyFor(abs)]);
+  const removed: string[] = [];
+  const current = await readSettings(dataDir, { warn: () => {} });
+  if (![...candidates].some((c) => Object.hasOwn(current.trusted_projects, c))) return removed;
+  await updateSettings(dataDir, (s) => {
+    for (const key of candidates) {
+      if (Object.hasOwn(s.trusted_projects, key)) {
+        delete s.trusted_projects[key];
+        removed.push(key);
+      }
+    }
+  });
+  return removed;
+}
+
+export interface TrustedProject {
+  root: string;
+  trusted_at: string;
+  /** Whether the folder still exists. */
+  exists: boolean;
+}
+
+export interface ProjectList {
+  projects: TrustedProject[];
+  last_active_project: string | null;
+}
+
+/** Trusted projects, sorted by path, and the last active project. */
+export async function listProjects(dataDir: string): Promise<ProjectList> {
+  const settings = await readSettings(dataDir);
+  const projects: TrustedProject[] = [];
+  for (const root of Object.keys(settings.trusted_projects).sort()) {
+    let exists = false;
+    try {
+      exists = (await Deno.stat(root)).isDirectory;
+    } catch { /* gone */ }
+    projects.push({ root, trusted_at: settings.trusted_projects[root].trusted_at, exists });
+  }
+  return { projects, last_active_project: settings.last_active_project ?? null };
+}
+
+/** Remember `root` (canonicalized) as the project a standalone server falls back to. */
+export async function setLastActiveProject(dataDir: string, root: string): Promise<string> {
+  const key = await trustKeyFor(root);
+  await updateSettings(dataDir, (s) => {
+    s.last_active_project = key;
+  });
+  return key;
+}

@@ -1,0 +1,164 @@
+import { join } from "node:path";
+import {
+  decodeBounded,
+  isInside,
+  MAX_RESOURCE_BYTES,
+  readProjectFile,
+  resolveProjectFile,
+  utf8CutPoint,
+} from "../../lib/core/project_paths.ts";
+import { ToolError } from "../../lib/core/errors.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../gradle/_assert.ts";
+import { tempDir, writeTree } from "../gradle/_fixture.ts";
+
+function code(e: unknown): string {
+  assert(e instanceof ToolError, `expected ToolError, got ${e}`);
+  return e.code;
+}
+
+Deno.test("isInside() compares canonical paths by segment", () => {
+  assert(isInside("/a/b", "/a/b/c"));
+  assert(isInside("/a/b", "/a/b"));
+  assert(!isInside("/a/b", "/a/bc"));
+  assert(!isInside("/a/b", "/a"));
+  assert(isInside("/a/b", "/a/b/..c"));
+});
+
+Deno.test("resolveProjectFile() returns the canonical path of a file inside the root", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "app/build.gradle.kts": "x" });
+  assertEquals(
+    await resolveProjectFile(tmp.path, "app/build.gradle.kts"),
+    join(tmp.path, "app/build.gradle.kts"),
+  );
+});
+
+Deno.test("resolveProjectFile() refuses symlinks leaving the project, '..', absolute paths", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, { "secret.txt": "s", "proj/a.txt": "a", "outdir/f.txt": "f" });
+  await Deno.symlink(join(tmp.path, "secret.txt"), join(root, "link.txt"));
+  await Deno.symlink(join(tmp.path, "outdir"), join(root, "dirlink"));
+  await Deno.symlink(join(root, "a.txt"), join(root, "inside-link.txt"));
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(root, "link.txt"))),
+    "invalid_request",
+  );
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(root, "dirlink/f.txt"))),
+    "invalid_request",
+  );
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(root, "../secret.txt"))),
+    "invalid_request",
+  );
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(root, "/etc/passwd"))),
+    "invalid_request",
+  );
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(root, "nope.txt"))),
+    "resource_not_found",
+  );
+  assertEquals(await resolveProjectFile(root, "inside-link.txt"), join(root, "a.txt"));
+});
+
+Deno.test("resolveProjectFile() refuses a directory and a FIFO", async () => {
+  await using tmp = await tempDir();
+  await Deno.mkdir(join(tmp.path, "dir"));
+  assertEquals(
+    code(await assertRejects(() => resolveProjectFile(tmp.path, "dir"))),
+    "invalid_request",
+  );
+  const mk = await new Deno.Command("mkfifo", { args: [join(tmp.path, "fifo")] }).output();
+  if (mk.success) {
+    const e = await assertRejects(() => readProjectFile(tmp.path, "fifo"));
+    assertEquals(code(e), "invalid_request");
+  }
+});
+
+Deno.test("readProjectFile() reads a small file whole", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "a.txt": "héllo\n" });
+  const r = await readProjectFile(tmp.path, "a.txt");
+  assertEquals(r, { path: join(tmp.path, "a.txt"), text: "héllo\n", bytes: 7, truncated: false });
+});
+
+Deno.test("readProjectFile() cuts an oversized file with a note", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeTextFile(join(tmp.path, "big.txt"), "a".repeat(MAX_RESOURCE_BYTES + 100));
+  const r = await readProjectFile(tmp.path, "big.txt");
+  assert(r.truncated);
+  assertEquals(r.bytes, MAX_RESOURCE_BYTES + 100);
+  assert(r.text.startsWith("a".repeat(MAX_RESOURCE_BYTES) + "\n[truncated: the file is "));
+  assertMatch(r.text, new RegExp(`the file is ${MAX_RESOURCE_BYTES + 100} bytes`));
+});
+
+Deno.test("readProjectFile() replaces invalid UTF-8 with U+FFFD", async () => {
+  await using tmp = await tempDir();
+  await Deno.writeFile(join(tmp.path, "bad.txt"), new Uint8Array([0x61, 0xff, 0x62, 0xc3]));
+  assertEquals((await readProjectFile(tmp.path, "bad.txt")).text, "a\uFFFDb\uFFFD");
+});
+
+Deno.test("utf8CutPoint() and decodeBounded() never split a character", () => {
+  const bytes = new TextEncoder().encode("aé€");
+  assertEquals(utf8CutPoint(bytes, 2), 1);
+  assertEquals(utf8CutPoint(bytes, 3), 3);
+  assertEquals(utf8CutPoint(bytes, 4), 3);
+  const d = decodeBounded(bytes, bytes.length, 4);
+  assert(d.truncated);
+  assert(d.text.startsWith("aé\n[truncated: the file is 6 bytes"));
+});
+
+Deno.test("readProjectFile() refuses a file swapped for a symlink between check and open", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, {
+    "proj/app/AndroidManifest.xml": "ok",
+    "outside/AndroidManifest.xml": "SECRET",
+  });
+  const e = await assertRejects(() =>
+    readProjectFile(root, "app/AndroidManifest.xml", undefined, {
+      afterCheck: async () => {
+        // Swap the folder for a symlink that leaves the project (the spec's "check then use" gap).
+        await Deno.rename(join(root, "app"), join(root, "app-old"));
+        await Deno.symlink(join(tmp.path, "outside"), join(root, "app"));
+      },
+    })
+  );
+  assertEquals(code(e), "invalid_request");
+  assertMatch((e as Error).message, /changed while it was being opened/);
+});
+
+Deno.test("readProjectFile() refuses a file replaced by another inode between check and open", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "a.txt": "one" });
+  const e = await assertRejects(() =>
+    readProjectFile(tmp.path, "a.txt", undefined, {
+      afterCheck: async () => {
+        await Deno.writeTextFile(join(tmp.path, "b.txt"), "two");
+        await Deno.rename(join(tmp.path, "b.txt"), join(tmp.path, "a.txt"));
+      },
+    })
+  );
+  assertEquals(code(e), "invalid_request");
+});
+
+Deno.test("readProjectFile() refuses a file removed between check and open", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "a.txt": "one" });
+  const e = await assertRejects(() =>
+    readProjectFile(tmp.path, "a.txt", undefined, {
+      afterCheck: () => Deno.remove(join(tmp.path, "a.txt")),
+    })
+  );
+  assertEquals(code(e), "invalid_request");
+});
+
+Deno.test("readProjectFile() serves a file inside a symlinked folder that stays in the project", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "real/x.txt": "x" });
+  await Deno.symlink(join(tmp.path, "real"), join(tmp.path, "alias"));
+  const r = await readProjectFile(tmp.path, "alias/x.txt");
+  assertEquals([r.path, r.text], [join(tmp.path, "real/x.txt"), "x"]);
+});
