@@ -1,0 +1,125 @@
+/**
+ * The simulated Android world: an ADB server on 127.0.0.1 with three virtual devices, a fake SDK
+ * and sample projects in a temp dir, and a journal of every device command.
+ *
+ * ```ts
+ * await using sim = await startSimulator();
+ * // ADB_SERVER_SOCKET=sim.adbServerSocket → the code under test talks to it over TCP
+ * ```
+ *
+ * Nothing here imports `lib/`: the simulator is an independent implementation of the protocol.
+ */
+import { join } from "node:path";
+import { AdbServer } from "./adb_server.ts";
+import { defaultFleet } from "./catalog.ts";
+import { type DeviceKind, type DeviceState, SETTABLE_STATES, VirtualDevice } from "./device.ts";
+import { Journal, type JournalEntry } from "./journal.ts";
+import { copyProjects, createSdk } from "./sdk.ts";
+
+export type { DeviceKind, DeviceState, JournalEntry, VirtualDevice };
+export { SETTABLE_STATES };
+
+export interface SimulatorOptions {
+  /** Root folder for the SDK, projects and journal; default a new temp dir (removed on close). */
+  dir?: string;
+  /** TCP port of the ADB server on 127.0.0.1; 0 (default) = any free port. */
+  port?: number;
+}
+
+export interface DeviceSummary {
+  serial: string;
+  state: string;
+  kind: DeviceKind;
+  model: string;
+  api: number;
+}
+
+export interface Simulator extends AsyncDisposable {
+  /** `tcp:127.0.0.1:PORT`, the value for `ADB_SERVER_SOCKET`. */
+  readonly adbServerSocket: string;
+  readonly port: number;
+  /** Devices on the server's list now (a disconnected device is absent). */
+  readonly devices: DeviceSummary[];
+  readonly sdkRoot: string;
+  readonly projects: Record<string, string>;
+  readonly journalPath: string;
+  readonly root: string;
+  readJournal(): Promise<JournalEntry[]>;
+  /** A virtual device's live state (props, screen, battery, files, features...). */
+  device(serial: string): VirtualDevice;
+  /** From now on, commands whose argv starts with `prefix` print the host file, exit 0. */
+  respond(serial: string, prefix: string[], hostFile: string): void;
+  /** Takes the device off the list (its streams close) for `seconds`, then brings it back. */
+  disconnect(serial: string, seconds: number): void;
+  setState(serial: string, state: DeviceState): void;
+  setFeatures(serial: string, features: string[]): void;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const port = opts.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`Cannot start simulator: port ${port} is not in 0..65535`);
+  }
+  const ownsRoot = opts.dir === undefined;
+  const root = opts.dir ?? await Deno.makeTempDir({ prefix: "keynobi-sim-" });
+  await Deno.mkdir(root, { recursive: true });
+  const sdkRoot = await createSdk(root);
+  const projects = await copyProjects(root);
+  const journalPath = join(root, "journal.jsonl");
+  await Deno.writeTextFile(journalPath, "");
+  const journal = new Journal(journalPath);
+  const devices = defaultFleet().map((spec) => new VirtualDevice(spec));
+  const server = new AdbServer(devices, journal);
+  server.listen(port);
+
+  const find = (serial: string) => {
+    const d = devices.find((x) => x.serial === serial);
+    if (!d) {
+      throw new RangeError(
+        `Unknown simulated device: ${serial}: use one of ${
+          devices.map((x) => x.serial).join(", ")
+        }`,
+      );
+    }
+    return d;
+  };
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await server.close();
+    await journal.flush();
+    if (ownsRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
+  };
+  return {
+    adbServerSocket: `tcp:127.0.0.1:${server.port}`,
+    port: server.port,
+    get devices() {
+      return server.present().map((d) => ({
+        serial: d.serial,
+        state: d.state,
+        kind: d.kind,
+        model: d.model,
+        api: d.api,
+      }));
+    },
+    sdkRoot,
+    projects,
+    journalPath,
+    root,
+    readJournal: () => journal.read(),
+    device: find,
+    respond: (serial, prefix, hostFile) => find(serial).addResponder([...prefix], hostFile),
+    disconnect: (serial, seconds) => server.disconnectFor(find(serial), seconds),
+    setState: (serial, state) => {
+      if (!SETTABLE_STATES.includes(state)) {
+        throw new RangeError(`Cannot set state ${state}: use ${SETTABLE_STATES.join(", ")}`);
+      }
+      find(serial).setState(state);
+    },
+    setFeatures: (serial, features) => find(serial).setFeatures(features),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
