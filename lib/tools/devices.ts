@@ -1,0 +1,113 @@
+/** `list_devices` and `get_device_info`: thin adapters over lib/adb and lib/android. */
+import { z } from "zod";
+import { defineTool } from "../mcp/tool_def.ts";
+import type { AdbDevice } from "../adb/client.ts";
+import { resolveDeviceSerial } from "../adb/select_device.ts";
+import { type DeviceInfo, readDeviceInfo } from "../android/device_info.ts";
+import type { ToolContext } from "./context.ts";
+
+/** Bound on each device round trip these tools make. */
+export const DEVICE_TOOL_TIMEOUT_MS = 15_000;
+
+export function renderDeviceLine(d: AdbDevice): string {
+  const extra = [
+    d.model ? `model:${d.model}` : null,
+    d.product ? `product:${d.product}` : null,
+    d.device ? `device:${d.device}` : null,
+  ].filter((s) => s !== null);
+  return [d.serial, d.state, d.kind, ...extra].join("  ");
+}
+
+export function renderDeviceList(devices: readonly AdbDevice[]): string {
+  if (devices.length === 0) {
+    return "No devices connected. Start an emulator (launch_avd) or connect a device with USB " +
+      "debugging on.";
+  }
+  return devices.map(renderDeviceLine).join("\n");
+}
+
+export function renderDeviceInfo(i: DeviceInfo): string {
+  const s = i.screen;
+  const size = s.width !== null && s.height !== null ? `${s.width}x${s.height}` : "unknown";
+  const over = s.override
+    ? ` (override ${
+      s.override.width !== undefined ? `${s.override.width}x${s.override.height}` : ""
+    }${s.override.density !== undefined ? ` ${s.override.density}dpi` : ""})`.replace("( ", "(")
+    : "";
+  const b = i.battery;
+  const lines = [
+    `${i.serial} (${i.state}, ${
+      i.emulator && i.kind !== "emulator" ? "emulator over " : ""
+    }${i.kind}${i.avd_name ? `, AVD ${i.avd_name}` : ""})`,
+    `${i.manufacturer ?? "?"} ${i.model ?? "?"} (brand ${i.brand ?? "?"}, device ${
+      i.device ?? "?"
+    })`,
+    `Android ${i.android_version ?? "?"} (API ${i.api_level ?? "?"}), ABI ${i.abi ?? "?"}` +
+    (i.abis.length > 1 ? ` [${i.abis.join(", ")}]` : ""),
+    `Screen ${size} ${s.density ?? "?"}dpi${over}`,
+    b === null
+      ? "Battery unknown"
+      : `Battery ${b.percent}% ${b.status}, plugged ${b.plugged}${
+        b.temperature_c === null ? "" : `, ${b.temperature_c} °C`
+      }`,
+    `Fingerprint ${i.build_fingerprint ?? "?"}`,
+  ];
+  return lines.join("\n");
+}
+
+const listDevices = defineTool({
+  name: "list_devices",
+  toolset: "core",
+  kind: "R",
+  title: "List devices",
+  description: "Devices and emulators adb sees: serial, state (device = online), kind " +
+    "(emulator/usb/wireless), model. Use a serial as device_serial in other tools.",
+  params: {},
+  projectIndependent: true,
+  async run(_args, ctx: ToolContext) {
+    const devices = await ctx.adb.listDevices({
+      signal: ctx.signal,
+      timeoutMs: DEVICE_TOOL_TIMEOUT_MS,
+    });
+    return {
+      structured: {
+        count: devices.length,
+        online: devices.filter((d) => d.state === "device").length,
+        devices: devices.map((d) => ({
+          serial: d.serial,
+          state: d.state,
+          kind: d.kind,
+          model: d.model ?? null,
+          product: d.product ?? null,
+          device: d.device ?? null,
+          devpath: d.devpath ?? null,
+          transport_id: d.transportId ?? null,
+        })),
+      },
+      text: renderDeviceList(devices),
+    };
+  },
+});
+
+const getDeviceInfo = defineTool({
+  name: "get_device_info",
+  toolset: "core",
+  kind: "R",
+  title: "Device info",
+  description: "One device's model, manufacturer, Android version and API level, ABIs, screen " +
+    "size and density (with overrides), emulator and AVD name, battery, build fingerprint.",
+  params: {
+    device_serial: z.string().optional().describe(
+      "Serial from list_devices; optional when exactly one device is online",
+    ),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const opts = { signal: ctx.signal, timeoutMs: DEVICE_TOOL_TIMEOUT_MS };
+    const serial = await resolveDeviceSerial(ctx.adb, args.device_serial, opts);
+    const info = await readDeviceInfo(ctx.adb, serial, opts);
+    return { structured: { ...info }, text: renderDeviceInfo(info) };
+  },
+});
+
+export const devicesTools = [listDevices, getDeviceInfo];
