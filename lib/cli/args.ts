@@ -1,0 +1,140 @@
+/** Command-line parsing: pure, so every refusal is testable without spawning. */
+import type { ToolsetName } from "../mcp/tool_def.ts";
+import { parseToolsets } from "../mcp/toolsets.ts";
+
+export type Command =
+  | { kind: "mcp"; project: string | null; attachOnly: boolean; toolsets: ToolsetName[] | null }
+  | { kind: "trust" | "untrust"; path: string }
+  | { kind: "projects" }
+  | { kind: "setup"; mcpArgs: string[] }
+  | { kind: "app" }
+  | { kind: "status" }
+  | { kind: "version" }
+  | { kind: "help" };
+
+/** A usage error: the CLI prints the message and exits with status 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const USAGE = `keynobi — the Android development loop for coding agents (MCP server)
+
+Usage:
+  keynobi --mcp [--project <path>] [--attach-only] [--toolsets <a,b>]
+                          serve MCP on stdio (what MCP clients run)
+  keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
+  keynobi untrust <path>  revoke that trust
+  keynobi projects        list trusted projects and the last active one
+  keynobi setup [--project <path>] [--toolsets <a,b>]
+                          print the claude / codex registration commands for this binary
+  keynobi status          list running keynobi MCP servers
+  keynobi --version | --help
+
+Toolsets: core, ui, device-admin (default: all).
+Environment: KEYNOBI_HOME, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, ANDROID_HOME,
+ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug).`;
+
+export function parseArgs(argv: readonly string[]): Command {
+  if (argv.length === 0) throw new UsageError("No command given: run keynobi --mcp to serve MCP");
+  const [first, ...rest] = argv;
+  switch (first) {
+    case "--version":
+    case "-V":
+      noMore(first, rest);
+      return { kind: "version" };
+    case "--help":
+    case "-h":
+    case "help":
+      return { kind: "help" };
+    case "trust":
+    case "untrust": {
+      if (rest.length !== 1 || rest[0].startsWith("-")) {
+        throw new UsageError(`keynobi ${first} takes one path: keynobi ${first} <path>`);
+      }
+      return { kind: first, path: rest[0] };
+    }
+    case "projects":
+    case "app":
+    case "status":
+      noMore(first, rest);
+      return { kind: first };
+    case "setup": {
+      const opts = parseMcpOptions(rest, false);
+      const mcpArgs: string[] = [];
+      if (opts.project) mcpArgs.push("--project", opts.project);
+      if (opts.toolsets) mcpArgs.push("--toolsets", opts.toolsets.join(","));
+      return { kind: "setup", mcpArgs };
+    }
+    case "--mcp": {
+      const opts = parseMcpOptions(rest, true);
+      return { kind: "mcp", ...opts };
+    }
+    default:
+      if (rest.includes("--mcp") || first.startsWith("--")) {
+        // Options before --mcp are accepted too: keynobi --project x --mcp.
+        const i = argv.indexOf("--mcp");
+        if (i > 0) {
+          return parseArgs(["--mcp", ...argv.slice(0, i), ...argv.slice(i + 1)]);
+        }
+      }
+      throw new UsageError(`Unknown command or option "${first}": see keynobi --help`);
+  }
+}
+
+function noMore(cmd: string, rest: readonly string[]): void {
+  if (rest.length) throw new UsageError(`keynobi ${cmd} takes no arguments, got "${rest[0]}"`);
+}
+
+function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
+  let project: string | null = null;
+  let attachOnly = false;
+  let toolsets: ToolsetName[] | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = arg.startsWith("--") && eq > 0 ? arg.slice(eq + 1) : null;
+    const value = (): string => {
+      if (inline !== null) return inline;
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith("--") && next !== "--")) {
+        if (name === "--toolsets") {
+          throw new UsageError(
+            "--toolsets needs a value: one or more of core, ui, device-admin, comma-separated",
+          );
+        }
+        throw new UsageError(`${name} needs a value`);
+      }
+      i++;
+      return next;
+    };
+    switch (name) {
+      case "--project":
+        if (project !== null) throw new UsageError("--project is given twice");
+        project = value();
+        if (project === "") throw new UsageError("--project needs a path");
+        break;
+      case "--toolsets":
+        if (toolsets !== null) throw new UsageError("--toolsets is given twice");
+        try {
+          toolsets = parseToolsets(value());
+        } catch (e) {
+          if (e instanceof TypeError) throw new UsageError(e.message);
+          throw e;
+        }
+        break;
+      case "--attach-only":
+        if (!allowAttachOnly || inline !== null) throw new UsageError(`Unknown option "${arg}"`);
+        attachOnly = true;
+        break;
+      case "--mcp":
+        break;
+      default:
+        throw new UsageError(`Unknown option "${arg}": see keynobi --help`);
+    }
+  }
+  return { project, attachOnly, toolsets };
+}

@@ -1,0 +1,83 @@
+/** The command line: parse, dispatch, exit code. */
+import { type Env, processEnv } from "../core/env.ts";
+import { isCompiled } from "./permissions.ts";
+import { setLogLevel } from "../core/log.ts";
+import { VERSION } from "../version.ts";
+import { parseArgs, USAGE, UsageError } from "./args.ts";
+import { setupCommand } from "./setup.ts";
+import { projectsCommand, trustCommand, untrustCommand } from "./trust.ts";
+import { statusCommand } from "./status.ts";
+
+/**
+ * The folder the user ran keynobi from. `deno task` runs in the folder of deno.json and puts the
+ * user's folder in INIT_CWD; we trust INIT_CWD only in exactly that situation (running from source,
+ * with the working directory being this checkout), so a stray INIT_CWD inherited from some npm
+ * script never changes which project a client's server picks.
+ */
+export function invocationDir(env: Env, cwd = Deno.cwd()): string {
+  const init = env.get("INIT_CWD");
+  if (!init || isCompiled()) return cwd;
+  const checkout = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(
+    /\/$/,
+    "",
+  );
+  return cwd === checkout ? init : cwd;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const env = processEnv;
+  setLogLevel(env.get("KEYNOBI_LOG"));
+  let cmd;
+  try {
+    cmd = parseArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`keynobi: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  const cwd = invocationDir(env);
+  const io = {
+    env,
+    cwd,
+    stdout: (line: string) => console.log(line),
+    stderr: (line: string) => console.error(line),
+  };
+  switch (cmd.kind) {
+    case "version":
+      console.log(`keynobi ${VERSION}`);
+      return 0;
+    case "help":
+      console.log(USAGE);
+      return 0;
+    case "trust":
+      return await trustCommand([cmd.path], io);
+    case "untrust":
+      return await untrustCommand([cmd.path], io);
+    case "projects":
+      return await projectsCommand([], io);
+    case "setup":
+      for (const line of setupCommand(cmd.mcpArgs)) console.log(line);
+      return 0;
+    case "status":
+      return await statusCommand(io);
+    case "app":
+      console.error(
+        "keynobi: keynobi app is not implemented yet: run keynobi --mcp, which serves standalone",
+      );
+      return 2;
+    case "mcp": {
+      const { runMcp } = await import("./mcp.ts");
+      return await runMcp({
+        project: cmd.project,
+        attachOnly: cmd.attachOnly,
+        toolsets: cmd.toolsets,
+        env,
+        cwd,
+        stdin: Deno.stdin.readable,
+        stdout: Deno.stdout.writable,
+      });
+    }
+  }
+}

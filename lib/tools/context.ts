@@ -1,0 +1,24 @@
+/** What every tool handler receives from the server session that calls it. */
+import type { AdbClient } from "../adb/client.ts";
+import type { Env } from "../core/env.ts";
+import type { ProjectSelection } from "../gradle/project_root.ts";
+
+export interface SessionMode {
+  mode: "standalone" | "attached";
+  /** Why this server runs standalone (`null` when attached). */
+  standaloneReason: string | null;
+  followsApp: boolean;
+  pinnedProject: string | null;
+}
+
+export interface ToolContext {
+  adb: AdbClient;
+  env: Env;
+  /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
+  dataDir: string;
+  /** The project this session serves, or `null` when none was found. */
+  project: ProjectSelection | null;
+  session: SessionMode;
+  /** Aborted when the client cancels the request or the server shuts down. */
+  signal: AbortSignal;
+}

@@ -1,0 +1,18 @@
+/**
+ * THE registry: every tool keynobi serves, in the order `tools/list` shows them. `tools/list`,
+ * toolsets, annotations, `instructions`, the docs tables and the skill are derived from or checked
+ * against this list by tests.
+ */
+import type { AnyTool } from "../mcp/server.ts";
+import type { ToolContext } from "./context.ts";
+import { projectTools } from "./project.ts";
+import { devicesTools } from "./devices.ts";
+
+export const TOOLS: readonly AnyTool<ToolContext>[] = [
+  ...projectTools,
+  ...devicesTools,
+];
+
+export function findTool(name: string): AnyTool<ToolContext> | undefined {
+  return TOOLS.find((t) => t.name === name);
+}

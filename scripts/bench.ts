@@ -1,0 +1,188 @@
+/**
+ * `deno task bench`: measures what DESIGN.md budgets, on this machine, and prints medians.
+ * Benchmarks measure; tests never assert wall-clock times.
+ *
+ * - spawn → `initialize` answered (budget ≤ 150 ms median)
+ * - a trivial tool call round trip over stdio (budget ≤ 2 ms median): a refused call (pure
+ *   dispatch) and `list_devices` against the simulator
+ * - the size in bytes of `tools/list` for each toolset
+ * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
+ */
+import { RUN_FLAGS } from "../lib/cli/permissions.ts";
+import { startSimulator } from "../tests/sim/mod.ts";
+import { childEnv } from "../tests/child_env.ts";
+import { TOOLSETS } from "../lib/mcp/tool_def.ts";
+
+const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
+const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
+
+const sim = await startSimulator();
+const home = await Deno.makeTempDir({ prefix: "keynobi-bench-" });
+const main = new URL("../main.ts", import.meta.url).pathname;
+const env = await childEnv({
+  HOME: home,
+  KEYNOBI_HOME: `${home}/keynobi`,
+  ADB_SERVER_SOCKET: sim.adbServerSocket,
+  ANDROID_HOME: sim.sdkRoot,
+});
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** A raw stdio session: write lines, read answers by id. */
+class Session {
+  child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #buf = "";
+  constructor(args: string[]) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...RUN_FLAGS, main, "--mcp", ...args],
+      env,
+      clearEnv: true,
+      cwd: home,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.#writer = this.child.stdin.getWriter();
+    this.#reader = this.child.stdout.getReader();
+  }
+  async send(msg: unknown): Promise<void> {
+    await this.#writer.write(enc.encode(JSON.stringify(msg) + "\n"));
+  }
+  async answer(id: number): Promise<Record<string, unknown>> {
+    while (true) {
+      const nl = this.#buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#buf.slice(0, nl);
+        this.#buf = this.#buf.slice(nl + 1);
+        const msg = JSON.parse(line);
+        if (msg.id === id) return msg;
+        continue;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) throw new Error("keynobi closed stdout");
+      this.#buf += dec.decode(value, { stream: true });
+    }
+  }
+  async request(id: number, method: string, params: unknown = {}) {
+    await this.send({ jsonrpc: "2.0", id, method, params });
+    return await this.answer(id);
+  }
+  async close(): Promise<void> {
+    await this.#writer.close();
+    this.#reader.releaseLock();
+    await this.child.stdout.cancel().catch(() => {});
+    await this.child.status;
+  }
+}
+
+const INIT = {
+  protocolVersion: "2025-11-25",
+  capabilities: {},
+  clientInfo: { name: "bench", version: "0" },
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function p(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+const results: { what: string; value: string; budget: string }[] = [];
+
+try {
+  // Warm the module cache once so the first measured spawn is not a cold compile.
+  {
+    const s = new Session([]);
+    await s.request(1, "initialize", INIT);
+    await s.close();
+  }
+
+  const spawn: number[] = [];
+  for (let i = 0; i < SPAWN_RUNS; i++) {
+    const t0 = performance.now();
+    const s = new Session([]);
+    await s.request(1, "initialize", INIT);
+    spawn.push(performance.now() - t0);
+    await s.close();
+  }
+  results.push({
+    what: "spawn → initialize answered",
+    value: `${median(spawn).toFixed(1)} ms median (p90 ${
+      p(spawn, 0.9).toFixed(1)
+    }, n=${SPAWN_RUNS})`,
+    budget: "≤ 150 ms",
+  });
+
+  const s = new Session(["--project", sim.projects["sample-kts"]]);
+  await s.request(1, "initialize", INIT);
+  await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  let id = 10;
+  const measure = async (params: unknown) => {
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) await s.request(id++, "tools/call", params); // warm-up
+    for (let i = 0; i < CALL_RUNS; i++) {
+      const t0 = performance.now();
+      await s.request(id++, "tools/call", params);
+      times.push(performance.now() - t0);
+    }
+    return times;
+  };
+  const refused = await measure({ name: "list_devices", arguments: { bogus: 1 } });
+  results.push({
+    what: "trivial tool call round trip (refused call)",
+    value: `${median(refused).toFixed(3)} ms median (p90 ${
+      p(refused, 0.9).toFixed(3)
+    }, n=${CALL_RUNS})`,
+    budget: "≤ 2 ms",
+  });
+  const devices = await measure({ name: "list_devices", arguments: {} });
+  results.push({
+    what: "list_devices round trip (through the ADB server)",
+    value: `${median(devices).toFixed(3)} ms median (p90 ${
+      p(devices, 0.9).toFixed(3)
+    }, n=${CALL_RUNS})`,
+    budget: "—",
+  });
+
+  await new Promise((r) => setTimeout(r, 1000));
+  const status = await Deno.readTextFile(`/proc/${s.child.pid}/status`).catch(() => "");
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  results.push({
+    what: "idle RSS of keynobi --mcp",
+    value: Number.isNaN(rss) ? "unavailable (no /proc)" : `${rss.toFixed(1)} MB`,
+    budget: "≤ 150 MB",
+  });
+  await s.close();
+
+  for (const set of [...TOOLSETS, "all"]) {
+    const t = new Session(set === "all" ? [] : ["--toolsets", set]);
+    await t.request(1, "initialize", INIT);
+    const list = await t.request(2, "tools/list");
+    const bytes = enc.encode(JSON.stringify(list.result)).length;
+    const count = (list.result as { tools: unknown[] }).tools.length;
+    results.push({
+      what: `tools/list size, ${set}`,
+      value: `${bytes} bytes (${count} tools)`,
+      budget: "—",
+    });
+    await t.close();
+  }
+} finally {
+  await sim.close();
+  await Deno.remove(home, { recursive: true }).catch(() => {});
+}
+
+const width = Math.max(...results.map((r) => r.what.length));
+console.log(`keynobi bench on ${Deno.build.os}/${Deno.build.arch}, Deno ${Deno.version.deno}`);
+for (const r of results) {
+  console.log(
+    `${r.what.padEnd(width)}  ${r.value}${r.budget === "—" ? "" : `  (budget ${r.budget})`}`,
+  );
+}

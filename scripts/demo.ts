@@ -1,0 +1,87 @@
+/**
+ * `deno task demo`: the main job against the built-in simulator. Starts the simulator, starts
+ * `keynobi --mcp` as an MCP client would (the SDK's Client over stdio), and prints a short transcript.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { RUN_FLAGS } from "../lib/cli/permissions.ts";
+import { startSimulator } from "../tests/sim/mod.ts";
+import { childEnv } from "../tests/child_env.ts";
+
+const sim = await startSimulator();
+const home = await Deno.makeTempDir({ prefix: "keynobi-demo-" });
+const project = sim.projects["sample-kts"];
+const main = new URL("../main.ts", import.meta.url).pathname;
+
+const transport = new StdioClientTransport({
+  command: Deno.execPath(),
+  args: ["run", ...RUN_FLAGS, main, "--mcp", "--project", project],
+  env: await childEnv({
+    HOME: home,
+    KEYNOBI_HOME: `${home}/keynobi`,
+    ADB_SERVER_SOCKET: sim.adbServerSocket,
+    ANDROID_HOME: sim.sdkRoot,
+  }),
+  stderr: "inherit",
+});
+const client = new Client({ name: "keynobi-demo", version: "1.0.0" });
+
+function section(title: string) {
+  console.log(`\n── ${title} ${"─".repeat(Math.max(0, 60 - title.length))}`);
+}
+
+async function show(tool: string, args: Record<string, unknown> = {}) {
+  const argText = Object.keys(args).length ? ` ${JSON.stringify(args)}` : "";
+  console.log(`> ${tool}${argText}`);
+  const r = await client.callTool({ name: tool, arguments: args }) as {
+    isError?: boolean;
+    content: { type: string; text?: string }[];
+  };
+  for (const c of r.content) if (c.type === "text") console.log(indent(c.text ?? ""));
+  if (r.isError) console.log("  (tool error)");
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((l) => `  ${l}`).join("\n");
+}
+
+let failed = false;
+try {
+  const t0 = performance.now();
+  await client.connect(transport);
+  const info = client.getServerVersion();
+  section("initialize");
+  console.log(
+    `connected to ${info?.name} ${info?.version} in ${Math.round(performance.now() - t0)} ms`,
+  );
+  const { tools } = await client.listTools();
+  console.log(`${tools.length} tools: ${tools.map((t: { name: string }) => t.name).join(", ")}`);
+
+  section("devices");
+  await show("list_devices");
+  section("one device");
+  await show("get_device_info", { device_serial: "emulator-5554" });
+  section("the sample project");
+  await show("get_project_info");
+  section("health check");
+  await show("run_health_check");
+  section("a refusal (hostile argument)");
+  await show("get_device_info", { device_serial: "emulator-5554; rm -rf /sdcard" });
+
+  const injected = (await sim.readJournal()).filter((e) => e.injection);
+  section("simulator journal");
+  console.log(
+    `${
+      (await sim.readJournal()).length
+    } device commands, ${injected.length} with an unquoted metacharacter`,
+  );
+  failed = injected.length > 0;
+} catch (e) {
+  console.error(`demo failed: ${(e as Error).stack ?? e}`);
+  failed = true;
+} finally {
+  await client.close().catch(() => {});
+  await sim.close();
+  await Deno.remove(home, { recursive: true }).catch(() => {});
+}
+Deno.exit(failed ? 1 : 0);

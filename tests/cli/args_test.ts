@@ -1,0 +1,90 @@
+import { assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
+import { parseArgs, UsageError } from "../../lib/cli/args.ts";
+import { setupLines, shellQuote } from "../../lib/cli/setup.ts";
+import { invocationDir } from "../../lib/cli/main.ts";
+import { mapEnv } from "../../lib/core/env.ts";
+
+Deno.test("parseArgs() reads --mcp with its options in both spellings", () => {
+  assertEquals(parseArgs(["--mcp"]), {
+    kind: "mcp",
+    project: null,
+    attachOnly: false,
+    toolsets: null,
+  });
+  assertEquals(parseArgs(["--mcp", "--project", "/p", "--attach-only", "--toolsets", "core,ui"]), {
+    kind: "mcp",
+    project: "/p",
+    attachOnly: true,
+    toolsets: ["core", "ui"],
+  });
+  assertEquals(parseArgs(["--mcp", "--toolsets=ui", "--project=/x y"]), {
+    kind: "mcp",
+    project: "/x y",
+    attachOnly: false,
+    toolsets: ["ui"],
+  });
+  assertEquals(parseArgs(["--project", "/p", "--mcp"]).kind, "mcp");
+});
+
+Deno.test("parseArgs() refuses bad toolsets, missing values and unknown options", () => {
+  const cases: [string[], string][] = [
+    [["--mcp", "--toolsets"], "core, ui, device-admin"],
+    [["--mcp", "--toolsets="], "core, ui, device-admin"],
+    [["--mcp", "--toolsets", "--project", "/p"], "core, ui, device-admin"],
+    [["--mcp", "--toolsets", "nope"], "core, ui, device-admin"],
+    [["--mcp", "--project"], "--project needs a value"],
+    [["--mcp", "--bogus"], "Unknown option"],
+    [["trust"], "keynobi trust <path>"],
+    [["trust", "a", "b"], "keynobi trust <path>"],
+    [["projects", "x"], "takes no arguments"],
+    [["frob"], "Unknown command"],
+    [[], "No command"],
+  ];
+  for (const [argv, text] of cases) {
+    assertThrows(() => parseArgs(argv), (e) => {
+      assertEquals(e instanceof UsageError, true, argv.join(" "));
+      assertStringIncludes((e as Error).message, text);
+    });
+  }
+});
+
+Deno.test("parseArgs() reads subcommands and setup options", () => {
+  assertEquals(parseArgs(["trust", "/a"]), { kind: "trust", path: "/a" });
+  assertEquals(parseArgs(["untrust", "rel/b"]), { kind: "untrust", path: "rel/b" });
+  assertEquals(parseArgs(["setup", "--project", "/p", "--toolsets", "core"]), {
+    kind: "setup",
+    mcpArgs: ["--project", "/p", "--toolsets", "core"],
+  });
+  assertEquals(parseArgs(["--version"]).kind, "version");
+});
+
+Deno.test("setupLines() quotes every argument for a POSIX shell", () => {
+  assertEquals(shellQuote("/usr/bin/keynobi"), "/usr/bin/keynobi");
+  assertEquals(shellQuote("/Users/me/My Apps/it's"), `'/Users/me/My Apps/it'\\''s'`);
+  const [claude, codex] = setupLines(["/opt/k b/keynobi"], ["--project", "/src/app"]);
+  assertEquals(
+    claude,
+    "claude mcp add --scope user --transport stdio keynobi -- '/opt/k b/keynobi' --mcp --project /src/app",
+  );
+  assertEquals(codex, "codex mcp add keynobi -- '/opt/k b/keynobi' --mcp --project /src/app");
+});
+
+Deno.test("setupLines() output survives a real shell round trip", async () => {
+  const hostile = ["/tmp/a b/$(id)`x`;'\"*", "--mcp"];
+  const [line] = setupLines(hostile, []);
+  const words = line.split(" -- ")[1];
+  const out = await new Deno.Command("/bin/sh", {
+    args: ["-c", `printf '%s\\n' ${words}`],
+  }).output();
+  assertEquals(new TextDecoder().decode(out.stdout).split("\n").slice(0, 3), [...hostile, "--mcp"]);
+});
+
+Deno.test("invocationDir() uses INIT_CWD only when deno task ran us from this checkout", () => {
+  const checkout = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(
+    /\/$/,
+    "",
+  );
+  assertEquals(invocationDir(mapEnv({ INIT_CWD: "/src/app" }), checkout), "/src/app");
+  assertEquals(invocationDir(mapEnv({ INIT_CWD: "/src/app" }), "/elsewhere"), "/elsewhere");
+  assertEquals(invocationDir(mapEnv({}), checkout), checkout);
+});

@@ -1,0 +1,102 @@
+/** Project selection, trust through the CLI (seen without a restart), the activity log, records. */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { call, connect, runKeynobi, startWorld } from "./harness.ts";
+
+Deno.test("the project comes from the working directory's Gradle build", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-groovy"];
+  await using s = await connect(world, [], { cwd: `${project}/app/src` });
+  const r = await call(s, "get_project_info");
+  const p = r.structuredContent!.project as Record<string, unknown>;
+  assertEquals(p.root, await Deno.realPath(project));
+  assertEquals(p.selected_by, "working_directory");
+  assertEquals(r.structuredContent!.mode, "standalone");
+  assertEquals(r.structuredContent!.standalone_reason, "no Keynobi app is running");
+});
+
+Deno.test("--project that does not exist exits 2 with a clear message", async () => {
+  await using world = await startWorld();
+  const r = await runKeynobi(world, ["--mcp", "--project", `${world.home}/nope`]);
+  assertEquals(r.code, 2);
+  assertEquals(r.stdout, "");
+  assertStringIncludes(r.stderr, "nope");
+});
+
+Deno.test("keynobi trust applies to a running server without a restart; no tool grants it", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-kts"];
+  await using s = await connect(world, ["--project", project]);
+  const before = await call(s, "get_project_info");
+  assertEquals(before.structuredContent!.trusted, false);
+  assertStringIncludes(before.structuredContent!.trust_hint as string, "keynobi trust");
+
+  const t = await runKeynobi(world, ["trust", project]);
+  assertEquals(t.code, 0, t.stderr);
+  const after = await call(s, "get_project_info");
+  assertEquals(after.structuredContent!.trusted, true);
+  assertEquals(after.structuredContent!.trust_hint, null);
+
+  const list = await runKeynobi(world, ["projects"]);
+  assertStringIncludes(list.stdout, await Deno.realPath(project));
+  const u = await runKeynobi(world, ["untrust", project]);
+  assertEquals(u.code, 0, u.stderr);
+  assertEquals((await call(s, "get_project_info")).structuredContent!.trusted, false);
+
+  const { tools } = await s.client.listTools();
+  assert(!tools.some((x: { name: string }) => /trust/.test(x.name)), "no tool can grant trust");
+});
+
+Deno.test("the activity log records calls without their arguments; the session record comes and goes", async () => {
+  await using world = await startWorld();
+  {
+    await using s = await connect(world, []);
+    await call(s, "list_devices");
+    await call(s, "get_device_info", { device_serial: "emulator-5554", token: "marker-7f3a" });
+    await s.client.readResource({ uri: "keynobi://skill" });
+    const records = await Array.fromAsync(Deno.readDir(`${world.dataDir}/mcp-sessions`));
+    assertEquals(records.length, 1);
+    const rec = JSON.parse(
+      await Deno.readTextFile(`${world.dataDir}/mcp-sessions/${records[0].name}`),
+    );
+    assertEquals(rec.reason, "no Keynobi app is running");
+    assertEquals(typeof rec.pid, "number");
+  }
+  // After the client closes, the server stops: its record is removed and "Server stopped" logged.
+  let raw = "";
+  for (let i = 0; i < 50; i++) {
+    raw = await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`);
+    if (raw.includes("Server stopped")) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert(!raw.includes("marker-7f3a"), "argument values are never logged");
+  assert(!raw.includes('"arguments"'), "no arguments field");
+  const entries = raw.trim().split("\n").map((l) => JSON.parse(l));
+  const kinds = entries.map((e) => `${e.kind}:${e.name}:${e.status}`);
+  assert(kinds.includes("tool:list_devices:ok"), kinds.join(" "));
+  assert(kinds.includes("tool:get_device_info:refused"), kinds.join(" "));
+  assert(kinds.includes("resource:keynobi://skill:ok"), kinds.join(" "));
+  assertStringIncludes(
+    entries[0].summary,
+    "Server started (standalone: no Keynobi app is running)",
+  );
+  assert(
+    entries.every((e) => new TextEncoder().encode(e.summary).length <= 120),
+    "summaries ≤ 120 bytes",
+  );
+  assert(entries.every((e) => typeof e.duration_ms === "number"));
+  const left = await Array.fromAsync(Deno.readDir(`${world.dataDir}/mcp-sessions`));
+  assertEquals(left.length, 0);
+  const status = await runKeynobi(world, ["status"]);
+  assertStringIncludes(status.stdout, "standalone MCP servers: none");
+});
+
+Deno.test("keynobi setup prints claude and codex lines that run this program", async () => {
+  await using world = await startWorld();
+  const r = await runKeynobi(world, ["setup", "--toolsets", "core"]);
+  assertEquals(r.code, 0);
+  const [claude, codex] = r.stdout.trim().split("\n");
+  assertStringIncludes(claude, "claude mcp add --scope user --transport stdio keynobi -- ");
+  assertStringIncludes(codex, "codex mcp add keynobi -- ");
+  assertStringIncludes(claude, "main.ts --mcp --toolsets core");
+  assert(!claude.includes(" -A "), "never -A");
+});

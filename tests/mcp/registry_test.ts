@@ -1,0 +1,146 @@
+/**
+ * The registry is the single source of truth: these tests keep the docs, the skill, the prompts,
+ * deno.json and the reference spec in step with it.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import { TOOLS } from "../../lib/tools/registry.ts";
+import { PROMPTS } from "../../lib/tools/prompts.ts";
+import { inputSchemaOf } from "../../lib/mcp/server.ts";
+import { renderToolTable, withToolTable } from "../../lib/mcp/docs_table.ts";
+import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
+import { VERSION } from "../../lib/version.ts";
+import { buildInstructions } from "../../lib/mcp/instructions.ts";
+import { TOOLSETS } from "../../lib/mcp/tool_def.ts";
+import { readSkill } from "../../lib/tools/resources.ts";
+
+const root = new URL("../../", import.meta.url);
+const SPEC = new URL("../shared/spec/KEYNOBI_MCP_SERVER.md", root);
+const specText = await Deno.readTextFile(SPEC).catch(() => null);
+if (specText === null) {
+  console.error(
+    "note: ../shared/spec is absent; the checks against the reference spec are skipped",
+  );
+}
+
+/** `{tool → {kind, toolset}}` from the spec's tables, plus the tools added by our issues. */
+function specTools(text: string): Map<string, { kind?: string; toolset?: string }> {
+  const out = new Map<string, { kind?: string; toolset?: string }>();
+  for (const line of text.split("\n")) {
+    const toolset = /^\| `(core|ui|device-admin)` \| [^|]+\| (.+) \|$/.exec(line);
+    if (toolset) {
+      for (const m of toolset[2].matchAll(/`([a-z_]+)`/g)) {
+        out.set(m[1], { ...out.get(m[1]), toolset: toolset[1] });
+      }
+    }
+    const row = /^\| ((?:`[a-z_]+`(?:, )?)+) \| ([RWDO]) \|/.exec(line);
+    if (row) {
+      for (const m of row[1].matchAll(/`([a-z_]+)`/g)) {
+        out.set(m[1], { ...out.get(m[1]), kind: row[2] });
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("registry: names are unique snake_case and every parameter is described", () => {
+  const names = TOOLS.map((t) => t.name);
+  assertEquals(new Set(names).size, names.length);
+  for (const t of TOOLS) {
+    assert(/^[a-z][a-z0-9_]*$/.test(t.name), `${t.name} is snake_case`);
+    assert((TOOLSETS as readonly string[]).includes(t.toolset), `${t.name} has a toolset`);
+    assert(
+      t.description.length > 10 && t.description.length <= 300,
+      `${t.name}: description length`,
+    );
+    const props = (inputSchemaOf(t).properties ?? {}) as Record<string, { description?: string }>;
+    for (const [key, schema] of Object.entries(props)) {
+      assert(/^[a-z][a-z0-9_]*$/.test(key), `${t.name}.${key} is snake_case`);
+      assert(schema.description && schema.description.length > 3, `${t.name}.${key} is described`);
+    }
+  }
+});
+
+Deno.test({
+  name: "registry: each tool's toolset and kind match the reference spec",
+  ignore: specText === null,
+  fn() {
+    const spec = specTools(specText!);
+    assert(spec.size >= 60, `the spec's tables parse (${spec.size} tools)`);
+    for (const t of TOOLS) {
+      const s = spec.get(t.name);
+      if (!s) continue; // A tool our issues add beyond the spec.
+      if (s.toolset) assertEquals(t.toolset, s.toolset, `${t.name} toolset`);
+      if (s.kind) assertEquals(t.kind, s.kind, `${t.name} kind`);
+    }
+  },
+});
+
+Deno.test({
+  name: "prompts: name only tools the spec defines, and only the tools they declare",
+  ignore: specText === null,
+  fn() {
+    const spec = specTools(specText!);
+    const names = new Set([...spec.keys(), ...TOOLS.map((t) => t.name)]);
+    for (const p of PROMPTS) {
+      for (const t of p.tools) assert(names.has(t), `${p.name} names ${t}`);
+      const args = Object.fromEntries(p.arguments.map((a) => [a.name, "x"]));
+      const text = p.render(args);
+      for (const m of text.matchAll(/\b([a-z]+(?:_[a-z]+)+)\b/g)) {
+        if (p.arguments.some((a) => a.name === m[1])) continue;
+        if (names.has(m[1])) assert(p.tools.includes(m[1]), `${p.name} declares ${m[1]}`);
+      }
+    }
+  },
+});
+
+Deno.test("skill: every snake_case name in backticks is a served tool", async () => {
+  const skill = await readSkill();
+  assert(skill.startsWith("---\nname: keynobi\ndescription: "), "skill frontmatter");
+  const tools = new Set(TOOLS.map((t) => t.name));
+  for (const m of skill.matchAll(/`([a-z]+(?:_[a-z]+)+)(?::[^`]*)?`/g)) {
+    const name = m[1];
+    const isParam = TOOLS.some((t) => name in t.params);
+    assert(
+      tools.has(name) || isParam,
+      `the skill names ${name}, which is neither a tool nor a parameter`,
+    );
+  }
+});
+
+Deno.test("instructions: mention every served tool and the hidden toolsets", () => {
+  for (const sets of [[...TOOLSETS], ["core"], ["ui", "device-admin"]] as const) {
+    const served = TOOLS.filter((t) => (sets as readonly string[]).includes(t.toolset));
+    const text = buildInstructions({
+      mode: "standalone",
+      standaloneReason: "no Keynobi app is running",
+      enabledToolsets: sets,
+      tools: served,
+      project: null,
+    });
+    assert(text.startsWith("Keynobi MCP server, standalone (no Keynobi app is running)"));
+    for (const t of TOOLS) {
+      assertEquals(text.includes(t.name), served.includes(t), `${t.name} with ${sets.join(",")}`);
+    }
+  }
+});
+
+Deno.test("docs: docs/MCP_SERVER.md's tool table is the registry's", async () => {
+  const doc = await Deno.readTextFile(new URL("docs/MCP_SERVER.md", root));
+  const table = renderToolTable(TOOLS);
+  assertEquals(withToolTable(doc, table), doc, "run `deno task docs` to regenerate the table");
+  for (const set of TOOLSETS) assert(doc.includes(`\`${set}\``), `docs name the ${set} toolset`);
+});
+
+Deno.test("deno.json: tasks run with the shared permission flags and the version matches", async () => {
+  const cfg = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  assertEquals(cfg.version, VERSION);
+  for (const task of ["keynobi", "mcp", "app", "dev"]) {
+    const cmd: string = cfg.tasks[task];
+    for (const flag of RUN_FLAGS) assert(cmd.includes(flag), `${task} has ${flag}`);
+    assert(!/\s-A\b|--allow-all/.test(cmd), `${task} never uses -A`);
+  }
+  assert(cfg.tasks.mcp.includes("main.ts --mcp"));
+  for (const [name, cmd] of Object.entries(cfg.tasks)) {
+    assert(!/\s-A\b|--allow-all/.test(cmd as string), `${name} never uses -A`);
+  }
+});
