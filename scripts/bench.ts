@@ -152,11 +152,16 @@ try {
   });
 
   await new Promise((r) => setTimeout(r, 1000));
-  const status = await Deno.readTextFile(`/proc/${s.child.pid}/status`).catch(() => "");
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  // Deno reads /proc only with --allow-all, so ask ps (RSS in KiB).
+  const ps = await new Deno.Command("ps", {
+    args: ["-o", "rss=", "-p", String(s.child.pid)],
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => null);
+  const rss = ps ? Number(new TextDecoder().decode(ps.stdout).trim()) / 1024 : NaN;
   results.push({
     what: "idle RSS of keynobi --mcp",
-    value: Number.isNaN(rss) ? "unavailable (no /proc)" : `${rss.toFixed(1)} MB`,
+    value: Number.isNaN(rss) ? "unavailable (no ps)" : `${rss.toFixed(1)} MB`,
     budget: "≤ 150 MB",
   });
   await s.close();
