@@ -1,22 +1,45 @@
 /**
- * The few assertions the tests use (JSR's @std/assert is not reachable from our machines, so we
- * keep our own small set).
+ * The assertions every test uses (JSR's @std/assert is not reachable from our machines). Equality is
+ * structural: same prototype, same own keys (keys whose value is `undefined` are ignored), Maps,
+ * Sets, Dates and byte arrays by content.
  */
 export class AssertionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AssertionError";
-  }
+  override name = "AssertionError";
 }
 
 export function assert(cond: unknown, msg = "Assertion failed"): asserts cond {
   if (!cond) throw new AssertionError(msg);
 }
 
+export function equal(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (a instanceof Date) return a.getTime() === (b as Date).getTime();
+  if (a instanceof Uint8Array) {
+    const c = b as Uint8Array;
+    return a.length === c.length && a.every((v, i) => v === c[i]);
+  }
+  if (a instanceof Map || a instanceof Set) {
+    return equal([...a.entries()], [...(b as Map<unknown, unknown>).entries()]);
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) =>
+    Object.hasOwn(b, k) &&
+    equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+  );
+}
+
+function show(v: unknown): string {
+  return typeof v === "string" ? JSON.stringify(v) : Deno.inspect(v, { depth: 8 });
+}
+
 export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
   if (!equal(actual, expected)) {
     throw new AssertionError(
-      `${msg ? msg + ": " : ""}values are not equal\n  actual:   ${show(actual)}\n  expected: ${
+      `${msg ? msg + ": " : ""}values differ\n  actual:   ${show(actual)}\n  expected: ${
         show(expected)
       }`,
     );
@@ -43,53 +66,50 @@ export function assertMatch(actual: string, re: RegExp, msg?: string): void {
   }
 }
 
-export async function assertRejects(
+export function assertInstanceOf<T>(
+  value: unknown,
+  type: abstract new (...args: never[]) => T,
+): asserts value is T {
+  if (!(value instanceof type)) {
+    throw new AssertionError(`Expected an instance of ${type.name}, got ${show(value)}`);
+  }
+}
+
+type ErrorClass<E> = abstract new (...args: never[]) => E;
+/** What a rejection must be: an error class, a message pattern, or a check function. */
+type Expectation<E> = ErrorClass<E> | RegExp | ((e: unknown) => void);
+
+function checkError<E>(e: unknown, expect: Expectation<E> | undefined): void {
+  if (expect === undefined) return;
+  if (expect instanceof RegExp) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (!expect.test(message)) throw new AssertionError(`Wrong error message: ${message}`);
+  } else if (expect.prototype instanceof Error || expect === Error) {
+    assertInstanceOf(e, expect as ErrorClass<E>);
+  } else {
+    (expect as (e: unknown) => void)(e);
+  }
+}
+
+export async function assertRejects<E = Error>(
   fn: () => Promise<unknown>,
-  check?: (e: unknown) => void,
-): Promise<unknown> {
+  expect?: Expectation<E>,
+): Promise<E> {
   try {
     await fn();
   } catch (e) {
-    check?.(e);
-    return e;
+    checkError(e, expect);
+    return e as E;
   }
-  throw new AssertionError("expected the promise to reject");
+  throw new AssertionError("Expected the promise to reject");
 }
 
-export function assertThrows(fn: () => unknown, check?: (e: unknown) => void): unknown {
+export function assertThrows<E = Error>(fn: () => unknown, expect?: Expectation<E>): E {
   try {
     fn();
   } catch (e) {
-    check?.(e);
-    return e;
+    checkError(e, expect);
+    return e as E;
   }
-  throw new AssertionError("expected the function to throw");
-}
-
-function show(v: unknown): string {
-  try {
-    return typeof v === "string" ? JSON.stringify(v) : Deno.inspect(v, { depth: 6 });
-  } catch {
-    return String(v);
-  }
-}
-
-export function equal(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (a instanceof Uint8Array && b instanceof Uint8Array) {
-    return a.length === b.length && a.every((x, i) => x === b[i]);
-  }
-  if (a instanceof Set && b instanceof Set) {
-    return a.size === b.size && [...a].every((x) => b.has(x));
-  }
-  if (a instanceof Map && b instanceof Map) {
-    return a.size === b.size && [...a].every(([k, v]) => b.has(k) && equal(v, b.get(k)));
-  }
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object), kb = Object.keys(b as object);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) =>
-    equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
-  );
+  throw new AssertionError("Expected the function to throw");
 }

@@ -8,7 +8,7 @@ import {
   renderHealth,
   runHealthCheck,
 } from "../../lib/android/health.ts";
-import { assert, assertEquals, assertMatch } from "../gradle/_assert.ts";
+import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { fakeSdk, SAMPLE_PROJECT, tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
 
 const answering: AdbServerProbe = { serverVersion: () => Promise.resolve(41) };

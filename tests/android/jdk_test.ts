@@ -9,7 +9,7 @@ import {
   resolveJavaHome,
   runProbe,
 } from "../../lib/android/jdk.ts";
-import { assert, assertEquals, assertMatch } from "../gradle/_assert.ts";
+import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
 
 const NO_LOCATIONS = { androidStudio: [], jdkParents: [] };

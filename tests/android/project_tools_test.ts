@@ -5,7 +5,7 @@ import { selectProject } from "../../lib/gradle/project_root.ts";
 import { projectTools } from "../../lib/tools/project.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { AdbClient } from "../../lib/adb/client.ts";
-import { assert, assertEquals, assertMatch } from "../gradle/_assert.ts";
+import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
 
 // deno-lint-ignore no-explicit-any

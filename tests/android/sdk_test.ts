@@ -3,7 +3,7 @@ import { mapEnv } from "../../lib/core/env.ts";
 import { defaultSettings } from "../../lib/core/settings.ts";
 import { compareVersionsDesc, findRetrace, findSdk } from "../../lib/android/sdk.ts";
 import { describeAndroidCli, firstLine } from "../../lib/android/android_cli.ts";
-import { assertEquals, assertMatch } from "../gradle/_assert.ts";
+import { assertEquals, assertMatch } from "../assert.ts";
 import { fakeSdk, tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
 
 Deno.test("compareVersionsDesc() sorts numerically, newest first", () => {

@@ -6,7 +6,7 @@ import {
   sessionsDir,
   settingsPath,
 } from "../../lib/core/data_dir.ts";
-import { assert, assertEquals } from "../gradle/_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { tempDir } from "../gradle/_fixture.ts";
 
 Deno.test("resolveDataDir() prefers KEYNOBI_HOME, else HOME/.keynobi, else USERPROFILE", () => {

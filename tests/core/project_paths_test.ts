@@ -8,7 +8,7 @@ import {
   utf8CutPoint,
 } from "../../lib/core/project_paths.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import { assert, assertEquals, assertMatch, assertRejects } from "../gradle/_assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { tempDir, writeTree } from "../gradle/_fixture.ts";
 
 function code(e: unknown): string {

@@ -11,7 +11,7 @@ import {
 } from "../../lib/core/settings.ts";
 import { settingsPath } from "../../lib/core/data_dir.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import { assert, assertEquals, assertMatch, assertRejects } from "../gradle/_assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
 
 Deno.test("readSettings() returns defaults for a missing file", async () => {

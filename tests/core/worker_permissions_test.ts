@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "./fixtures/assert.ts";
+import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { join } from "node:path";
 import { ToolError } from "../../lib/core/errors.ts";
 import {

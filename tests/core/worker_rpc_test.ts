@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertInstanceOf, assertRejects } from "./fixtures/assert.ts";
+import { assert, assertEquals, assertInstanceOf, assertRejects } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import {
   effectiveTimeout,

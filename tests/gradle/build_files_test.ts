@@ -8,7 +8,7 @@ import {
   readGradleProject,
   stripComments,
 } from "../../lib/gradle/build_files.ts";
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 
 const FIXTURES = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { findGradleRoot, selectProject } from "../../lib/gradle/project_root.ts";
 import { setLastActiveProject } from "../../lib/core/settings.ts";
-import { assertEquals, assertMatch, assertRejects } from "./_assert.ts";
+import { assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 
 Deno.test("findGradleRoot() finds the nearest settings file, itself or a parent", async () => {

@@ -1,7 +1,7 @@
 import { parseProperties } from "../../lib/gradle/properties.ts";
 import { gradleVersionFromUrl, inspectWrapper } from "../../lib/gradle/wrapper.ts";
 import { join } from "node:path";
-import { assertEquals, assertMatch } from "./_assert.ts";
+import { assertEquals, assertMatch } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 
 const FIXTURES = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../core/fixtures/assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { join } from "node:path";
 import {
   ActivityLog,

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { hostQuery, RawClient } from "./_raw_client.ts";
 import { deviceListText, sanitizeModel, splitHostSerial } from "./adb_server.ts";
 import { startSimulator } from "./mod.ts";

@@ -2,7 +2,7 @@
  * The real `adb` client (Debian package `adb`) against the simulator: if the simulator answers
  * anything a real server would not, the real client notices. Skipped when adb is not installed.
  */
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { startSimulator } from "./mod.ts";
 
 const ADB = "/usr/bin/adb";

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { startSimulator } from "./mod.ts";
 
 async function run(cmd: string, args: string[], cwd?: string) {

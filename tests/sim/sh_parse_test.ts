@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { Capture, ShellRun, type ShFs } from "./sh_exec.ts";
 import { parseSh } from "./sh_parse.ts";
 

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { RawClient } from "./_raw_client.ts";
 import { startSimulator } from "./mod.ts";
 import { ShellId, V2Decoder, type V2Packet, v2Packet } from "./wire.ts";
