@@ -1,0 +1,607 @@
+/**
+ * Gradle console → structured build lines (while the build runs) and, at the end, a summary with
+ * the diagnostics `get_build_errors` returns. One `BuildOutputParser` per build: `push()` each
+ * line as it arrives, `finish()` once. Pure: no I/O, no clocks.
+ *
+ * Gradle prints a failure up to three times: inline under its `> Task` header, inside `* What went
+ * wrong:` and again in `* Exception is:` (with `--stacktrace`). Diagnostics come from the first
+ * two, deduplicated; the stack trace only classifies lines. A failure explained only in `What went
+ * wrong` (SDK location, dependency resolution, a plugin's own exception) becomes one diagnostic.
+ */
+import { stripAnsi } from "./build_output_decode.ts";
+import {
+  type ActionableTasks,
+  caretColumn,
+  DEPENDENCY_CAUSE_RE,
+  type Diagnostic,
+  type DiagnosticSource,
+  isConfigCacheProblemsHeader,
+  isJavacDetail,
+  type LineMatch,
+  matchAapt,
+  matchActionableTasks,
+  matchAgpbi,
+  matchBuildResult,
+  matchConfigCacheProblem,
+  matchJavac,
+  matchJavacBare,
+  matchKotlin,
+  matchLevelLine,
+  matchLint,
+  matchR8,
+  matchTaskHeader,
+  Severity,
+  type TaskOutcome,
+  underlineColumn,
+} from "./build_parser_patterns.ts";
+
+export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
+export { DIAGNOSTIC_SOURCES, TASK_OUTCOMES } from "./build_parser_patterns.ts";
+
+/** Diagnostics kept per build; more set `diagnostics_truncated`. */
+export const MAX_DIAGNOSTICS = 200;
+/** Characters kept of one diagnostic's message (multi-line messages included). */
+export const MAX_MESSAGE_CHARS = 2_000;
+/** Characters kept of one console line; the rest is cut before parsing. */
+export const MAX_LINE_CHARS = 16_384;
+/** Lines of one `What went wrong` block kept for its diagnostic. */
+export const MAX_BLOCK_LINES = 400;
+/** Distinct failed task paths kept. */
+export const MAX_FAILED_TASKS = 200;
+
+export const BuildLineKind = {
+  task: "task",
+  task_outcome: "task_outcome",
+  error: "error",
+  warning: "warning",
+  info: "info",
+  stack: "stack",
+  summary: "summary",
+  other: "other",
+} as const;
+export type BuildLineKind = typeof BuildLineKind[keyof typeof BuildLineKind];
+
+/** One console line, classified. `task` is set on task headers and on diagnostic lines. */
+export interface BuildLine {
+  text: string;
+  kind: BuildLineKind;
+  task?: string;
+  outcome?: TaskOutcome;
+}
+
+export interface BuildSummary {
+  status: "success" | "failed" | "unknown";
+  duration_text?: string;
+  duration_ms?: number;
+  failed_tasks: string[];
+  /** The last `> Task` seen (the running one while the build runs), or null. */
+  current_task: string | null;
+  actionable_tasks?: ActionableTasks;
+  diagnostics: Diagnostic[];
+  diagnostics_truncated: boolean;
+}
+
+type Section = "none" | "wwr" | "try" | "exception" | "where";
+
+/** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
+interface Pending {
+  diag: Diagnostic;
+  expect: "source" | "caret" | "underline" | "detail" | "more";
+  fromBlock: boolean;
+}
+
+interface Block {
+  lines: string[];
+  /** Diagnostics recognised inside the block (duplicates included). */
+  found: number;
+}
+
+const INFO_RE =
+  /^(?:Starting a Gradle Daemon|Calculating task graph|Reusing configuration cache|Configuration cache entry|\[Incubating\]|Deprecated Gradle features|You can use '--warning-mode|For more on this, please refer|To honour the JVM settings|Daemon will be stopped|Note: |Type-safe project accessors|Parallel Configuration Cache|Lint found|Explanation for issues|Welcome to Gradle|Download |> Configure project|See the complete report at|\d+: Task failed with an exception|-{5,}$|={5,}$)|is an incubating feature\.$/;
+const STACK_RE = /^(?:\s+at \S|Caused by: |\s*\.\.\. \d+ more\s*$|\S+(?:Exception|Error): )/;
+const IMPLICIT_BLOCK_RE =
+  /^(?:Execution failed for task '|Could not determine the dependencies of task '|Could not resolve all (?:files|dependencies|task dependencies|artifacts) for configuration|A problem occurred (?:configuring|evaluating) |Configuration cache problems found in this build)/;
+/** A block about dependency resolution (not `Could not find method …` in a build script). */
+const DEPENDENCY_BLOCK_RE =
+  /Could not resolve all |Could not (?:find|resolve) (?:project :|[\w.-]+:[\w.-]+)|Could not download /;
+/** Lines that end a pending diagnostic's trailing lines because they start something new. */
+const NEW_THING_RE =
+  /^(?:> |\* |[ew]: |ERROR|WARNING|BUILD |FAILURE|AGPBI: |\d+ actionable task|\d+ errors?, \d+ warnings?)/;
+
+function cut(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+/** The last path segment of a task: `:app:kspDebugKotlin` → `kspDebugKotlin`. */
+function taskName(task: string | undefined): string {
+  if (!task) return "";
+  const i = task.lastIndexOf(":");
+  return i < 0 ? task : task.slice(i + 1);
+}
+
+function kotlinSource(task: string | undefined): DiagnosticSource {
+  const n = taskName(task);
+  if (/^ksp/.test(n)) return "ksp";
+  if (/^kapt(?!GenerateStubs)/.test(n)) return "kapt";
+  return "kotlin";
+}
+
+function javaSource(task: string | undefined): DiagnosticSource {
+  return /^kapt(?!GenerateStubs)/.test(taskName(task)) ? "kapt" : "java";
+}
+
+/** Streaming classifier for one build's console. */
+export class BuildOutputParser {
+  #section: Section = "none";
+  #block: Block | null = null;
+  #pending: Pending | null = null;
+  #currentTask: string | null = null;
+  /** The task output is attributed to; unset during configuration. */
+  #attribTask: string | undefined;
+  #configCache = false;
+  #where: { file: string; line: number | null } | null = null;
+  #diagnostics: Diagnostic[] = [];
+  #keys = new Set<string>();
+  #truncated = false;
+  #failedTasks: string[] = [];
+  #failedSeen = false;
+  #result: ReturnType<typeof matchBuildResult> = null;
+  #actionable: ActionableTasks | undefined;
+  #finished: BuildSummary | null = null;
+
+  /** Classify one line (without its newline; a trailing CR and ANSI codes are removed). */
+  push(raw: string): BuildLine {
+    if (this.#finished) {
+      throw new Error(
+        "Cannot push a line: the parser has finished; start a new BuildOutputParser for the next build",
+      );
+    }
+    let text = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) : raw;
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    text = stripAnsi(text);
+
+    if (this.#pending) {
+      const line = this.#continuePending(text);
+      if (line) return line;
+    }
+
+    // Section headers and terminators, in any section.
+    if (text.startsWith("* ")) return this.#header(text);
+    const result = matchBuildResult(text);
+    if (result) {
+      this.#closeBlock();
+      this.#section = "none";
+      this.#result = result;
+      return { text, kind: "summary" };
+    }
+    if (text.startsWith("FAILURE: ")) {
+      this.#closeBlock();
+      this.#section = "none";
+      this.#failedSeen = true;
+      return { text, kind: "error" };
+    }
+    if (/^(?:={5,}|\d+: Task failed with an exception\.)\s*$/.test(text)) {
+      this.#closeBlock();
+      this.#section = "none";
+      return { text, kind: "info" };
+    }
+
+    switch (this.#section) {
+      case "wwr":
+        return this.#blockLine(text);
+      case "try":
+        if (text.trim() === "") this.#section = "none";
+        return { text, kind: text.trim() === "" ? "other" : "info" };
+      case "exception":
+        return { text, kind: "stack" };
+      case "where": {
+        const m =
+          /^(?:Build file|Settings file|Script|Initialization script) '(.+)'(?: line: (\d+))?/
+            .exec(text);
+        if (m) this.#where = { file: m[1], line: m[2] ? Number(m[2]) : null };
+        if (text.trim() === "") this.#section = "none";
+        return { text, kind: "error" };
+      }
+    }
+    return this.#plainLine(text);
+  }
+
+  /** End of output: flush what is pending and return the summary. Idempotent. */
+  finish(): BuildSummary {
+    if (this.#finished) return this.#finished;
+    this.#commitPending();
+    this.#closeBlock();
+    let status: BuildSummary["status"] = "unknown";
+    if (this.#result) status = this.#result.status;
+    else if (this.#failedSeen || this.#failedTasks.length > 0) status = "failed";
+    const summary: BuildSummary = {
+      status,
+      failed_tasks: [...this.#failedTasks],
+      current_task: this.#currentTask,
+      diagnostics: [...this.#diagnostics],
+      diagnostics_truncated: this.#truncated,
+    };
+    if (this.#result?.durationText !== undefined) summary.duration_text = this.#result.durationText;
+    if (this.#result?.durationMs !== undefined) summary.duration_ms = this.#result.durationMs;
+    if (this.#actionable) summary.actionable_tasks = { ...this.#actionable };
+    this.#finished = summary;
+    return summary;
+  }
+
+  /** The running task while the build runs (for progress messages). */
+  get currentTask(): string | null {
+    return this.#currentTask;
+  }
+
+  /** Diagnostics recognised so far (a pending one is not included until its lines end). */
+  get diagnosticCount(): number {
+    return this.#diagnostics.length;
+  }
+
+  #header(text: string): BuildLine {
+    this.#commitPending();
+    this.#closeBlock();
+    if (text.startsWith("* What went wrong:")) {
+      this.#section = "wwr";
+      this.#failedSeen = true;
+      this.#block = { lines: [], found: 0 };
+      return { text, kind: "error" };
+    }
+    if (text.startsWith("* Try:")) {
+      this.#section = "try";
+      return { text, kind: "info" };
+    }
+    if (text.startsWith("* Exception is:")) {
+      this.#section = "exception";
+      return { text, kind: "stack" };
+    }
+    if (text.startsWith("* Where:")) {
+      this.#section = "where";
+      return { text, kind: "error" };
+    }
+    this.#section = "none";
+    return { text, kind: "info" };
+  }
+
+  /** A line of a `What went wrong` block: kept for the block, and scanned for located errors. */
+  #blockLine(text: string): BuildLine {
+    const block = this.#block!;
+    if (block.lines.length < MAX_BLOCK_LINES) block.lines.push(text);
+    const inner = text.replace(/^\s*(?:> )?/, "");
+    if (isConfigCacheProblemsHeader(inner)) this.#configCache = true;
+    else if (inner.startsWith("See the complete report at") || /^\s*> /.test(text)) {
+      this.#configCache = false;
+    }
+    const found = this.#configCache
+      ? this.#matchConfigCache(inner, Severity.error)
+      : this.#matchLocated(inner, true);
+    if (found) {
+      block.found++;
+      return { text, kind: "error", ...(found.task ? { task: found.task } : {}) };
+    }
+    return { text, kind: "error" };
+  }
+
+  #plainLine(text: string): BuildLine {
+    const header = matchTaskHeader(text);
+    if (header) {
+      this.#configCache = false;
+      this.#currentTask = header.task;
+      this.#attribTask = header.task;
+      if (header.outcome === "FAILED") this.#addFailedTask(header.task);
+      return header.outcome
+        ? { text, kind: "task_outcome", task: header.task, outcome: header.outcome }
+        : { text, kind: "task", task: header.task };
+    }
+    if (text.startsWith("> Configure project ")) {
+      this.#attribTask = undefined;
+      return { text, kind: "info" };
+    }
+    if (IMPLICIT_BLOCK_RE.test(text)) {
+      // A failure pasted or printed without its `* What went wrong:` header.
+      this.#failedSeen = true;
+      this.#section = "wwr";
+      this.#block = { lines: [], found: 0 };
+      return this.#blockLine(text);
+    }
+    if (isConfigCacheProblemsHeader(text)) {
+      this.#configCache = true;
+      return { text, kind: "warning" };
+    }
+    if (this.#configCache) {
+      if (text.startsWith("See the complete report at") || text.trim() === "") {
+        this.#configCache = false;
+      } else {
+        const d = this.#matchConfigCache(text, Severity.warning);
+        if (d) return { text, kind: "warning", ...(d.task ? { task: d.task } : {}) };
+      }
+    }
+    const located = this.#matchLocated(text, false);
+    if (located) {
+      return {
+        text,
+        kind: located.severity,
+        ...(located.task ? { task: located.task } : {}),
+      };
+    }
+    const actionable = matchActionableTasks(text);
+    if (actionable) {
+      this.#actionable = actionable;
+      return { text, kind: "summary" };
+    }
+    if (/^\d+ errors?, \d+ warnings?\s*$|^\d+ (?:errors?|warnings?)\s*$/.test(text)) {
+      return { text, kind: "summary" };
+    }
+    if (text.startsWith("AGPBI: ")) return { text, kind: "info" };
+    if (STACK_RE.test(text)) return { text, kind: "stack" };
+    if (/^OpenJDK .*warning:|^Warning: /.test(text)) return { text, kind: "warning" };
+    if (INFO_RE.test(text)) return { text, kind: "info" };
+    return { text, kind: "other" };
+  }
+
+  /**
+   * Located and tool-tagged diagnostics. Inside a `What went wrong` block only formats that
+   * carry a tool or a location count (AGP's bare `ERROR:` lines there repeat the cause text).
+   */
+  #matchLocated(text: string, inBlock: boolean): Diagnostic | null {
+    const task = inBlock ? this.#blockTask() ?? this.#attribTask : this.#attribTask;
+    let m: LineMatch | null = matchAgpbi(text);
+    if (!m && text.startsWith("AGPBI: ")) return null;
+    m ??= matchAapt(text) ?? matchR8(text);
+    if (m) return this.#add(m, task);
+    const k = matchKotlin(text);
+    if (k) {
+      const d = this.#make(k, task, k.source ?? kotlinSource(task));
+      if (d.file === null && !inBlock) {
+        this.#pending = { diag: d, expect: "more", fromBlock: false };
+      } else this.#commit(d);
+      return d;
+    }
+    const j = matchJavac(text);
+    if (j) {
+      const d = this.#make(j, task, javaSource(task));
+      this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
+      return d;
+    }
+    const l = matchLint(text);
+    if (l) {
+      const d = this.#make(l, task, "lint");
+      this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
+      return d;
+    }
+    if (inBlock) return null;
+    const bare = matchJavacBare(text);
+    if (bare && task && /JavaWithJavac|^kapt|JavaCompile/.test(taskName(task))) {
+      return this.#add(bare, task, javaSource(task));
+    }
+    const level = matchLevelLine(text);
+    if (level) {
+      const d = this.#make(level, task, "gradle");
+      this.#pending = { diag: d, expect: "more", fromBlock: false };
+      return d;
+    }
+    return null;
+  }
+
+  #matchConfigCache(text: string, severity: Severity): Diagnostic | null {
+    const m = matchConfigCacheProblem(text);
+    if (!m) return null;
+    return this.#add({ ...m, severity }, m.task ?? this.#attribTask);
+  }
+
+  /** Feed a line to the pending diagnostic; returns its classification if the line was taken. */
+  #continuePending(text: string): BuildLine | null {
+    const p = this.#pending!;
+    const kind = p.diag.severity;
+    const line = (): BuildLine => ({ text, kind, ...(p.diag.task ? { task: p.diag.task } : {}) });
+    const inner = p.fromBlock ? text.replace(/^\s*(?:> )?/, "") : text;
+    const blockKeep = () => {
+      if (p.fromBlock && this.#block && this.#block.lines.length < MAX_BLOCK_LINES) {
+        this.#block.lines.push(text);
+      }
+    };
+    switch (p.expect) {
+      case "source":
+        if (
+          text.trim() !== "" && !NEW_THING_RE.test(inner) && !matchJavac(inner) && !matchLint(inner)
+        ) {
+          p.expect = p.diag.source === "lint" ? "underline" : "caret";
+          blockKeep();
+          return line();
+        }
+        break;
+      case "caret": {
+        const col = caretColumn(text);
+        if (col !== null) {
+          p.diag.column = col;
+          p.expect = "detail";
+          blockKeep();
+          return line();
+        }
+        break;
+      }
+      case "underline": {
+        const col = underlineColumn(text);
+        if (col !== null) {
+          p.diag.column = col;
+          this.#commitPending();
+          blockKeep();
+          return line();
+        }
+        break;
+      }
+      case "detail":
+        if (isJavacDetail(text)) {
+          p.diag.message = cut(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
+          blockKeep();
+          return line();
+        }
+        break;
+      case "more":
+        if (
+          text.trim() !== "" && !NEW_THING_RE.test(text) && !matchTaskHeader(text) &&
+          this.#section === "none"
+        ) {
+          p.diag.message = cut(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
+          return line();
+        }
+        break;
+    }
+    this.#commitPending();
+    return null;
+  }
+
+  #commitPending(): void {
+    const p = this.#pending;
+    if (!p) return;
+    this.#pending = null;
+    this.#commit(p.diag);
+  }
+
+  #make(m: LineMatch, task: string | undefined, source: DiagnosticSource): Diagnostic {
+    const d: Diagnostic = {
+      severity: m.severity,
+      source,
+      file: m.file,
+      line: m.line,
+      column: m.column,
+      message: cut(m.message, MAX_MESSAGE_CHARS),
+    };
+    const t = m.task ?? task;
+    if (t) d.task = t;
+    if (m.rule) d.rule = m.rule;
+    return d;
+  }
+
+  #add(m: LineMatch, task: string | undefined, source?: DiagnosticSource): Diagnostic {
+    const d = this.#make(m, task, source ?? m.source ?? "gradle");
+    this.#commit(d);
+    return d;
+  }
+
+  /** Record `d` unless the same problem (task aside) is already recorded. */
+  #commit(d: Diagnostic): void {
+    const key = [d.severity, d.source, d.file, d.line, d.column, d.message].join("\u0000");
+    if (this.#keys.has(key)) return;
+    if (this.#diagnostics.length >= MAX_DIAGNOSTICS) {
+      this.#truncated = true;
+      return;
+    }
+    this.#keys.add(key);
+    this.#diagnostics.push(d);
+  }
+
+  #addFailedTask(task: string): void {
+    if (this.#failedTasks.includes(task) || this.#failedTasks.length >= MAX_FAILED_TASKS) return;
+    this.#failedTasks.push(task);
+  }
+
+  /** The task a `What went wrong` block names, read across console hard-wraps. */
+  #blockTask(): string | undefined {
+    return this.#block ? blockTask(this.#block.lines) : undefined;
+  }
+
+  /** End of a `What went wrong` block: its failed task, dependency leaves, or one diagnostic. */
+  #closeBlock(): void {
+    this.#commitPending();
+    const block = this.#block;
+    if (!block) return;
+    this.#block = null;
+    this.#configCache = false;
+    const where = this.#where;
+    this.#where = null;
+    const flat = block.lines.slice(0, BLOCK_HEAD_LINES).join(" ").replace(/\s+/g, " ");
+    const failed = /Execution failed for task '([^']+)'/.exec(flat);
+    if (failed) this.#addFailedTask(failed[1]);
+    const task = blockTask(block.lines);
+
+    const nodes = causeNodes(block.lines);
+    let found = block.found;
+    for (let i = 0; i < nodes.length; i++) {
+      if (!DEPENDENCY_CAUSE_RE.test(nodes[i].lines[0])) continue;
+      // A leaf with its nested causes (`Could not resolve project :x` > `No matching …`).
+      const parts = [...nodes[i].lines];
+      let j = i + 1;
+      while (j < nodes.length && nodes[j].indent > nodes[i].indent) parts.push(...nodes[j++].lines);
+      this.#add(
+        {
+          severity: Severity.error,
+          file: null,
+          line: null,
+          column: null,
+          message: parts.join("\n"),
+          source: "dependency_resolution",
+        },
+        task,
+      );
+      found++;
+      i = j - 1;
+    }
+    if (found > 0) return;
+    const explained = this.#diagnostics.some((d) =>
+      d.severity === Severity.error && (d.task === undefined || d.task === task)
+    );
+    if (explained) return;
+    const message = block.lines.map((l) => l.trim().replace(/^> /, "")).filter((l) => l !== "")
+      .join("\n");
+    if (message === "") return;
+    let source: DiagnosticSource = "gradle";
+    if (DEPENDENCY_BLOCK_RE.test(flat)) source = "dependency_resolution";
+    else if (/configuration cache/i.test(flat)) source = "configuration_cache";
+    this.#add(
+      {
+        severity: Severity.error,
+        file: where?.file ?? null,
+        line: where?.line ?? null,
+        column: null,
+        message,
+        source,
+      },
+      task,
+    );
+  }
+}
+
+/** Lines at the top of a block searched for the task it names (hard-wrapped consoles split it). */
+const BLOCK_HEAD_LINES = 8;
+
+/** The task a `What went wrong` block names, read across console hard-wraps. */
+function blockTask(lines: string[]): string | undefined {
+  const flat = lines.slice(0, BLOCK_HEAD_LINES).join(" ").replace(/\s+/g, " ");
+  return /(?:Execution failed for task|Could not determine the dependencies of task) '([^']+)'/
+    .exec(flat)?.[1];
+}
+
+interface CauseNode {
+  indent: number;
+  lines: string[];
+}
+
+/** `> cause` lines of a block with their continuation lines (a blank line ends a cause). */
+function causeNodes(lines: string[]): CauseNode[] {
+  const out: CauseNode[] = [];
+  let cur: CauseNode | null = null;
+  for (const l of lines) {
+    if (l.trim() === "") {
+      cur = null;
+      continue;
+    }
+    const m = /^(\s*)> (.*)$/.exec(l);
+    if (m) {
+      cur = { indent: m[1].length, lines: [m[2].trim()] };
+      out.push(cur);
+    } else if (cur) {
+      cur.lines.push(l.trim());
+    }
+  }
+  return out;
+}
+
+/** Parse a whole console at once (a saved log): every line classified, and the summary. */
+export function parseBuildOutput(text: string): { lines: BuildLine[]; summary: BuildSummary } {
+  const parser = new BuildOutputParser();
+  const parts = text.split(/\r\n|\r|\n/);
+  if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+  const lines = parts.map((l) => parser.push(l));
+  return { lines, summary: parser.finish() };
+}
