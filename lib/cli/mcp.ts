@@ -11,7 +11,7 @@ import { selectProject } from "../gradle/project_root.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { classifyLine, LineWriter, readLines, RpcCode } from "../mcp/jsonrpc.ts";
-import { McpServer } from "../mcp/server.ts";
+import { McpServer, type RequestExtras } from "../mcp/server.ts";
 import {
   currentSessionRecord,
   pruneStaleSessionRecords,
@@ -103,13 +103,14 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     pinnedProject: null,
   };
   const adb = makeAdbClient(opts.env);
-  const makeContext = (signal: AbortSignal): ToolContext => ({
+  const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb,
     env: opts.env,
     dataDir,
     project,
     session,
     signal,
+    request,
   });
   const activity = new ActivityLog(dataDir, { pid: Deno.pid });
   const started = performance.now();
@@ -130,7 +131,7 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
   const served = TOOLS.filter((t) => enabledToolsets.includes(t.toolset));
-  const server = new McpServer<ToolContext>({
+  const server: McpServer<ToolContext> = new McpServer<ToolContext>({
     version: VERSION,
     title: "Keynobi (standalone)",
     instructions: buildInstructions({
@@ -144,7 +145,9 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     enabledToolsets,
     hasProject: project !== null,
     makeContext,
-    resources: projectResources(makeContext),
+    resources: projectResources((signal): ToolContext =>
+      makeContext(signal, server.resourceExtras())
+    ),
     prompts: PROMPTS,
     // Entries wait for the start-up entry so the log reads in order; tool results never wait.
     activity: { append: (entry) => housekeeping.then(() => activity.append(entry)) },

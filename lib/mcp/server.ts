@@ -52,13 +52,29 @@ export interface McpServerOptions<Ctx> {
   enabledToolsets: readonly ToolsetName[];
   /** Whether a project is open; project-dependent tools are refused without one. */
   hasProject: boolean;
-  makeContext(signal: AbortSignal): Ctx;
+  makeContext(signal: AbortSignal, request: RequestExtras): Ctx;
   resources: ResourceProvider;
   prompts: readonly PromptDef[];
   activity?: ActivitySink;
 }
 
 type Send = (message: JsonRpcMessage) => void | Promise<void>;
+
+/** What a handler may use of the request beyond its arguments. */
+export interface RequestExtras {
+  /**
+   * Report progress: sent as `notifications/progress` when the client asked for it with
+   * `_meta.progressToken`, dropped otherwise. `progress` must grow from call to call.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /** The client's `clientInfo.name` from `initialize`, when it sent one. */
+  clientName: string | null;
+  /** This MCP session's id (one per server session). */
+  sessionId: string;
+}
+
+/** Longest progress message we send. */
+export const MAX_PROGRESS_MESSAGE_CHARS = 500;
 
 export class McpServer<Ctx> {
   readonly #opts: McpServerOptions<Ctx>;
@@ -68,6 +84,7 @@ export class McpServer<Ctx> {
   readonly #pending = new Set<Promise<void>>();
   #toolList: unknown[] | null = null;
   #clientName: string | null = null;
+  readonly sessionId: string = crypto.randomUUID();
 
   constructor(opts: McpServerOptions<Ctx>) {
     this.#opts = opts;
@@ -131,7 +148,7 @@ export class McpServer<Ctx> {
         }
         const controller = new AbortController();
         this.#inFlight.set(req.id, controller);
-        const p = this.#dispatch(req, controller.signal).then(
+        const p = this.#dispatch(req, controller.signal, send).then(
           (result) => send({ jsonrpc: "2.0", id: req.id, result }),
           (e) => send({ jsonrpc: "2.0", id: req.id, error: toRpcError(e).toObject() }),
         ).then(() => {}, () => {}).finally(() => {
@@ -157,7 +174,7 @@ export class McpServer<Ctx> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
-  #dispatch(req: JsonRpcRequest, signal: AbortSignal): Promise<unknown> {
+  #dispatch(req: JsonRpcRequest, signal: AbortSignal, send: Send): Promise<unknown> {
     const params = req.params ?? {};
     switch (req.method) {
       case "initialize":
@@ -167,7 +184,7 @@ export class McpServer<Ctx> {
       case "tools/list":
         return Promise.resolve({ tools: this.#listTools() });
       case "tools/call":
-        return this.#callTool(params, signal);
+        return this.#callTool(params, signal, this.#extras(params, signal, send));
       case "prompts/list":
         return Promise.resolve({ prompts: this.#servedPrompts().map(promptListing) });
       case "prompts/get":
@@ -213,7 +230,38 @@ export class McpServer<Ctx> {
     return this.#toolList;
   }
 
-  async #callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  #extras(params: Record<string, unknown>, signal: AbortSignal, send: Send): RequestExtras {
+    const meta = params._meta as { progressToken?: unknown } | undefined;
+    const token = meta?.progressToken;
+    const hasToken = typeof token === "string" || typeof token === "number";
+    let last = -Infinity;
+    return {
+      clientName: this.#clientName,
+      sessionId: this.sessionId,
+      progress: (progress, total, message) => {
+        if (!hasToken || signal.aborted || !(progress > last)) return;
+        last = progress;
+        void send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: {
+            progressToken: token,
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message !== undefined
+              ? { message: message.slice(0, MAX_PROGRESS_MESSAGE_CHARS) }
+              : {}),
+          },
+        });
+      },
+    };
+  }
+
+  async #callTool(
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+    extras: RequestExtras,
+  ): Promise<unknown> {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(RpcCode.invalidParams, "tools/call needs a tool name in params.name");
@@ -234,7 +282,7 @@ export class McpServer<Ctx> {
       );
     }
     const started = performance.now();
-    const result = await this.#runTool(tool, params.arguments, signal);
+    const result = await this.#runTool(tool, params.arguments, signal, extras);
     const status = result.refused ? "refused" : result.isError ? "error" : "ok";
     this.#log("tool", name, started, status, firstText(result));
     delete result.refused;
@@ -245,6 +293,7 @@ export class McpServer<Ctx> {
     tool: AnyTool<Ctx>,
     rawArgs: unknown,
     signal: AbortSignal,
+    extras: RequestExtras,
   ): Promise<ToolCallResult> {
     const args = rawArgs ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -276,7 +325,7 @@ export class McpServer<Ctx> {
       );
     }
     try {
-      const out = await tool.run(parsed.data, this.#opts.makeContext(signal));
+      const out = await tool.run(parsed.data, this.#opts.makeContext(signal, extras));
       return {
         content: [{ type: "text", text: out.text }],
         structuredContent: out.structured,
@@ -320,6 +369,11 @@ export class McpServer<Ctx> {
       description: prompt.description,
       messages: [{ role: "user", content: { type: "text", text } }],
     });
+  }
+
+  /** Extras for work that is not a tool call (resources): no progress. */
+  resourceExtras(): RequestExtras {
+    return { progress: () => {}, clientName: this.#clientName, sessionId: this.sessionId };
   }
 
   async #listResources(signal: AbortSignal): Promise<unknown> {

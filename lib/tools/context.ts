@@ -2,6 +2,7 @@
 import type { AdbClient } from "../adb/client.ts";
 import type { Env } from "../core/env.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
+import type { RequestExtras } from "../mcp/server.ts";
 
 export interface SessionMode {
   mode: "standalone" | "attached";
@@ -21,4 +22,6 @@ export interface ToolContext {
   session: SessionMode;
   /** Aborted when the client cancels the request or the server shuts down. */
   signal: AbortSignal;
+  /** Progress, the client's name and the session id of the request being served. */
+  request: RequestExtras;
 }

@@ -31,6 +31,7 @@ function ctxWith(adb: AdbClient): ToolContext {
       pinnedProject: null,
     },
     signal: new AbortController().signal,
+    request: { progress: () => {}, clientName: null, sessionId: "test" },
   };
 }
 

@@ -31,6 +31,7 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
       pinnedProject: null,
     },
     signal: new AbortController().signal,
+    request: { progress: () => {}, clientName: null, sessionId: "test" },
   };
 }
 

@@ -4,13 +4,14 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import type { Classified, JsonRpcMessage } from "../../lib/mcp/jsonrpc.ts";
 import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
-import { type ActivitySink, McpServer } from "../../lib/mcp/server.ts";
+import { type ActivitySink, McpServer, type RequestExtras } from "../../lib/mcp/server.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
 import type { PromptDef } from "../../lib/mcp/prompts.ts";
 
 interface Ctx {
   signal: AbortSignal;
   runs: string[];
+  request: RequestExtras;
 }
 
 const runs: string[] = [];
@@ -75,6 +76,22 @@ const buggy = defineTool<Ctx, Record<string, never>>({
   },
 });
 
+const stepper = defineTool<Ctx, Record<string, never>>({
+  name: "step_progress",
+  toolset: "core",
+  kind: "R",
+  title: "Steps",
+  description: "Reports progress 1, 1 (again), 2",
+  params: {},
+  projectIndependent: true,
+  run(_args, ctx) {
+    ctx.request.progress(1, 2, "first");
+    ctx.request.progress(1, 2, "not increasing: dropped");
+    ctx.request.progress(2, 2, "x".repeat(900));
+    return Promise.resolve({ structured: { client: ctx.request.clientName }, text: "done" });
+  },
+});
+
 const prompt: PromptDef = {
   name: "say",
   title: "Say",
@@ -91,10 +108,10 @@ function makeServer(opts: { toolsets?: ("core" | "ui")[]; hasProject?: boolean }
     version: "9.9.9",
     title: "Keynobi (standalone)",
     instructions: "hello",
-    tools: [echo, failing, slow, buggy],
+    tools: [echo, failing, slow, buggy, stepper],
     enabledToolsets: opts.toolsets ?? ["core", "ui"],
     hasProject: opts.hasProject ?? true,
-    makeContext: (signal) => ({ signal, runs }),
+    makeContext: (signal, request) => ({ signal, runs, request }),
     resources: {
       list: () => Promise.resolve([]),
       read: () => Promise.reject(new Error("none")),
@@ -150,6 +167,7 @@ Deno.test("McpServer lists only served tools, with strict schemas and kind hints
     "echo_text",
     "fail_device",
     "buggy_tool",
+    "step_progress",
   ]);
   const e = r.result.tools[0];
   assertEquals(e.annotations, {
@@ -259,4 +277,29 @@ Deno.test("prompts are served only when every tool they name is served", async (
   assertEquals(missing.error.code, -32602);
   const hidden = await request("prompts/get", { name: "wait", arguments: { what: "x" } });
   assertEquals(hidden.error.code, -32602);
+});
+
+Deno.test("progress is sent as notifications/progress only when the client asked for it", async () => {
+  const { request, sent } = makeServer();
+  await request("initialize", { clientInfo: { name: "claude-code" } });
+  const withToken = await request("tools/call", {
+    name: "step_progress",
+    arguments: {},
+    _meta: { progressToken: "tok-1" },
+  });
+  assertEquals(withToken.result.structuredContent, { client: "claude-code" });
+  const notes = sent.filter((m) => (m as { method?: string }).method === "notifications/progress")
+    // deno-lint-ignore no-explicit-any
+    .map((m) => (m as any).params);
+  assertEquals(notes.length, 2);
+  assertEquals(notes[0], { progressToken: "tok-1", progress: 1, total: 2, message: "first" });
+  assertEquals(notes[1].progress, 2);
+  assertEquals(notes[1].message.length, 500);
+  const before = sent.length;
+  await request("tools/call", { name: "step_progress", arguments: {} });
+  assertEquals(
+    sent.slice(before).filter((m) => (m as { method?: string }).method).length,
+    0,
+    "no token, no notifications",
+  );
 });
