@@ -20,6 +20,10 @@ export type ToolErrorCode =
   | "cancelled"
   | "not_found"
   | "io_error"
+  /** Another keynobi process holds the project's build lock. */
+  | "build_busy"
+  /** A Gradle build ran and failed (or could not be started by Gradle). */
+  | "build_failed"
   /** Our own bug or a broken invariant (for example a worker denied what its grant should cover). */
   | "internal_error";
 

@@ -1,0 +1,672 @@
+/**
+ * The build history, `<data dir>/build-history.json`, shared by every keynobi process (the app and
+ * standalone servers): who started each build, how it ended, its diagnostics, APKs, provenance and
+ * log. Every read-modify-write holds `build-history.lock` (`withFileLock`) and replaces the file
+ * atomically, so concurrent processes lose no record and ids stay unique and increasing.
+ *
+ * Readers that only look do not take the lock (the file is always whole thanks to the rename).
+ * A file that cannot be parsed is moved aside as `build-history.json.corrupt-<time>` with a
+ * warning, and a fresh history starts after the highest id that can still be seen.
+ */
+import { join, resolve } from "node:path";
+import { buildHistoryPath } from "../core/data_dir.ts";
+import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { log } from "../core/log.ts";
+import { probeProcess, type ProcessProbe, staleReason } from "../mcp/session_records.ts";
+import {
+  type BuildLogInfo,
+  buildLogPath,
+  maxLogId,
+  pruneBuildLogs,
+  removeBuildLogs,
+} from "./build_log.ts";
+import { MAX_CHANGED_FILES, MAX_HASHED_BUILD_FILES, type Provenance } from "./provenance.ts";
+
+/** Records kept; the oldest are dropped, with their logs. */
+export const MAX_BUILD_RECORDS = 200;
+/** `listBuildRecords` default count. */
+export const DEFAULT_BUILD_LIST_LIMIT = 20;
+/** A history file larger than this is treated as corrupt. */
+export const MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024;
+export const MAX_TASK_CHARS = 256;
+export const MAX_TASKS_PER_RECORD = 32;
+export const MAX_SUMMARY_CHARS = 300;
+export const MAX_REASON_CHARS = 1_000;
+export const MAX_PATH_CHARS = 4_096;
+export const MAX_ORIGIN_FIELD_CHARS = 200;
+/** Diagnostics kept per record, by count… */
+export const MAX_DIAGNOSTICS_PER_RECORD = 100;
+/** …and by serialized size. */
+export const MAX_DIAGNOSTICS_BYTES = 64 * 1024;
+export const MAX_FAILED_TASKS_PER_RECORD = 50;
+export const MAX_APKS_PER_RECORD = 32;
+/** The format version written in the file. */
+export const HISTORY_VERSION = 1;
+/** The reason recorded for a build whose keynobi process went away. */
+export const ORPHANED_REASON = "keynobi stopped before the build finished";
+
+export const BuildStatus = {
+  running: "running",
+  success: "success",
+  failed: "failed",
+  cancelled: "cancelled",
+  timeout: "timeout",
+} as const;
+export type BuildStatus = typeof BuildStatus[keyof typeof BuildStatus];
+export type FinishedStatus = Exclude<BuildStatus, "running">;
+
+export const BuildKind = { gradleTask: "gradle_task", tests: "tests" } as const;
+export type BuildKind = typeof BuildKind[keyof typeof BuildKind];
+
+/** Who started or cancelled a build. */
+export type Origin =
+  | { kind: "app" }
+  | { kind: "appQuit" }
+  /** The keynobi process itself, stopping a build as it exits. */
+  | { kind: "shutdown" }
+  | { kind: "agent"; session_id: string; client_name: string | null; standalone: boolean };
+
+/** Who started or cancelled a build, in words. Pure. */
+export function describeOrigin(origin: Origin | null | undefined): string {
+  if (!origin) return "unknown";
+  if (origin.kind === "app") return "the Keynobi app";
+  if (origin.kind === "appQuit") return "Keynobi quitting";
+  if (origin.kind === "shutdown") return "keynobi shutting down";
+  return `an agent (${origin.client_name ?? "unknown client"}${
+    origin.standalone ? ", standalone" : ""
+  })`;
+}
+
+export interface BuildApk {
+  module: string;
+  variant: string;
+  path: string;
+  /** `null` when the APK could not be hashed. */
+  sha256: string | null;
+  bytes: number;
+  application_id: string | null;
+}
+
+export interface BuildRecord {
+  /** Increasing across processes, never reused (see the module comment). */
+  id: number;
+  /** The canonical project root. */
+  project: string;
+  /** The task as asked (`:app:assembleDebug`). */
+  task: string;
+  tasks: string[];
+  variant: string | null;
+  module: string | null;
+  kind: BuildKind;
+  status: BuildStatus;
+  /** ISO 8601. */
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  exit_code: number | null;
+  /** One line. */
+  summary: string;
+  error_count: number;
+  warning_count: number;
+  diagnostics: unknown[];
+  failed_tasks: string[];
+  origin: Origin;
+  cancelled_by: Origin | null;
+  /** Why it failed, timed out or was cancelled. */
+  reason: string | null;
+  /** The keynobi process that ran it. */
+  pid: number;
+  /** That process's executable (to tell a reused PID from it). */
+  binary: string;
+  gradle_pid: number | null;
+  apks: BuildApk[];
+  provenance: Provenance | null;
+  log: BuildLogInfo;
+}
+
+interface HistoryState {
+  version: number;
+  next_id: number;
+  /** Oldest first. */
+  records: BuildRecord[];
+}
+
+export const buildHistoryLockPath = (dataDir: string) => join(dataDir, "build-history.lock");
+
+/** The canonical path of a project root (symlinks resolved), or its absolute path. */
+export async function canonicalProjectRoot(root: string): Promise<string> {
+  try {
+    return await Deno.realPath(root);
+  } catch {
+    return resolve(root);
+  }
+}
+
+// ---- Validation and bounds (pure) ----
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** `s` cut to `max` characters, marked with `…`. Pure. */
+export function clip(s: string, max: number): string {
+  return s.length <= max ? s : s.slice(0, max - 1) + "…";
+}
+
+const oneLine = (s: string, max: number) => clip(s.replace(/\s*[\r\n]+\s*/g, " ").trim(), max);
+
+function str(v: unknown, max: number): string | null {
+  return typeof v === "string" ? clip(v, max) : null;
+}
+
+function int(v: unknown): number | null {
+  return typeof v === "number" && Number.isSafeInteger(v) ? v : null;
+}
+
+function count(v: unknown): number {
+  const n = int(v);
+  return n !== null && n >= 0 ? n : 0;
+}
+
+function strings(v: unknown, maxItems: number, maxChars: number): string[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((s): s is string => typeof s === "string").slice(0, maxItems)
+    .map((s) => clip(s, maxChars));
+}
+
+/** A valid origin, bounded, or `null`. Pure. */
+export function parseOrigin(v: unknown): Origin | null {
+  if (!isObject(v)) return null;
+  if (v.kind === "app") return { kind: "app" };
+  if (v.kind === "appQuit") return { kind: "appQuit" };
+  if (v.kind === "shutdown") return { kind: "shutdown" };
+  if (v.kind === "agent" && typeof v.session_id === "string") {
+    return {
+      kind: "agent",
+      session_id: clip(v.session_id, MAX_ORIGIN_FIELD_CHARS),
+      client_name: str(v.client_name, MAX_ORIGIN_FIELD_CHARS),
+      standalone: v.standalone === true,
+    };
+  }
+  return null;
+}
+
+/** Diagnostics bounded by count and by serialized size. Pure. */
+export function boundDiagnostics(v: unknown): unknown[] {
+  if (!Array.isArray(v)) return [];
+  const out: unknown[] = [];
+  let bytes = 0;
+  for (const d of v.slice(0, MAX_DIAGNOSTICS_PER_RECORD)) {
+    const size = JSON.stringify(d)?.length ?? 0;
+    if (bytes + size > MAX_DIAGNOSTICS_BYTES) break;
+    bytes += size;
+    out.push(d);
+  }
+  return out;
+}
+
+function parseApks(v: unknown): BuildApk[] {
+  if (!Array.isArray(v)) return [];
+  const out: BuildApk[] = [];
+  for (const a of v.slice(0, MAX_APKS_PER_RECORD)) {
+    if (!isObject(a) || typeof a.path !== "string") continue;
+    out.push({
+      module: str(a.module, MAX_TASK_CHARS) ?? "",
+      variant: str(a.variant, MAX_TASK_CHARS) ?? "",
+      path: clip(a.path, MAX_PATH_CHARS),
+      sha256: str(a.sha256, 64),
+      bytes: count(a.bytes),
+      application_id: str(a.application_id, MAX_TASK_CHARS),
+    });
+  }
+  return out;
+}
+
+function parseProvenance(v: unknown): Provenance | null {
+  if (!isObject(v)) return null;
+  const files: Record<string, string> = {};
+  if (isObject(v.build_files)) {
+    for (const [k, h] of Object.entries(v.build_files).slice(0, MAX_HASHED_BUILD_FILES)) {
+      if (typeof h === "string") files[clip(k, MAX_PATH_CHARS)] = clip(h, 64);
+    }
+  }
+  return {
+    commit: str(v.commit, 64),
+    branch: str(v.branch, MAX_TASK_CHARS),
+    dirty: typeof v.dirty === "boolean" ? v.dirty : null,
+    changed_files: strings(v.changed_files, MAX_CHANGED_FILES, MAX_PATH_CHARS),
+    changed_file_count: count(v.changed_file_count),
+    no_commit_because: str(v.no_commit_because, MAX_REASON_CHARS),
+    gradle_version: str(v.gradle_version, 64),
+    jdk_version: str(v.jdk_version, 64),
+    build_files: files,
+  };
+}
+
+/** `o` without the keys whose value is `undefined` (so a patch never erases by omission). Pure. */
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+const STATUSES = new Set<string>(Object.values(BuildStatus));
+
+/**
+ * A record as stored: every field present, bounded, of the right type; `null` when it has no
+ * valid id, project or status. Pure (`dataDir` only names the default log path).
+ */
+export function normalizeRecord(v: unknown, dataDir: string): BuildRecord | null {
+  if (!isObject(v)) return null;
+  const id = int(v.id);
+  if (id === null || id < 1 || typeof v.project !== "string") return null;
+  if (typeof v.status !== "string" || !STATUSES.has(v.status)) return null;
+  const logInfo = isObject(v.log) ? v.log : {};
+  return {
+    id,
+    project: clip(v.project, MAX_PATH_CHARS),
+    task: str(v.task, MAX_TASK_CHARS) ?? "",
+    tasks: strings(v.tasks, MAX_TASKS_PER_RECORD, MAX_TASK_CHARS),
+    variant: str(v.variant, MAX_TASK_CHARS),
+    module: str(v.module, MAX_TASK_CHARS),
+    kind: v.kind === BuildKind.tests ? BuildKind.tests : BuildKind.gradleTask,
+    status: v.status as BuildStatus,
+    started_at: str(v.started_at, 64) ?? "",
+    finished_at: str(v.finished_at, 64),
+    duration_ms: int(v.duration_ms),
+    exit_code: int(v.exit_code),
+    summary: typeof v.summary === "string" ? oneLine(v.summary, MAX_SUMMARY_CHARS) : "",
+    error_count: count(v.error_count),
+    warning_count: count(v.warning_count),
+    diagnostics: boundDiagnostics(v.diagnostics),
+    failed_tasks: strings(v.failed_tasks, MAX_FAILED_TASKS_PER_RECORD, MAX_TASK_CHARS),
+    origin: parseOrigin(v.origin) ?? { kind: "app" },
+    cancelled_by: parseOrigin(v.cancelled_by),
+    reason: str(v.reason, MAX_REASON_CHARS),
+    pid: count(v.pid),
+    binary: str(v.binary, MAX_PATH_CHARS) ?? "",
+    gradle_pid: int(v.gradle_pid),
+    apks: parseApks(v.apks),
+    provenance: parseProvenance(v.provenance),
+    log: {
+      path: str(logInfo.path, MAX_PATH_CHARS) ?? buildLogPath(dataDir, id),
+      bytes: count(logInfo.bytes),
+      lines: count(logInfo.lines),
+      truncated: logInfo.truncated === true,
+    },
+  };
+}
+
+/** The history in `text`, or `null` when it is not one (corrupt). Pure. */
+export function parseHistory(text: string, dataDir: string): HistoryState | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isObject(v) || !Array.isArray(v.records)) return null;
+  const byId = new Map<number, BuildRecord>();
+  for (const raw of v.records) {
+    const r = normalizeRecord(raw, dataDir);
+    if (r !== null) byId.set(r.id, r);
+  }
+  const records = [...byId.values()].sort((a, b) => a.id - b.id);
+  const maxId = records.at(-1)?.id ?? 0;
+  const nextId = Math.max(int(v.next_id) ?? 1, maxId + 1, 1);
+  return { version: HISTORY_VERSION, next_id: nextId, records };
+}
+
+// ---- File access ----
+
+type Loaded =
+  | { kind: "ok"; state: HistoryState }
+  | { kind: "absent" }
+  | { kind: "corrupt"; why: string; text: string };
+
+const emptyState = (nextId = 1): HistoryState => ({
+  version: HISTORY_VERSION,
+  next_id: nextId,
+  records: [],
+});
+
+async function load(dataDir: string): Promise<Loaded> {
+  const path = buildHistoryPath(dataDir);
+  let text: string;
+  try {
+    const info = await Deno.stat(path);
+    if (info.size > MAX_HISTORY_FILE_BYTES) {
+      return {
+        kind: "corrupt",
+        why: `it is larger than ${MAX_HISTORY_FILE_BYTES} bytes`,
+        text: "",
+      };
+    }
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { kind: "absent" };
+    throw e;
+  }
+  const state = parseHistory(text, dataDir);
+  return state ? { kind: "ok", state } : {
+    kind: "corrupt",
+    why: "it is not valid JSON or not a build history",
+    text,
+  };
+}
+
+/** The time as a file-name-safe stamp. Pure. */
+export function fileStamp(now: Date): string {
+  return now.toISOString().replace(/[:.]/g, "-");
+}
+
+/** Under the lock: moves a corrupt file aside and returns a fresh state. */
+async function recoverCorrupt(
+  dataDir: string,
+  loaded: Extract<Loaded, { kind: "corrupt" }>,
+): Promise<HistoryState> {
+  const path = buildHistoryPath(dataDir);
+  let aside = `${path}.corrupt-${fileStamp(new Date())}`;
+  if (await Deno.lstat(aside).then(() => true, () => false)) {
+    aside += `-${crypto.randomUUID().slice(0, 8)}`;
+  }
+  await Deno.rename(path, aside);
+  log.warn(
+    `Build history ${path} could not be read (${loaded.why}); moved it to ${aside} ` +
+      "and started a fresh history",
+  );
+  // Keep ids increasing past anything still visible, so no new build reuses an old log name.
+  const salvaged = /"next_id"\s*:\s*(\d{1,15})/.exec(loaded.text);
+  const next = Math.max(salvaged ? Number(salvaged[1]) : 1, (await maxLogId(dataDir)) + 1, 1);
+  return emptyState(next);
+}
+
+/** Reads the history for looking only; a corrupt file is repaired under the lock. */
+async function readState(dataDir: string): Promise<HistoryState> {
+  const loaded = await load(dataDir);
+  if (loaded.kind === "ok") return loaded.state;
+  if (loaded.kind === "absent") return emptyState();
+  return await mutate(dataDir, (state) => ({ result: state, changed: false }));
+}
+
+interface Mutation<T> {
+  result: T;
+  changed: boolean;
+}
+
+/** Runs `fn` on the current history under the lock and writes it back when changed. */
+async function mutate<T>(
+  dataDir: string,
+  fn: (state: HistoryState) => Mutation<T> | Promise<Mutation<T>>,
+): Promise<T> {
+  return await withFileLock(buildHistoryLockPath(dataDir), async () => {
+    const loaded = await load(dataDir);
+    let state: HistoryState;
+    let recovered = false;
+    if (loaded.kind === "ok") state = loaded.state;
+    else if (loaded.kind === "absent") state = emptyState();
+    else {
+      state = await recoverCorrupt(dataDir, loaded);
+      recovered = true;
+    }
+    const { result, changed } = await fn(state);
+    let dropped: number[] = [];
+    if (state.records.length > MAX_BUILD_RECORDS) {
+      dropped = dropOldest(state, MAX_BUILD_RECORDS);
+    }
+    if (changed || recovered || dropped.length > 0) {
+      await writeFileAtomic(buildHistoryPath(dataDir), JSON.stringify(state) + "\n");
+    }
+    if (dropped.length > 0 || recovered) {
+      await removeBuildLogs(dataDir, dropped);
+      await pruneBuildLogs(dataDir, new Set(state.records.map((r) => r.id)));
+    }
+    return result;
+  });
+}
+
+/**
+ * Drops records beyond `max`, oldest first, finished builds before running ones; returns the
+ * dropped ids. Mutates `state`. Pure otherwise.
+ */
+export function dropOldest(state: { records: BuildRecord[] }, max: number): number[] {
+  const excess = state.records.length - max;
+  if (excess <= 0) return [];
+  const finished = state.records.filter((r) => r.status !== BuildStatus.running);
+  const victims = new Set(finished.slice(0, excess).map((r) => r.id));
+  for (const r of state.records) {
+    if (victims.size >= excess) break;
+    victims.add(r.id);
+  }
+  state.records = state.records.filter((r) => !victims.has(r.id));
+  return [...victims].sort((a, b) => a - b);
+}
+
+// ---- API ----
+
+export interface NewBuildRecord {
+  project: string;
+  task: string;
+  tasks?: string[];
+  variant?: string | null;
+  module?: string | null;
+  kind?: BuildKind;
+  origin: Origin;
+  provenance?: Provenance | null;
+  gradle_pid?: number | null;
+  started_at?: Date;
+  /** The keynobi process running the build; default this one (`Deno.pid`). */
+  pid?: number;
+  /** Its executable; default `Deno.execPath()`. */
+  binary?: string;
+}
+
+/** Adds a running build and returns it with its new id. */
+export async function startBuildRecord(
+  dataDir: string,
+  fields: NewBuildRecord,
+): Promise<BuildRecord> {
+  const project = await canonicalProjectRoot(fields.project);
+  return await mutate(dataDir, (state) => {
+    const id = state.next_id;
+    const record = normalizeRecord({
+      id,
+      project,
+      task: fields.task,
+      tasks: fields.tasks ?? [fields.task],
+      variant: fields.variant ?? null,
+      module: fields.module ?? null,
+      kind: fields.kind ?? BuildKind.gradleTask,
+      status: BuildStatus.running,
+      started_at: (fields.started_at ?? new Date()).toISOString(),
+      origin: fields.origin,
+      pid: fields.pid ?? Deno.pid,
+      binary: fields.binary ?? Deno.execPath(),
+      gradle_pid: fields.gradle_pid ?? null,
+      provenance: fields.provenance ?? null,
+      log: { path: buildLogPath(dataDir, id), bytes: 0, lines: 0, truncated: false },
+    }, dataDir)!;
+    state.next_id = id + 1;
+    state.records.push(record);
+    return { result: record, changed: true };
+  });
+}
+
+/** Fields a running or finishing build may change. */
+export interface BuildRecordPatch {
+  status?: BuildStatus;
+  /** A date or an ISO 8601 string. */
+  finished_at?: Date | string;
+  duration_ms?: number | null;
+  exit_code?: number | null;
+  summary?: string;
+  error_count?: number;
+  warning_count?: number;
+  diagnostics?: unknown[];
+  failed_tasks?: string[];
+  cancelled_by?: Origin | null;
+  reason?: string | null;
+  gradle_pid?: number | null;
+  apks?: BuildApk[];
+  provenance?: Provenance | null;
+  log?: BuildLogInfo;
+}
+
+function toDate(v: Date | string): Date {
+  const d = typeof v === "string" ? new Date(v) : v;
+  if (Number.isNaN(d.getTime())) throw new RangeError(`Not a date: ${String(v)}`);
+  return d;
+}
+
+/** Applies `patch` to record `id`; returns the record, or `null` when it is not (or no longer) kept. */
+export async function updateBuildRecord(
+  dataDir: string,
+  id: number,
+  patch: BuildRecordPatch,
+): Promise<BuildRecord | null> {
+  return await mutate(dataDir, (state) => {
+    const at = state.records.findIndex((r) => r.id === id);
+    if (at === -1) return { result: null, changed: false };
+    const { finished_at, ...rest } = patch;
+    const merged: Record<string, unknown> = { ...state.records[at], ...defined(rest) };
+    if (finished_at !== undefined) merged.finished_at = toDate(finished_at).toISOString();
+    const record = normalizeRecord(merged, dataDir) ?? state.records[at];
+    state.records[at] = record;
+    return { result: record, changed: true };
+  });
+}
+
+/**
+ * Records how build `id` ended. `finished_at` defaults to now and `duration_ms` to the time since
+ * it started. Returns the record, or `null` when it is no longer kept.
+ */
+export async function finishBuildRecord(
+  dataDir: string,
+  id: number,
+  patch: BuildRecordPatch & { status: FinishedStatus },
+): Promise<BuildRecord | null> {
+  if ((patch.status as string) === BuildStatus.running || !STATUSES.has(patch.status)) {
+    throw new RangeError(`Cannot finish build ${id} with status ${patch.status}`);
+  }
+  const finished = patch.finished_at === undefined ? new Date() : toDate(patch.finished_at);
+  return await mutate(dataDir, (state) => {
+    const at = state.records.findIndex((r) => r.id === id);
+    if (at === -1) return { result: null, changed: false };
+    const current = state.records[at];
+    const started = Date.parse(current.started_at);
+    const { finished_at: _, ...rest } = patch;
+    const merged: Record<string, unknown> = {
+      ...current,
+      duration_ms: Number.isNaN(started) ? null : Math.max(0, finished.getTime() - started),
+      ...defined(rest),
+      finished_at: finished.toISOString(),
+    };
+    const record = normalizeRecord(merged, dataDir) ?? current;
+    state.records[at] = record;
+    return { result: record, changed: true };
+  });
+}
+
+/** Record `id`, or `null`. */
+export async function getBuildRecord(dataDir: string, id: number): Promise<BuildRecord | null> {
+  return (await readState(dataDir)).records.find((r) => r.id === id) ?? null;
+}
+
+export interface ListBuildOptions {
+  /** Only builds of this project (canonicalized). */
+  project?: string;
+  /** Default `DEFAULT_BUILD_LIST_LIMIT`, max `MAX_BUILD_RECORDS`. */
+  limit?: number;
+}
+
+/** Builds, newest first. */
+export async function listBuildRecords(
+  dataDir: string,
+  options: ListBuildOptions = {},
+): Promise<BuildRecord[]> {
+  const limit = options.limit ?? DEFAULT_BUILD_LIST_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BUILD_RECORDS) {
+    throw new RangeError(`limit must be 1..${MAX_BUILD_RECORDS}, got ${limit}`);
+  }
+  const project = options.project === undefined
+    ? undefined
+    : await canonicalProjectRoot(options.project);
+  const records = (await readState(dataDir)).records;
+  const out: BuildRecord[] = [];
+  for (let i = records.length - 1; i >= 0 && out.length < limit; i--) {
+    if (project === undefined || records[i].project === project) out.push(records[i]);
+  }
+  return out;
+}
+
+/** The newest build of `project`, or `null`. */
+export async function latestBuildRecord(
+  dataDir: string,
+  project: string,
+): Promise<BuildRecord | null> {
+  return (await listBuildRecords(dataDir, { project, limit: 1 }))[0] ?? null;
+}
+
+export interface OrphanOptions {
+  /** How to inspect a PID (tests pass a fake). */
+  probe?: (pid: number) => Promise<ProcessProbe>;
+  now?: Date;
+}
+
+/** Whether the keynobi process that ran `record` is gone (or its PID now runs something else). */
+async function ownerGone(
+  record: BuildRecord,
+  probe: (pid: number) => Promise<ProcessProbe>,
+): Promise<boolean> {
+  if (record.pid === Deno.pid) return false;
+  if (record.pid <= 0) return true;
+  const result = await probe(record.pid);
+  if (record.binary === "") return result.state === "gone";
+  const known = [record.binary];
+  const real = await Deno.realPath(record.binary).catch(() => null);
+  if (real && real !== record.binary) known.push(real);
+  const asSession = {
+    pid: record.pid,
+    started_at: record.started_at,
+    project: record.project,
+    reason: "",
+    binary: record.binary,
+    version: null,
+  };
+  return staleReason(asSession, result, known) !== null;
+}
+
+/**
+ * Marks builds still "running" whose keynobi process is gone as failed (reason
+ * `ORPHANED_REASON`). Processes are inspected outside the lock. Returns the ids marked.
+ */
+export async function markOrphanedBuilds(
+  dataDir: string,
+  options: OrphanOptions = {},
+): Promise<number[]> {
+  const probe = options.probe ?? probeProcess;
+  const running = (await readState(dataDir)).records.filter((r) =>
+    r.status === BuildStatus.running
+  );
+  const gone: BuildRecord[] = [];
+  for (const r of running) if (await ownerGone(r, probe)) gone.push(r);
+  if (gone.length === 0) return [];
+  const now = options.now ?? new Date();
+  return await mutate(dataDir, (state) => {
+    const marked: number[] = [];
+    for (const g of gone) {
+      const at = state.records.findIndex((r) =>
+        r.id === g.id && r.status === BuildStatus.running && r.pid === g.pid
+      );
+      if (at === -1) continue;
+      const r = state.records[at];
+      state.records[at] = normalizeRecord({
+        ...r,
+        status: BuildStatus.failed,
+        finished_at: now.toISOString(),
+        reason: ORPHANED_REASON,
+        summary: r.summary || `Build interrupted: ${ORPHANED_REASON}`,
+      }, dataDir)!;
+      marked.push(r.id);
+    }
+    return { result: marked, changed: marked.length > 0 };
+  });
+}
