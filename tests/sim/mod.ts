@@ -8,6 +8,21 @@
  * ```
  *
  * Nothing here imports `lib/`: the simulator is an independent implementation of the protocol.
+ *
+ * Each sample project's `gradlew` runs the fake Gradle (tests/sim/gradle/fake_gradle.ts). Tests
+ * steer it through `sim.gradle("sample-kts")`:
+ *
+ * ```ts
+ * const g = sim.gradle("sample-kts");
+ * await g.setScenario("assembleDemoDebug", "kotlin_error"); // or "default" for every task
+ * await g.setTaskDelay(0); // ms between task lines (default 20)
+ * await g.hangAt("compileDemoDebugKotlin"); // the build stops there until killed; null = no hang
+ * const runs = await g.readJournal(); // GradleRun[]: argv, env, tasks, outcome, exit_code, outputs
+ * ```
+ *
+ * Scenarios: success, kotlin_error, java_error, aapt_error, sdk_location, dependency_resolution,
+ * lint_error, kotlin_warning_success, test_failure, hang. `sim.gradleJournalPath` is the journal
+ * of every project's runs.
  */
 import { join } from "node:path";
 import { AdbServer } from "./adb_server.ts";
@@ -15,8 +30,18 @@ import { defaultFleet } from "./catalog.ts";
 import { type DeviceKind, type DeviceState, SETTABLE_STATES, VirtualDevice } from "./device.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import { copyProjects, createSdk } from "./sdk.ts";
+import type { GradleRun, Scenario } from "./gradle/control.ts";
+import { type GradleControl, gradleControl, installFakeGradle } from "./gradle/install.ts";
 
-export type { DeviceKind, DeviceState, JournalEntry, VirtualDevice };
+export type {
+  DeviceKind,
+  DeviceState,
+  GradleControl,
+  GradleRun,
+  JournalEntry,
+  Scenario,
+  VirtualDevice,
+};
 export { SETTABLE_STATES };
 
 export interface SimulatorOptions {
@@ -45,6 +70,12 @@ export interface Simulator extends AsyncDisposable {
   readonly journalPath: string;
   readonly root: string;
   readJournal(): Promise<JournalEntry[]>;
+  /** The fake Gradle's journal: one JSON line (`GradleRun`) per `gradlew` invocation. */
+  readonly gradleJournalPath: string;
+  /** The fake Gradle's control file (written by `gradle(...)`). */
+  readonly gradleControlPath: string;
+  /** The fake Gradle of one sample project (`sample-kts`, `sample-groovy`). */
+  gradle(project: string): GradleControl;
   /** A virtual device's live state (props, screen, battery, files, features...). */
   device(serial: string): VirtualDevice;
   /** From now on, commands whose argv starts with `prefix` print the host file, exit 0. */
@@ -66,6 +97,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   await Deno.mkdir(root, { recursive: true });
   const sdkRoot = await createSdk(root);
   const projects = await copyProjects(root);
+  const gradlePaths = await installFakeGradle(root, projects);
   const journalPath = join(root, "journal.jsonl");
   await Deno.writeTextFile(journalPath, "");
   const journal = new Journal(journalPath);
@@ -109,6 +141,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     journalPath,
     root,
     readJournal: () => journal.read(),
+    gradleJournalPath: gradlePaths.journalPath,
+    gradleControlPath: gradlePaths.controlPath,
+    gradle: (project) => {
+      if (!Object.hasOwn(projects, project)) {
+        throw new RangeError(
+          `Unknown sample project: ${project}: use one of ${Object.keys(projects).join(", ")}`,
+        );
+      }
+      return gradleControl(gradlePaths, project);
+    },
     device: find,
     respond: (serial, prefix, hostFile) => find(serial).addResponder([...prefix], hostFile),
     disconnect: (serial, seconds) => server.disconnectFor(find(serial), seconds),
