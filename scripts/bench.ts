@@ -12,6 +12,9 @@ import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { TOOLSETS } from "../lib/mcp/tool_def.ts";
+import { benchParse } from "../lib/gradle/build_parser_bench.ts";
+import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
+import { trustProject } from "../lib/core/settings.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -165,6 +168,78 @@ try {
     budget: "≤ 150 MB",
   });
   await s.close();
+
+  // Gradle output parsing (the build worker's hot path), on the real logs when they are beside us.
+  {
+    const fixtures = new URL("../../shared/fixtures/real/gradle/", import.meta.url);
+    const texts: string[] = [];
+    const entries = await Array.fromAsync(Deno.readDir(fixtures)).catch(() => []);
+    for (const e of entries) {
+      if (e.isFile && e.name.endsWith(".txt")) {
+        texts.push(decodeGradleOutput(await Deno.readFile(new URL(e.name, fixtures))));
+      }
+    }
+    if (texts.length === 0) {
+      for await (const e of Deno.readDir(new URL("../tests/gradle/testdata/", import.meta.url))) {
+        if (e.isFile && e.name.endsWith(".txt")) {
+          texts.push(
+            await Deno.readTextFile(new URL(`../tests/gradle/testdata/${e.name}`, import.meta.url)),
+          );
+        }
+      }
+    }
+    const lines = texts.join("\n").split("\n");
+    benchParse(lines, 5); // warm-up
+    const runs = [1, 2, 3, 4, 5].map(() => benchParse(lines, 50).linesPerSecond);
+    results.push({
+      what: "Gradle output parse throughput",
+      value: `${
+        Math.round(median(runs)).toLocaleString("en")
+      } lines/s median (${lines.length} lines × 50)`,
+      budget: "—",
+    });
+  }
+
+  // tools/call → gradlew spawned: a trusted project whose gradlew only stamps the time it started.
+  {
+    const proj = `${home}/spawn-bench`;
+    await Deno.mkdir(`${proj}/app`, { recursive: true });
+    await Deno.writeTextFile(
+      `${proj}/settings.gradle.kts`,
+      'rootProject.name = "b"\ninclude(":app")\n',
+    );
+    await Deno.writeTextFile(
+      `${proj}/app/build.gradle.kts`,
+      'plugins { id("com.android.application") }\nandroid { namespace = "b.app" }\n',
+    );
+    await Deno.writeTextFile(
+      `${proj}/gradlew`,
+      '#!/bin/sh\ndate +%s%N >> "$(dirname "$0")/spawned"\necho "BUILD SUCCESSFUL in 0s"\n',
+      { mode: 0o755 },
+    );
+    await trustProject(`${home}/keynobi`, proj);
+    const t = new Session(["--project", proj]);
+    await t.request(1, "initialize", INIT);
+    const overhead: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const sent = Date.now() * 1e6 + (performance.now() % 1) * 1e6;
+      await t.request(100 + i, "tools/call", {
+        name: "run_gradle_task",
+        arguments: { task: "help" },
+      });
+      const stamps = (await Deno.readTextFile(`${proj}/spawned`)).trim().split("\n");
+      const spawnedNs = Number(stamps.at(-1));
+      if (i > 0) overhead.push((spawnedNs - sent) / 1e6); // the first call also starts the worker
+    }
+    await t.close();
+    results.push({
+      what: "tools/call → gradlew spawned (warm worker)",
+      value: `${median(overhead).toFixed(1)} ms median (p90 ${
+        p(overhead, 0.9).toFixed(1)
+      }, n=${overhead.length})`,
+      budget: "—",
+    });
+  }
 
   for (const set of [...TOOLSETS, "all"]) {
     const t = new Session(set === "all" ? [] : ["--toolsets", set]);

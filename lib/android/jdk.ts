@@ -278,6 +278,11 @@ export interface ResolveJavaOptions {
   trusted: boolean;
   locations?: JdkLocations;
   timeoutMs?: number;
+  /**
+   * Take the version from the JDK's `release` file when it has one instead of running
+   * `java -version` (builds do; the health check runs the JVM to prove it works).
+   */
+  versionFromReleaseFile?: boolean;
 }
 
 /** `$GRADLE_USER_HOME` or `~/.gradle`. */
@@ -328,6 +333,15 @@ const SOURCE_LABEL: Record<JavaSource, string> = {
   installedJdk: "an installed JDK",
 };
 
+/** `JAVA_VERSION="17.0.15"` from a JDK's `release` file, as `java -version` would say it. */
+export async function releaseVersion(
+  home: string,
+): Promise<{ version: string; major: number } | null> {
+  const text = await Deno.readTextFile(join(home, "release")).catch(() => null);
+  const m = text ? /^JAVA_VERSION="([^"]+)"/m.exec(text) : null;
+  return m ? parseJavaVersion(`version "${m[1]}"`) : null;
+}
+
 /** The spec's `java` object: resolve the JDK, then probe `java -version`. */
 export async function describeJava(options: ResolveJavaOptions): Promise<JavaInfo> {
   const resolved = await resolveJavaHome(options);
@@ -356,8 +370,12 @@ export async function describeJava(options: ResolveJavaOptions): Promise<JavaInf
       if (basename(home) === "jre") home = dirname(home);
     } catch { /* keep null */ }
   }
-  const probe = await runProbe(bin, ["-version"], options.timeoutMs);
-  const parsed = parseJavaVersion(`${probe.stderr}\n${probe.stdout}`);
+  // Builds only need the version: the JDK's `release` file has it without starting a JVM.
+  const fromRelease = options.versionFromReleaseFile && home ? await releaseVersion(home) : null;
+  const probe = fromRelease
+    ? { ok: true, code: 0, stdout: "", stderr: "", timedOut: false, error: null }
+    : await runProbe(bin, ["-version"], options.timeoutMs);
+  const parsed = fromRelease ?? parseJavaVersion(`${probe.stderr}\n${probe.stdout}`);
   const from = resolved ? SOURCE_LABEL[resolved.source] : "java on PATH";
   if (!probe.ok || parsed === null) {
     const why = probe.error ?? (probe.ok ? "it printed no version" : `exit status ${probe.code}`);

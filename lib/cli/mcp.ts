@@ -3,6 +3,7 @@
  * on stdio until the client closes stdin.
  */
 import { AdbClient } from "../adb/client.ts";
+import { BuildClient } from "../gradle/build_client.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
@@ -103,8 +104,10 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     pinnedProject: null,
   };
   const adb = makeAdbClient(opts.env);
+  const builds = new BuildClient({ dataDir, version: VERSION });
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb,
+    builds,
     env: opts.env,
     dataDir,
     project,
@@ -176,8 +179,17 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
       }
       server.handle(classifyLine(next.value), send);
     }
-    if (stop.signal.aborted) await server.close();
-    else await server.drain();
+    if (stop.signal.aborted) {
+      // Stopped by a signal: stop the build (recorded as such), then answer what is in flight.
+      await builds.shutdown("keynobi was stopped by a signal");
+      await server.close();
+    } else {
+      // The client went away: a build it started finishes and is recorded (bounded by the build
+      // timeout) before this server exits.
+      await server.drain();
+    }
+    await builds.shutdown("keynobi exited");
+    builds.close();
   } finally {
     for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);
     await housekeeping;

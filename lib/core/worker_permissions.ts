@@ -43,6 +43,8 @@ export interface WorkerFacts {
   programRoot?: string | null;
   /** Environment variables the worker may read, beyond `BASE_WORKER_ENV`. */
   env?: readonly string[];
+  /** Helper executables by name, resolved through PATH (`git`, `ps`, `kill`). */
+  commands?: readonly string[];
 }
 
 /** Every worker may read these environment variables. */
@@ -182,7 +184,10 @@ export function buildWorkerPermissions(facts: WorkerFacts): Deno.PermissionOptio
     ...none(),
     read: paths("read", [facts.projectRoot, facts.sdkRoot, facts.javaHome, facts.dataDir]),
     write: paths("write", [facts.projectRoot, facts.dataDir]),
-    run: listOrFalse(paths("run", [facts.gradlew, facts.java])),
+    run: listOrFalse([
+      ...paths("run", [facts.gradlew, facts.java]),
+      ...(facts.commands ?? []).filter((c) => /^[A-Za-z0-9_.-]+$/.test(c)),
+    ]),
     env: envNames(BASE_WORKER_ENV, facts.env),
   };
 }

@@ -1,5 +1,6 @@
 /** What every tool handler receives from the server session that calls it. */
 import type { AdbClient } from "../adb/client.ts";
+import type { BuildClient } from "../gradle/build_client.ts";
 import type { Env } from "../core/env.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
@@ -14,6 +15,8 @@ export interface SessionMode {
 
 export interface ToolContext {
   adb: AdbClient;
+  /** This process's build slot (the build worker). */
+  builds: BuildClient;
   env: Env;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;

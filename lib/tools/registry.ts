@@ -7,9 +7,11 @@ import type { AnyTool } from "../mcp/server.ts";
 import type { ToolContext } from "./context.ts";
 import { projectTools } from "./project.ts";
 import { devicesTools } from "./devices.ts";
+import { buildTools } from "./build.ts";
 
 export const TOOLS: readonly AnyTool<ToolContext>[] = [
   ...projectTools,
+  ...buildTools,
   ...devicesTools,
 ];
 

@@ -1,3 +1,4 @@
+import { BuildClient } from "../../lib/gradle/build_client.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { devicesTools } from "../../lib/tools/devices.ts";
 import { AdbClient } from "../../lib/adb/client.ts";
@@ -32,6 +33,7 @@ function ctxWith(adb: AdbClient): ToolContext {
     },
     signal: new AbortController().signal,
     request: { progress: () => {}, clientName: null, sessionId: "test" },
+    builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
   };
 }
 

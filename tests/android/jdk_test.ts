@@ -6,6 +6,7 @@ import {
   javaMajor,
   parseJavaVersion,
   rankJdkNames,
+  releaseVersion,
   resolveJavaHome,
   runProbe,
 } from "../../lib/android/jdk.ts";
@@ -176,4 +177,20 @@ Deno.test("runProbe() kills a probe that exceeds its timeout", async () => {
   assertMatch(r.error ?? "", /did not finish within 300 ms/);
   const missing = await runProbe(join(tmp.path, "nope"), []);
   assert(!missing.ok && missing.error !== null);
+});
+
+Deno.test("releaseVersion() reads JAVA_VERSION from a JDK's release file", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    assertEquals(await releaseVersion(home), null);
+    await Deno.writeTextFile(
+      `${home}/release`,
+      'IMPLEMENTOR="Debian"\nJAVA_RUNTIME_VERSION="17.0.15+6-Debian-1deb12u1"\nJAVA_VERSION="17.0.15"\n',
+    );
+    assertEquals(await releaseVersion(home), { version: "17.0.15", major: 17 });
+    await Deno.writeTextFile(`${home}/release`, 'JAVA_VERSION="1.8.0_392"\n');
+    assertEquals((await releaseVersion(home))?.major, 8);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

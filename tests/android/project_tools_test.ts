@@ -1,3 +1,4 @@
+import { BuildClient } from "../../lib/gradle/build_client.ts";
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { trustProject } from "../../lib/core/settings.ts";
@@ -32,6 +33,7 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
     },
     signal: new AbortController().signal,
     request: { progress: () => {}, clientName: null, sessionId: "test" },
+    builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
   };
 }
 

@@ -6,7 +6,12 @@ import { assert, assertEquals } from "../assert.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
 import { PROMPTS } from "../../lib/tools/prompts.ts";
 import { inputSchemaOf } from "../../lib/mcp/server.ts";
-import { renderToolTable, withToolTable } from "../../lib/mcp/docs_table.ts";
+import {
+  renderToolTable,
+  TABLE_END,
+  TABLE_START,
+  withToolTable,
+} from "../../lib/mcp/docs_table.ts";
 import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { VERSION } from "../../lib/version.ts";
 import { buildInstructions } from "../../lib/mcp/instructions.ts";
@@ -127,7 +132,10 @@ Deno.test("instructions: mention every served tool and the hidden toolsets", () 
 Deno.test("docs: docs/MCP_SERVER.md's tool table is the registry's", async () => {
   const doc = await Deno.readTextFile(new URL("docs/MCP_SERVER.md", root));
   const table = renderToolTable(TOOLS);
-  assertEquals(withToolTable(doc, table), doc, "run `deno task docs` to regenerate the table");
+  const start = doc.indexOf(TABLE_START), end = doc.indexOf(TABLE_END) + TABLE_END.length;
+  assert(start >= 0 && end > start, "docs/MCP_SERVER.md has the table markers");
+  assertEquals(doc.slice(start, end), table, "run `deno task docs` to regenerate the table");
+  assertEquals(withToolTable(doc, table), doc);
   for (const set of TOOLSETS) assert(doc.includes(`\`${set}\``), `docs name the ${set} toolset`);
 });
 

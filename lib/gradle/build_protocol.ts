@@ -1,0 +1,58 @@
+/**
+ * The build worker's messages (workers/build.ts ↔ lib/gradle/build_client.ts). The worker owns the
+ * build slot: one Gradle build at a time per process, the `gradlew` child, output parsing, the raw
+ * log and the history record.
+ */
+import type { Diagnostic } from "./build_parser_patterns.ts";
+import type { BuildRecord, Origin } from "./build_history.ts";
+
+export interface BuildRunParams {
+  /** Canonical Gradle root; the worker checks again that it is trusted. */
+  project: string;
+  /** Gradle task paths, already checked by the task policy. */
+  tasks: string[];
+  kind: "gradle_task" | "tests";
+  variant: string | null;
+  module: string | null;
+  origin: Origin;
+  timeoutMs: number;
+  /** `JAVA_HOME` for Gradle (the resolved JDK), when one was found. */
+  javaHome: string | null;
+  /** `ANDROID_HOME` for Gradle, when an SDK was found. */
+  androidHome: string | null;
+  /** Application modules' folders (relative), to find the APKs this build wrote. */
+  appModuleDirs: string[];
+  gradleVersion: string | null;
+  jdkVersion: string | null;
+}
+
+export interface BuildRunResult {
+  record: BuildRecord;
+  /** The last lines of output (for a failure's message). */
+  tail: string[];
+}
+
+export interface BuildProgress {
+  elapsedMs: number;
+  currentTask: string | null;
+}
+
+export interface RunningBuild {
+  id: number;
+  project: string;
+  tasks: string[];
+  origin: Origin;
+  started_at: string;
+  elapsed_ms: number;
+  current_task: string | null;
+}
+
+export type BuildMethods = {
+  "build.run": { params: BuildRunParams; result: BuildRunResult };
+  "build.cancel": { params: { by: Origin }; result: { cancelled: RunningBuild | null } };
+  "build.status": { params: null; result: { running: RunningBuild | null } };
+  /** Stop any running build (keynobi is exiting): recorded as cancelled with the reason. */
+  "build.shutdown": { params: { reason: string }; result: { stopped: boolean } };
+};
+
+export type { Diagnostic };

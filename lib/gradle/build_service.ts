@@ -1,0 +1,337 @@
+/**
+ * The build slot, run inside the build worker: one Gradle build at a time per process, and one per
+ * project across processes (the build lock). It re-checks trust right before anything is made
+ * executable or spawned, runs `gradlew` with an argument vector, parses its output as it streams,
+ * keeps the raw log, and records the build in the history whatever happens to it.
+ */
+import { join } from "node:path";
+import { ToolError } from "../core/errors.ts";
+import { isTrusted } from "../core/settings.ts";
+import { killTree } from "../core/process_tree.ts";
+import { BuildOutputParser } from "./build_parser.ts";
+import {
+  type BuildRecord,
+  describeOrigin,
+  finishBuildRecord,
+  markOrphanedBuilds,
+  type Origin,
+  startBuildRecord,
+} from "./build_history.ts";
+import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
+import { buildLogPath, BuildLogWriter } from "./build_log.ts";
+import { readProvenance } from "./provenance.ts";
+import { collectBuiltApks } from "./built_apks.ts";
+import type { BuildRunParams, BuildRunResult, RunningBuild } from "./build_protocol.ts";
+
+/** How many diagnostics a history record keeps. */
+export const MAX_RECORDED_DIAGNOSTICS = 100;
+/** Lines of output kept in memory for a failure's message. */
+export const TAIL_LINES = 40;
+/** How long a stopped build gets to exit after SIGTERM before SIGKILL. */
+export const KILL_GRACE_MS = 3_000;
+/** Longest build timeout accepted (a bound on the setting). */
+export const MAX_BUILD_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+
+interface Current {
+  id: number;
+  project: string;
+  tasks: string[];
+  origin: Origin;
+  startedAt: number;
+  startedIso: string;
+  parser: BuildOutputParser;
+  stop(reason: StopReason): void;
+}
+
+type StopReason =
+  | { kind: "cancelled"; by: Origin; message: string }
+  | { kind: "timeout"; message: string };
+
+export interface BuildServiceOptions {
+  dataDir: string;
+  /** The keynobi binary (for the lock holder record). */
+  binary: string;
+  version: string;
+}
+
+export class BuildService {
+  #opts: BuildServiceOptions;
+  #current: Current | null = null;
+  #orphansMarked = false;
+
+  constructor(opts: BuildServiceOptions) {
+    this.#opts = opts;
+  }
+
+  status(): RunningBuild | null {
+    const c = this.#current;
+    if (!c) return null;
+    return {
+      id: c.id,
+      project: c.project,
+      tasks: c.tasks,
+      origin: c.origin,
+      started_at: c.startedIso,
+      elapsed_ms: Math.round(performance.now() - c.startedAt),
+      current_task: c.parser.currentTask,
+    };
+  }
+
+  cancel(by: Origin, message: string): RunningBuild | null {
+    const running = this.status();
+    this.#current?.stop({ kind: "cancelled", by, message });
+    return running;
+  }
+
+  async run(
+    p: BuildRunParams,
+    ctl: { signal: AbortSignal; progress(elapsedMs: number, currentTask: string | null): void },
+  ): Promise<BuildRunResult> {
+    const { dataDir } = this.#opts;
+    if (!this.#orphansMarked) {
+      this.#orphansMarked = true;
+      await markOrphanedBuilds(dataDir).catch(() => {});
+    }
+    if (this.#current) {
+      const c = this.status()!;
+      throw new ToolError(
+        "build_busy",
+        `A Gradle build is already running in this keynobi process (build #${c.id}, ` +
+          `${c.tasks.join(" ")}, ${Math.round(c.elapsed_ms / 1000)} s so far): wait for it with ` +
+          "get_build_status, or stop it with cancel_build",
+        { running: c },
+      );
+    }
+    // Trust is checked again here, right before anything is made executable or spawned.
+    if (!(await isTrusted(dataDir, p.project))) {
+      throw new ToolError(
+        "invalid_params",
+        `The project ${p.project} is not trusted, so keynobi will not run its Gradle build: ` +
+          `ask the user to run \`keynobi trust ${p.project}\` in a terminal`,
+      );
+    }
+    const timeoutMs = Math.min(Math.max(1000, p.timeoutMs), MAX_BUILD_TIMEOUT_MS);
+    const gradlew = join(p.project, Deno.build.os === "windows" ? "gradlew.bat" : "gradlew");
+    const lock = await tryAcquireBuildLock(dataDir, p.project, {
+      task: p.tasks.join(" "),
+      binary: this.#opts.binary,
+    });
+    if (!lock.ok) throw buildLockRefusal(lock.held_by);
+
+    const parser = new BuildOutputParser();
+    const tail: string[] = [];
+    let record: BuildRecord | null = null;
+    let log: BuildLogWriter | null = null;
+    try {
+      await ensureExecutable(gradlew);
+      const provenance = readProvenance(p.project, {
+        gradleVersion: p.gradleVersion,
+        jdkVersion: p.jdkVersion,
+        timeoutMs: 5000,
+      }).catch(() => null);
+      record = await startBuildRecord(dataDir, {
+        project: p.project,
+        task: p.tasks.join(" "),
+        tasks: p.tasks,
+        variant: p.variant,
+        module: p.module,
+        kind: p.kind,
+        origin: p.origin,
+        pid: Deno.pid,
+      });
+      log = await BuildLogWriter.open(buildLogPath(dataDir, record.id));
+      const startedAt = performance.now();
+      const startedWall = Date.now();
+      const child = new Deno.Command(gradlew, {
+        args: ["--console=plain", ...p.tasks],
+        cwd: p.project,
+        env: {
+          ...(p.javaHome ? { JAVA_HOME: p.javaHome } : {}),
+          ...(p.androidHome
+            ? { ANDROID_HOME: p.androidHome, ANDROID_SDK_ROOT: p.androidHome }
+            : {}),
+        },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+
+      let stopReason: StopReason | null = null;
+      const stop = (reason: StopReason) => {
+        if (stopReason) return;
+        stopReason = reason;
+        void killTree(child.pid, { signal: "SIGTERM", graceMs: KILL_GRACE_MS }).catch(() => {});
+      };
+      this.#current = {
+        id: record.id,
+        project: p.project,
+        tasks: p.tasks,
+        origin: p.origin,
+        startedAt,
+        startedIso: new Date(startedWall).toISOString(),
+        parser,
+        stop,
+      };
+      const onAbort = () =>
+        stop({
+          kind: "cancelled",
+          by: p.origin,
+          message: `cancelled by ${describeOrigin(p.origin)}`,
+        });
+      ctl.signal.addEventListener("abort", onAbort);
+      const timer = setTimeout(
+        () =>
+          stop({ kind: "timeout", message: `timed out after ${Math.round(timeoutMs / 1000)} s` }),
+        timeoutMs,
+      );
+      let lastTask: string | null = null;
+      const onLine = (line: string) => {
+        parser.push(line);
+        log!.write(line);
+        tail.push(line);
+        if (tail.length > TAIL_LINES) tail.shift();
+        if (parser.currentTask !== lastTask) {
+          lastTask = parser.currentTask;
+          ctl.progress(performance.now() - startedAt, lastTask);
+        }
+      };
+      const [status] = await Promise.all([
+        child.status,
+        pumpLines(child.stdout, onLine),
+        pumpLines(child.stderr, onLine),
+      ]);
+      clearTimeout(timer);
+      ctl.signal.removeEventListener("abort", onAbort);
+
+      const summary = parser.finish();
+      const logInfo = await log.close();
+      log = null;
+      const duration = Math.round(performance.now() - startedAt);
+      const reason = stopReason as StopReason | null;
+      const outcome = reason?.kind === "cancelled"
+        ? "cancelled"
+        : reason?.kind === "timeout"
+        ? "failed"
+        : status.success
+        ? "success"
+        : "failed";
+      const apks = outcome === "success"
+        ? await collectBuiltApks(p.project, p.appModuleDirs, startedWall).catch(() => [])
+        : [];
+      const errors = summary.diagnostics.filter((d) => d.severity === "error");
+      const finished = await finishBuildRecord(dataDir, record.id, {
+        status: outcome,
+        finished_at: new Date().toISOString(),
+        duration_ms: duration,
+        exit_code: status.code,
+        summary: summaryLine(
+          outcome,
+          p.tasks,
+          duration,
+          summary.failed_tasks,
+          errors.length,
+          reason,
+        ),
+        error_count: errors.length,
+        warning_count: summary.diagnostics.length - errors.length,
+        diagnostics: summary.diagnostics.slice(0, MAX_RECORDED_DIAGNOSTICS),
+        failed_tasks: summary.failed_tasks,
+        cancelled_by: reason?.kind === "cancelled" ? reason.by : null,
+        reason: reason ? reason.message : outcome === "failed" ? failureReason(summary) : null,
+        gradle_pid: child.pid,
+        apks,
+        provenance: await provenance,
+        log: logInfo,
+      });
+      if (!finished) {
+        throw new ToolError(
+          "io_error",
+          `Build #${record.id} finished but its history record is gone (the history was reset)`,
+        );
+      }
+      return { record: finished, tail };
+    } catch (e) {
+      if (record) {
+        await finishBuildRecord(dataDir, record.id, {
+          status: "failed",
+          finished_at: new Date().toISOString(),
+          summary: `Build could not run: ${(e as Error).message}`,
+          reason: (e as Error).message,
+          log: log ? await log.close().catch(() => null) ?? undefined : undefined,
+        }).catch(() => {});
+      }
+      if (e instanceof ToolError) throw e;
+      throw new ToolError(
+        "build_failed",
+        `Could not run ${gradlew}: ${(e as Error).message}: check that the project has a Gradle ` +
+          "wrapper (run_health_check shows it)",
+      );
+    } finally {
+      this.#current = null;
+      await lock.lock.release().catch(() => {});
+    }
+  }
+}
+
+/** Make the wrapper executable (only ever reached for a trusted project). */
+async function ensureExecutable(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch {
+    throw new ToolError(
+      "build_failed",
+      `The project has no Gradle wrapper at ${path}: add one (gradle wrapper) or open the right folder`,
+    );
+  }
+  if (!info.isFile) {
+    throw new ToolError(
+      "build_failed",
+      `${path} is not a file: the Gradle wrapper must be a script`,
+    );
+  }
+  if (info.mode !== null && (info.mode & 0o100) === 0) await Deno.chmod(path, info.mode | 0o755);
+}
+
+/** Read a child's stream line by line (LF, CR stripped by the parser). */
+async function pumpLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+): Promise<void> {
+  let rest = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    rest += chunk;
+    let nl: number;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      onLine(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+    }
+  }
+  if (rest !== "") onLine(rest);
+}
+
+function failureReason(summary: ReturnType<BuildOutputParser["finish"]>): string {
+  const first = summary.diagnostics.find((d) => d.severity === "error");
+  if (first) return first.message.split("\n")[0].slice(0, 300);
+  if (summary.failed_tasks.length) return `task ${summary.failed_tasks[0]} failed`;
+  return "Gradle exited with an error";
+}
+
+function summaryLine(
+  outcome: string,
+  tasks: string[],
+  durationMs: number,
+  failedTasks: string[],
+  errors: number,
+  reason: StopReason | null,
+): string {
+  const secs = (durationMs / 1000).toFixed(1);
+  const what = tasks.join(" ");
+  if (outcome === "success") return `BUILD SUCCESSFUL — ${what} in ${secs} s`;
+  if (outcome === "cancelled") return `BUILD CANCELLED — task '${what}' was ${reason?.message}`;
+  if (reason?.kind === "timeout") return `BUILD FAILED — ${what} ${reason.message}`;
+  const failed = failedTasks.length ? `; failed: ${failedTasks.join(", ")}` : "";
+  return `BUILD FAILED — ${what} in ${secs} s: ${errors} error${errors === 1 ? "" : "s"}${failed}`;
+}
+
+export type { Diagnostic } from "./build_parser_patterns.ts";

@@ -1,0 +1,539 @@
+/**
+ * The Build tools: run Gradle (trusted projects only, through the task policy), read its status,
+ * errors and log, cancel it, and read the project model (variants, APKs, configuration).
+ */
+import { z } from "zod";
+import { ToolError } from "../core/errors.ts";
+import { readSettings } from "../core/settings.ts";
+import { findApk } from "../gradle/apk_outputs.ts";
+import { readGradleProject } from "../gradle/build_files.ts";
+import {
+  type BuildRecord,
+  describeOrigin,
+  getBuildRecord,
+  latestBuildRecord,
+  listBuildRecords,
+} from "../gradle/build_history.ts";
+import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../gradle/build_log.ts";
+import { getActiveVariant, listVariants, setActiveVariant } from "../gradle/variants.ts";
+import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
+import {
+  agentOrigin,
+  appModel,
+  BUILD_PROGRESS_INTERVAL_MS,
+  buildEnvironment,
+  buildTimeoutMs,
+  diagnosticLine,
+  modeLine,
+  presentDiagnostic,
+  projectRoot,
+  requireTrusted,
+  resolveTasks,
+} from "./build_support.ts";
+import type { ToolContext } from "./context.ts";
+
+/** Diagnostics a build's answer lists inline (get_build_errors has them all). */
+export const INLINE_DIAGNOSTICS = 10;
+/** get_build_errors: default and maximum count. */
+export const DEFAULT_ERRORS = 50;
+export const MAX_ERRORS = 200;
+/** Most build ids a session may look back to. */
+const BUILD_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+async function runBuild(
+  ctx: ToolContext,
+  kind: "gradle_task" | "tests",
+  resolved: { tasks: string[]; variant: string | null; module: string | null },
+): Promise<ToolOutput> {
+  const root = await requireTrusted(ctx);
+  const [env, timeoutMs, project] = await Promise.all([
+    buildEnvironment(ctx, root),
+    buildTimeoutMs(ctx),
+    readGradleProject(root),
+  ]);
+  const appDirs = project.modules.filter((m) => m.application).map((m) => m.dir);
+  const started = performance.now();
+  let lastTask: string | null = null;
+  const tick = () => {
+    const secs = Math.round((performance.now() - started) / 1000);
+    ctx.request.progress(
+      secs,
+      undefined,
+      `${secs} s elapsed${lastTask ? ` — > Task ${lastTask}` : ""}`,
+    );
+  };
+  const timer = setInterval(tick, BUILD_PROGRESS_INTERVAL_MS);
+  let result;
+  try {
+    result = await ctx.builds.run({
+      project: root,
+      tasks: resolved.tasks,
+      kind,
+      variant: resolved.variant,
+      module: resolved.module,
+      origin: agentOrigin(ctx),
+      timeoutMs,
+      javaHome: env.java.java_home,
+      androidHome: env.sdk.path,
+      appModuleDirs: appDirs,
+      gradleVersion: env.wrapper.gradle_version,
+      jdkVersion: env.java.version,
+    }, {
+      signal: ctx.signal,
+      onProgress: (_ms, task) => {
+        lastTask = task;
+      },
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  return renderBuild(ctx, result.record, result.tail);
+}
+
+function renderBuild(ctx: ToolContext, r: BuildRecord, tail: string[]): ToolOutput {
+  const root = projectRoot(ctx);
+  const diags = (r.diagnostics as Parameters<typeof presentDiagnostic>[1][]).map((d) =>
+    presentDiagnostic(root, d)
+  );
+  const errors = diags.filter((d) => d.severity === "error");
+  const structured = {
+    build_id: r.id,
+    status: r.status,
+    tasks: r.tasks,
+    variant: r.variant,
+    duration_ms: r.duration_ms,
+    summary: r.summary,
+    error_count: r.error_count,
+    warning_count: r.warning_count,
+    errors: errors.slice(0, INLINE_DIAGNOSTICS),
+    failed_tasks: r.failed_tasks,
+    apks: r.apks,
+    reason: r.reason,
+    cancelled_by: r.cancelled_by,
+    mode: ctx.session.mode,
+    standalone_reason: ctx.session.standaloneReason,
+  };
+  const lines = [`${r.summary} (build #${r.id})`];
+  for (const apk of r.apks) {
+    lines.push(
+      `APK ${apk.variant}: ${apk.path}${apk.application_id ? ` (${apk.application_id})` : ""}, ${
+        Math.round(apk.bytes / 1024)
+      } KiB${apk.sha256 ? `, sha256 ${apk.sha256.slice(0, 12)}…` : ""}`,
+    );
+  }
+  for (const d of errors.slice(0, INLINE_DIAGNOSTICS)) lines.push(diagnosticLine(d));
+  if (r.status === "failed") {
+    if (errors.length === 0 && tail.length) {
+      lines.push("Last lines of output:", ...tail.slice(-12).map((l) => `  ${l}`));
+    }
+    lines.push(
+      `Next: get_build_errors for every diagnostic${
+        errors.length > INLINE_DIAGNOSTICS ? ` (${errors.length} errors)` : ""
+      }, get_build_log for the output.`,
+    );
+  } else if (r.warning_count > 0) {
+    lines.push(`${r.warning_count} warning(s): get_build_errors lists them.`);
+  }
+  lines.push(modeLine(ctx));
+  const text = lines.join("\n");
+  if (r.status === "success") return { structured, text };
+  throw new ToolError(r.status === "cancelled" ? "cancelled" : "build_failed", text, structured);
+}
+
+const runGradleTask = defineTool({
+  name: "run_gradle_task",
+  toolset: "core",
+  kind: "O",
+  title: "Run a Gradle task",
+  description:
+    "Run Gradle tasks in the trusted project and wait for the result: errors with file " +
+    "and line, APKs written. Publishing/uninstall tasks are refused. Sends progress; cancel the " +
+    "request to stop the build.",
+  params: {
+    task: z.string().max(2000).describe(
+      "Task(s), space-separated: assembleDebug, :app:assembleDemoDebug, clean build",
+    ),
+    variant: z.string().max(200).optional().describe(
+      "Variant that completes a verb task: task assemble + variant demoDebug → :app:assembleDemoDebug",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    return await runBuild(ctx, "gradle_task", await resolveTasks(ctx, args.task, args.variant));
+  },
+});
+
+const runTests = defineTool({
+  name: "run_tests",
+  toolset: "core",
+  kind: "O",
+  title: "Run tests",
+  description: "Run the app's tests through Gradle: unit (test<Variant>UnitTest), connected " +
+    "(connected<Variant>AndroidTest on devices) or a custom test task. Same trust and policy as " +
+    "run_gradle_task.",
+  params: {
+    test_type: z.string().max(300).describe(
+      "unit, connected, or a test task name such as :feature:testDebugUnitTest",
+    ),
+    variant: z.string().max(200).optional().describe(
+      "Variant for unit/connected (default: the active variant)",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    if (args.test_type === "unit" || args.test_type === "connected") {
+      const model = await appModel(ctx);
+      const variant = args.variant ?? (await getActiveVariant(ctx.dataDir, projectRoot(ctx), model))
+        .variant?.name;
+      if (!variant) throw new ToolError("invalid_params", "The app module has no variants to test");
+      const verb = args.test_type === "unit" ? "test" : "connected";
+      const task = `${model.module === ":" ? "" : model.module}:${verb}`;
+      return await runBuild(ctx, "tests", await resolveTasks(ctx, task, variant));
+    }
+    return await runBuild(ctx, "tests", await resolveTasks(ctx, args.test_type, args.variant));
+  },
+});
+
+function recordSummary(r: BuildRecord) {
+  return {
+    build_id: r.id,
+    status: r.status,
+    summary: r.summary,
+    tasks: r.tasks,
+    variant: r.variant,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    duration_ms: r.duration_ms,
+    error_count: r.error_count,
+    warning_count: r.warning_count,
+    origin: r.origin,
+    cancelled_by: r.cancelled_by,
+    reason: r.reason,
+  };
+}
+
+async function pickRecord(ctx: ToolContext, id: number | undefined): Promise<BuildRecord> {
+  const root = projectRoot(ctx);
+  const r = id === undefined
+    ? await latestBuildRecord(ctx.dataDir, root)
+    : await getBuildRecord(ctx.dataDir, id);
+  if (!r || r.project !== root) {
+    throw new ToolError(
+      "not_found",
+      id === undefined
+        ? "No build of this project is recorded yet: run run_gradle_task first"
+        : `No build #${id} of this project is recorded: get_build_status lists the latest`,
+    );
+  }
+  return r;
+}
+
+const getBuildStatus = defineTool({
+  name: "get_build_status",
+  toolset: "core",
+  kind: "R",
+  title: "Build status",
+  description: "The running build (task, elapsed time, current task) or the latest one: status, " +
+    "summary, who started or cancelled it, and this server's mode.",
+  params: {},
+  projectIndependent: false,
+  async run(_args, ctx: ToolContext) {
+    const root = projectRoot(ctx);
+    const running = await ctx.builds.status();
+    const latest = await latestBuildRecord(ctx.dataDir, root);
+    const recent = (await listBuildRecords(ctx.dataDir, { project: root, limit: 5 })).map(
+      recordSummary,
+    );
+    const structured = {
+      status: running ? "running" : latest?.status ?? "none",
+      running,
+      latest: latest ? recordSummary(latest) : null,
+      recent,
+      summary: running
+        ? `Build #${running.id} running: ${running.tasks.join(" ")} for ${
+          Math.round(running.elapsed_ms / 1000)
+        } s${running.current_task ? `, at ${running.current_task}` : ""}`
+        : latest?.summary ?? "No build recorded for this project yet",
+      origin: running?.origin ?? latest?.origin ?? null,
+      cancelled_by: running ? null : latest?.cancelled_by ?? null,
+      mode: ctx.session.mode,
+      standalone_reason: ctx.session.standaloneReason,
+    };
+    const lines = [structured.summary];
+    if (structured.origin) lines.push(`Started by ${describeOrigin(structured.origin)}`);
+    if (structured.cancelled_by) {
+      lines.push(`Cancelled by ${describeOrigin(structured.cancelled_by)}`);
+    }
+    if (!running && latest?.reason) lines.push(`Reason: ${latest.reason}`);
+    lines.push(modeLine(ctx));
+    return { structured, text: lines.join("\n") };
+  },
+});
+
+const getBuildErrors = defineTool({
+  name: "get_build_errors",
+  toolset: "core",
+  kind: "R",
+  title: "Build errors",
+  description:
+    "Errors and warnings of the latest (or a given) build: file, line, column, message, " +
+    "tool (kotlin, java, aapt2, r8, lint, …). Errors without a location have the message only.",
+  params: {
+    build_id: BUILD_ID.optional().describe("A build number from get_build_status; default latest"),
+    include_warnings: z.boolean().optional().describe("Also list warnings (default true)"),
+    limit: z.number().int().min(1).max(MAX_ERRORS).optional().describe(
+      `Most diagnostics returned (default ${DEFAULT_ERRORS}, max ${MAX_ERRORS})`,
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const r = await pickRecord(ctx, args.build_id);
+    const root = projectRoot(ctx);
+    const all = (r.diagnostics as Parameters<typeof presentDiagnostic>[1][])
+      .map((d) => presentDiagnostic(root, d))
+      .filter((d) => args.include_warnings !== false || d.severity === "error");
+    const limit = args.limit ?? DEFAULT_ERRORS;
+    const shown = all.slice(0, limit);
+    const structured = {
+      build_id: r.id,
+      status: r.status,
+      error_count: r.error_count,
+      warning_count: r.warning_count,
+      diagnostics: shown,
+      truncated: all.length > shown.length,
+    };
+    const head =
+      `Build #${r.id} ${r.status}: ${r.error_count} error(s), ${r.warning_count} warning(s)`;
+    const lines = [head, ...shown.map(diagnosticLine)];
+    if (r.status === "failed" && r.error_count === 0) {
+      lines.push(
+        `No diagnostic was recognised${
+          r.reason ? `: ${r.reason}` : ""
+        }; get_build_log shows the output`,
+      );
+    }
+    return { structured, text: lines.join("\n") };
+  },
+});
+
+const getBuildLog = defineTool({
+  name: "get_build_log",
+  toolset: "core",
+  kind: "R",
+  title: "Build log",
+  description: "The last lines of a build's raw Gradle output (latest build by default).",
+  params: {
+    lines: z.number().int().min(1).max(MAX_TAIL_LINES).optional().describe(
+      `Lines from the end (default mcp.default_build_log_lines = ${DEFAULT_TAIL_LINES}, max ${MAX_TAIL_LINES})`,
+    ),
+    build_id: BUILD_ID.optional().describe("A build number; default the latest"),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const r = await pickRecord(ctx, args.build_id);
+    const settings = await readSettings(ctx.dataDir);
+    const fallback = Number(settings.mcp?.default_build_log_lines ?? DEFAULT_TAIL_LINES);
+    const n = args.lines ??
+      (Number.isInteger(fallback)
+        ? Math.min(Math.max(1, fallback), MAX_TAIL_LINES)
+        : DEFAULT_TAIL_LINES);
+    if (!r.log?.path) {
+      throw new ToolError("not_found", `Build #${r.id} kept no log`);
+    }
+    const tail = await readLogTail(r.log.path, n);
+    const structured = { build_id: r.id, status: r.status, ...tail };
+    return {
+      structured,
+      text: [`Build #${r.id} (${r.status}), last ${tail.lines.length} line(s):`, ...tail.lines]
+        .join("\n"),
+    };
+  },
+});
+
+const cancelBuild = defineTool({
+  name: "cancel_build",
+  toolset: "core",
+  kind: "W",
+  title: "Cancel the build",
+  description: "Stop the Gradle build running in this keynobi process, whoever started it; it is " +
+    "recorded as cancelled by this agent.",
+  params: {},
+  projectIndependent: false,
+  async run(_args, ctx: ToolContext) {
+    const cancelled = await ctx.builds.cancel(agentOrigin(ctx));
+    const structured = { cancelled: cancelled !== null, build: cancelled };
+    return {
+      structured,
+      text: cancelled
+        ? `Cancelling build #${cancelled.id} (${
+          cancelled.tasks.join(" ")
+        }); get_build_status shows when it stopped`
+        : "No build is running in this keynobi process",
+    };
+  },
+});
+
+const listBuildVariants = defineTool({
+  name: "list_build_variants",
+  toolset: "core",
+  kind: "R",
+  title: "Build variants",
+  description: "The app module's variants (flavors × build types) with their application ids and " +
+    "tasks, and the active variant.",
+  params: {
+    module: z.string().max(200).optional().describe(
+      "Application module (:app); default the only one",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const model = await appModel(ctx, args.module);
+    const variants = listVariants(model);
+    const active = await getActiveVariant(ctx.dataDir, projectRoot(ctx), model);
+    const structured = {
+      module: model.module,
+      active: active.variant?.name ?? null,
+      active_source: active.source,
+      ...(active.stale_variant ? { stale_variant: active.stale_variant } : {}),
+      variants,
+    };
+    const lines = [
+      `${model.module}: ${variants.length} variant(s), active ${structured.active ?? "none"}`,
+    ];
+    for (const v of variants) {
+      lines.push(
+        `${v.name === structured.active ? "*" : " "} ${v.name}  ${
+          v.application_id ?? "(id unknown)"
+        }  ${v.assemble_task}`,
+      );
+    }
+    return { structured, text: lines.join("\n") };
+  },
+});
+
+const setActiveVariantTool = defineTool({
+  name: "set_active_variant",
+  toolset: "core",
+  kind: "W",
+  title: "Set the active variant",
+  description: "Make a variant the app module's active one (saved in settings, shared with other " +
+    "keynobi processes); unit/connected tests use it by default.",
+  params: {
+    variant: z.string().max(200).describe("A variant from list_build_variants, e.g. demoDebug"),
+    module: z.string().max(200).optional().describe("Application module; default the only one"),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const model = await appModel(ctx, args.module);
+    const v = await setActiveVariant(ctx.dataDir, projectRoot(ctx), model, args.variant);
+    return {
+      structured: { module: model.module, active: v.name, variant: v },
+      text: `${model.module}: active variant is now ${v.name} (${
+        v.application_id ?? "id unknown"
+      })`,
+    };
+  },
+});
+
+const findApkPath = defineTool({
+  name: "find_apk_path",
+  toolset: "core",
+  kind: "R",
+  title: "Find the APK",
+  description: "The APK a build wrote for a variant (exact match through output-metadata.json); " +
+    "found: false with the reason when none or several match.",
+  params: {
+    variant: z.string().max(200).optional().describe(
+      "Variant, e.g. demoDebug; default the active one",
+    ),
+    module: z.string().max(300).optional().describe(
+      "Application module (:mobile) or the task that built it (:mobile:assembleDebug)",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const root = projectRoot(ctx);
+    let model;
+    try {
+      model = await appModel(ctx, args.module);
+    } catch (e) {
+      if (e instanceof ToolError && e.code === "invalid_params" && args.module === undefined) {
+        return {
+          structured: { found: false, reason: e.message },
+          text: `found: false — ${e.message}`,
+        };
+      }
+      throw e;
+    }
+    const variant = args.variant ??
+      (await getActiveVariant(ctx.dataDir, root, model)).variant?.name;
+    if (!variant) {
+      return {
+        structured: { found: false, reason: "the module has no variants" },
+        text: "found: false — the module has no variants",
+      };
+    }
+    const r = await findApk(root, { model, variant, module: model.module });
+    return {
+      structured: { module: model.module, ...r },
+      text: r.found
+        ? `${r.path} (${r.variant}${r.application_id ? `, ${r.application_id}` : ""})`
+        : `found: false — ${r.reason}`,
+    };
+  },
+});
+
+const getBuildConfig = defineTool({
+  name: "get_build_config",
+  toolset: "core",
+  kind: "R",
+  title: "Build configuration",
+  description:
+    "A module's Android configuration read from its build file without running Gradle: " +
+    "namespace, application id, SDK levels, version, build types, flavors, variants.",
+  params: {
+    module: z.string().max(200).optional().describe(
+      "A module directory name such as app; default the application module",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    if (args.module !== undefined && /[\\/]|\.\./.test(args.module)) {
+      throw new ToolError(
+        "invalid_params",
+        `Invalid module ${JSON.stringify(args.module)}: pass a module directory name like app`,
+      );
+    }
+    const model = await appModel(ctx, args.module);
+    const variants = listVariants(model);
+    const structured = { ...model, variants: variants.map((v) => v.name) };
+    const text = [
+      `${model.module} (${model.build_file ?? "no build file"})`,
+      `namespace ${model.namespace ?? "?"}, applicationId ${model.application_id ?? "?"}`,
+      `SDK min ${model.min_sdk ?? "?"}, target ${model.target_sdk ?? "?"}, compile ${
+        model.compile_sdk ?? "?"
+      }`,
+      `version ${model.version_name ?? "?"} (${model.version_code ?? "?"})`,
+      `build types: ${model.build_types.map((b) => b.name).join(", ")}`,
+      `flavors: ${model.product_flavors.map((f) => f.name).join(", ") || "none"}`,
+      `variants: ${variants.map((v) => v.name).join(", ")}`,
+      ...(model.unresolved.length
+        ? [`not known without running Gradle: ${model.unresolved.join(", ")}`]
+        : []),
+    ].join("\n");
+    return { structured, text };
+  },
+});
+
+export const buildTools = [
+  runGradleTask,
+  getBuildStatus,
+  getBuildErrors,
+  getBuildLog,
+  cancelBuild,
+  listBuildVariants,
+  setActiveVariantTool,
+  findApkPath,
+  runTests,
+  getBuildConfig,
+];

@@ -1,0 +1,211 @@
+/**
+ * What the build tools share: the application module a call means, the model of it, task names
+ * with a variant, the JDK and SDK a build gets, and how diagnostics and records read for a model.
+ */
+import { relative } from "node:path";
+import { describeJava } from "../android/jdk.ts";
+import { findSdk } from "../android/sdk.ts";
+import { invalidParams } from "../core/errors.ts";
+import { isInside } from "../core/project_paths.ts";
+import { isTrusted, readSettings } from "../core/settings.ts";
+import { validateModule } from "../core/validation.ts";
+import { type ModuleModel, readAndroidModel } from "../gradle/android_model.ts";
+import { readGradleProject } from "../gradle/build_files.ts";
+import type { Diagnostic } from "../gradle/build_parser_patterns.ts";
+import type { Origin } from "../gradle/build_history.ts";
+import { checkGradleTask } from "../gradle/task_policy.ts";
+import { validateVariant } from "../gradle/variants.ts";
+import { inspectWrapper } from "../gradle/wrapper.ts";
+import type { ToolContext } from "./context.ts";
+
+/** Default Gradle timeout (`mcp.build_timeout_sec`), and the range the setting may take. */
+export const DEFAULT_BUILD_TIMEOUT_SEC = 600;
+export const MIN_BUILD_TIMEOUT_SEC = 1;
+export const MAX_BUILD_TIMEOUT_SEC = 6 * 60 * 60;
+/** Most tasks one run_gradle_task call may name. */
+export const MAX_TASKS_PER_BUILD = 8;
+/** How often a build in progress reports (`notifications/progress`). */
+export const BUILD_PROGRESS_INTERVAL_MS = 2_000;
+
+/** The project root of a session (the server refuses project tools without one). */
+export function projectRoot(ctx: ToolContext): string {
+  if (!ctx.project) throw invalidParams("No Android project is open");
+  return ctx.project.root;
+}
+
+/**
+ * The application module a call means: `module` (`:app`, `app`, or a task path like
+ * `:app:assembleDebug`), else the project's only application module.
+ */
+export async function resolveAppModule(
+  ctx: ToolContext,
+  module: string | undefined,
+  param = "module",
+): Promise<{ path: string; dir: string; apps: string[] }> {
+  const root = projectRoot(ctx);
+  const info = await readGradleProject(root);
+  const apps = info.application_modules;
+  if (module !== undefined) {
+    let path = module.trim();
+    if (path.startsWith(":") && path.split(":").length > 2) {
+      // A task path (`:mobile:assembleDebug`): the module is everything before the last segment.
+      path = path.slice(0, path.lastIndexOf(":")) || ":";
+    }
+    if (path !== ":") validateModule(path.replace(/^:/, "").replaceAll(":", "/"), param);
+    if (!path.startsWith(":")) path = `:${path}`;
+    const found = info.modules.find((m) => m.path === path);
+    if (!found) {
+      throw invalidParams(
+        `Unknown ${param} ${JSON.stringify(module)}: the project's modules are ${
+          info.modules.map((m) => m.path).join(", ") || "none"
+        }`,
+      );
+    }
+    return { path: found.path, dir: found.dir, apps };
+  }
+  if (apps.length === 1) {
+    const m = info.modules.find((x) => x.path === apps[0])!;
+    return { path: m.path, dir: m.dir, apps };
+  }
+  throw invalidParams(
+    apps.length === 0
+      ? `The project has no application module (none applies com.android.application): pass ${param}`
+      : `The project has several application modules (${apps.join(", ")}): pass ${param}`,
+  );
+}
+
+export async function appModel(ctx: ToolContext, module?: string): Promise<ModuleModel> {
+  const m = await resolveAppModule(ctx, module);
+  return await readAndroidModel(projectRoot(ctx), m.path);
+}
+
+/** Verbs a variant can complete: `assemble` + `demoDebug` → `assembleDemoDebug`. */
+const VARIANT_VERBS: Record<string, (v: string) => string> = {
+  assemble: (v) => `assemble${cap(v)}`,
+  bundle: (v) => `bundle${cap(v)}`,
+  install: (v) => `install${cap(v)}`,
+  lint: (v) => `lint${cap(v)}`,
+  test: (v) => `test${cap(v)}UnitTest`,
+  connected: (v) => `connected${cap(v)}AndroidTest`,
+  connectedAndroidTest: (v) => `connected${cap(v)}AndroidTest`,
+};
+
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/**
+ * The Gradle tasks a call asks for, each through the task policy. With `variant`, one verb task
+ * (`assemble`, `:app:bundle`, `test`, …) is completed with the variant's name.
+ */
+export async function resolveTasks(
+  ctx: ToolContext,
+  task: string,
+  variant: string | undefined,
+): Promise<{ tasks: string[]; variant: string | null; module: string | null }> {
+  const settings = await readSettings(ctx.dataDir);
+  const allowUnrestricted = settings.mcp?.allow_unrestricted_gradle === true;
+  const names = task.trim().split(/\s+/).filter((t) => t !== "");
+  if (names.length === 0) throw invalidParams("task is empty: pass a task like assembleDebug");
+  if (names.length > MAX_TASKS_PER_BUILD) {
+    throw invalidParams(
+      `task names ${names.length} tasks; at most ${MAX_TASKS_PER_BUILD} per build`,
+    );
+  }
+  for (const n of names) checkGradleTask(n, { allowUnrestricted });
+  if (variant === undefined) {
+    const module = names.length === 1 && names[0].startsWith(":")
+      ? names[0].slice(0, names[0].lastIndexOf(":")) || null
+      : null;
+    return { tasks: names, variant: null, module };
+  }
+  if (names.length !== 1) {
+    throw invalidParams("variant completes one task: pass a single task like assemble with it");
+  }
+  const t = names[0];
+  const cut = t.lastIndexOf(":");
+  const verb = t.slice(cut + 1);
+  const make = VARIANT_VERBS[verb];
+  if (!make) {
+    throw invalidParams(
+      `variant completes a task verb (${Object.keys(VARIANT_VERBS).join(", ")}), and ` +
+        `${
+          JSON.stringify(t)
+        } is not one: pass task: assemble with variant: ${variant}, or a full ` +
+        "task name without variant",
+    );
+  }
+  const module = await resolveAppModule(ctx, cut > 0 ? t.slice(0, cut) : undefined, "task");
+  const model = await readAndroidModel(projectRoot(ctx), module.path);
+  const v = validateVariant(model, variant);
+  const full = `${module.path === ":" ? "" : module.path}:${make(v.name)}`;
+  checkGradleTask(full, { allowUnrestricted });
+  return { tasks: [full], variant: v.name, module: module.path };
+}
+
+/** Refuse before anything runs when the user has not trusted the project. */
+export async function requireTrusted(ctx: ToolContext): Promise<string> {
+  const root = projectRoot(ctx);
+  if (!(await isTrusted(ctx.dataDir, root))) {
+    throw invalidParams(
+      `The project ${root} is not trusted, so keynobi will not run its Gradle build (that runs ` +
+        `its gradlew and build scripts): ask the user to run \`keynobi trust ${root}\` in a ` +
+        "terminal. Tools that do not build keep working",
+      { trust_hint: `keynobi trust ${root}` },
+    );
+  }
+  return root;
+}
+
+/** The build timeout from settings, bounded. */
+export async function buildTimeoutMs(ctx: ToolContext): Promise<number> {
+  const s = await readSettings(ctx.dataDir);
+  const sec = Number(s.mcp?.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC);
+  const bounded = Number.isFinite(sec)
+    ? Math.min(Math.max(sec, MIN_BUILD_TIMEOUT_SEC), MAX_BUILD_TIMEOUT_SEC)
+    : DEFAULT_BUILD_TIMEOUT_SEC;
+  return bounded * 1000;
+}
+
+/** The JDK, SDK and wrapper facts a trusted build runs with. */
+export async function buildEnvironment(ctx: ToolContext, root: string) {
+  const settings = await readSettings(ctx.dataDir);
+  const [java, sdk, wrapper] = await Promise.all([
+    describeJava({
+      env: ctx.env,
+      settings,
+      projectRoot: root,
+      trusted: true,
+      versionFromReleaseFile: true,
+    }),
+    findSdk({ env: ctx.env, settings, projectRoot: root, trusted: true }),
+    inspectWrapper(root),
+  ]);
+  return { java, sdk, wrapper };
+}
+
+export function agentOrigin(ctx: ToolContext): Origin {
+  return {
+    kind: "agent",
+    session_id: ctx.request.sessionId,
+    client_name: ctx.request.clientName,
+    standalone: ctx.session.mode === "standalone",
+  };
+}
+
+export function modeLine(ctx: ToolContext): string {
+  return ctx.session.mode === "standalone"
+    ? `[mode: standalone (${ctx.session.standaloneReason ?? "no app"})]`
+    : "[mode: attached]";
+}
+
+/** A diagnostic as the model reads it: path relative to the project when inside it. */
+export function presentDiagnostic(root: string, d: Diagnostic) {
+  const file = d.file && isInside(root, d.file) ? relative(root, d.file) : d.file;
+  return { ...d, file };
+}
+
+export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string {
+  const where = d.file
+    ? `${d.file}${d.line !== null ? `:${d.line}` : ""}${d.column !== null ? `:${d.column}` : ""} `
+    : "";
+  return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}`;
+}

@@ -1,0 +1,300 @@
+/**
+ * Builds through the real entry point against the simulator's fake Gradle: trust, the task policy,
+ * progress, history, errors, cancellation, the cross-process lock, APKs and variants.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import { call, connect, runKeynobi, type Session, startWorld, type World } from "./harness.ts";
+
+const PROJECT = "sample-kts";
+
+async function trusted(world: World): Promise<string> {
+  const project = world.sim.projects[PROJECT];
+  const r = await runKeynobi(world, ["trust", project]);
+  assertEquals(r.code, 0, r.stderr);
+  return project;
+}
+
+function errorOf(r: { structuredContent?: Record<string, unknown> }) {
+  return r.structuredContent?.error as Record<string, unknown>;
+}
+
+async function settings(world: World, mcp: Record<string, unknown>) {
+  const path = `${world.dataDir}/settings.json`;
+  const s = JSON.parse(await Deno.readTextFile(path));
+  s.mcp = { ...s.mcp, ...mcp };
+  await Deno.writeTextFile(path, JSON.stringify(s));
+}
+
+Deno.test("an untrusted project's build is refused before any process starts", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, ["--project", world.sim.projects[PROJECT]]);
+  const r = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(r.isError, true);
+  assertEquals(errorOf(r).code, "invalid_params");
+  assertStringIncludes(r.content[0].text!, "keynobi trust");
+  const tests = await call(s, "run_tests", { test_type: "unit" });
+  assertEquals(errorOf(tests).code, "invalid_params");
+  assertEquals((await world.sim.gradle(PROJECT).readJournal()).length, 0, "gradlew never ran");
+});
+
+Deno.test("after keynobi trust, run_gradle_task builds, reports progress and records history", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const g = world.sim.gradle(PROJECT);
+  await g.setTaskDelay(100);
+  await using s = await connect(world, ["--project", project]);
+  const progress: { progress: number; message?: string }[] = [];
+  const r = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    {
+      onprogress: (p: { progress: number; message?: string }) => void progress.push(p),
+      timeout: 60_000,
+    },
+  ) as {
+    isError?: boolean;
+    content: { text: string }[];
+    structuredContent: Record<string, unknown>;
+  };
+  assert(!r.isError, r.content[0].text);
+  assertMatch(r.content[0].text, /^BUILD SUCCESSFUL/);
+  assertStringIncludes(r.content[0].text, "[mode: standalone (no Keynobi app is running)]");
+  assert(progress.length >= 1, "at least one progress notification");
+  assertMatch(progress[0].message ?? "", /s elapsed/);
+  const apks = r.structuredContent.apks as Record<string, unknown>[];
+  assertEquals(apks.length, 1);
+  assertEquals(apks[0].variant, "demoDebug");
+  assertEquals(apks[0].application_id, "com.example.keynobi.sample.demo.debug");
+  const bytes = await Deno.readFile(`${project}/${apks[0].path}`);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  assertEquals(apks[0].sha256, [...digest].map((b) => b.toString(16).padStart(2, "0")).join(""));
+
+  const runs = await g.readJournal();
+  assertEquals(runs.length, 1);
+  assertEquals(runs[0].argv.includes("assembleDemoDebug"), true);
+  assertEquals(runs[0].env.ANDROID_HOME, world.sim.sdkRoot);
+
+  const status = await call(s, "get_build_status");
+  assertEquals(status.structuredContent!.status, "success");
+  const origin = status.structuredContent!.origin as Record<string, unknown>;
+  assertEquals(origin.kind, "agent");
+  assertEquals(origin.client_name, "keynobi-e2e");
+  assertEquals(origin.standalone, true);
+  assertEquals(status.structuredContent!.mode, "standalone");
+
+  const apk = await call(s, "find_apk_path", { variant: "demoDebug" });
+  assertEquals(apk.structuredContent!.found, true);
+  assertEquals(apk.structuredContent!.path, apks[0].path);
+  const other = await call(s, "find_apk_path", { variant: "fullDebug" });
+  assertEquals(other.structuredContent!.found, false);
+  assert(typeof other.structuredContent!.reason === "string");
+
+  const log = await call(s, "get_build_log", { lines: 5 });
+  assertStringIncludes(log.content[0].text!, "BUILD SUCCESSFUL");
+});
+
+Deno.test("a failing build's errors come back with file, line and message", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setScenario("assembleDemoDebug", "kotlin_error");
+  await using s = await connect(world, ["--project", project]);
+  const r = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(r.isError, true);
+  assertEquals(errorOf(r).code, "build_failed");
+  assertMatch(r.content[0].text!, /^BUILD FAILED/);
+  const errors = await call(s, "get_build_errors");
+  const diags = errors.structuredContent!.diagnostics as Record<string, unknown>[];
+  const kotlin = diags.filter((d) => d.source === "kotlin" && d.severity === "error");
+  assert(kotlin.length >= 1, JSON.stringify(diags));
+  for (const d of kotlin) {
+    assertMatch(d.file as string, /^app\/src\/main\/java\/.+\.kt$/);
+    assert(typeof d.line === "number" && typeof d.column === "number");
+    const source = (await Deno.readTextFile(`${project}/${d.file}`)).split("\n");
+    assert((d.line as number) <= source.length, "the line exists in the file");
+    assertMatch(d.message as string, /Unresolved reference/);
+  }
+  const status = await call(s, "get_build_status");
+  assertEquals(status.structuredContent!.status, "failed");
+});
+
+Deno.test("blocked tasks and their abbreviations are refused; nothing runs", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await using s = await connect(world, ["--project", project]);
+  for (
+    const task of [
+      "publishRelease",
+      "pRB",
+      ":app:pubRel",
+      "uninstAll",
+      "uploadCrashlyticsMappingFileRelease",
+      "closeAndReleaseRepository",
+      "publishToMavenCentral",
+      "bundleToPlayStore",
+      "--init-script=/tmp/x.gradle",
+      "-x",
+      "assemble;rm -rf /",
+      "clean $(id)",
+    ]
+  ) {
+    const r = await call(s, "run_gradle_task", { task });
+    assertEquals(r.isError, true, task);
+    assertEquals(errorOf(r).code, "invalid_params", task);
+  }
+  const badVariant = await call(s, "run_gradle_task", { task: "assemble", variant: "demoBeta" });
+  assertEquals(errorOf(badVariant).code, "invalid_params");
+  assertStringIncludes(badVariant.content[0].text!, "demoDebug");
+  assertEquals((await world.sim.gradle(PROJECT).readJournal()).length, 0);
+});
+
+Deno.test("variant completes a verb task; run_tests runs the unit tests of the active variant", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  const r = await call(s, "run_gradle_task", { task: "assemble", variant: "fullRelease" });
+  assert(!r.isError, r.content[0].text);
+  assertEquals(r.structuredContent!.tasks, [":app:assembleFullRelease"]);
+  const set = await call(s, "set_active_variant", { variant: "fullDebug" });
+  assert(!set.isError, set.content[0].text);
+  const variants = await call(s, "list_build_variants");
+  assertEquals(variants.structuredContent!.active, "fullDebug");
+  const t = await call(s, "run_tests", { test_type: "unit" });
+  assert(!t.isError, t.content[0].text);
+  assertEquals(t.structuredContent!.tasks, [":app:testFullDebugUnitTest"]);
+  const runs = await world.sim.gradle(PROJECT).readJournal();
+  assertEquals(runs.map((x) => x.tasks.at(-1)), [
+    ":app:assembleFullRelease",
+    ":app:testFullDebugUnitTest",
+  ]);
+  const config = await call(s, "get_build_config");
+  assertEquals(config.structuredContent!.namespace, "com.example.keynobi.sample");
+  assertEquals(config.structuredContent!.min_sdk, 24);
+});
+
+function startHungBuild(s: Session, signal: AbortSignal) {
+  return s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { signal, timeout: 60_000 },
+  ).catch((e: unknown) => e);
+}
+
+/** True once a build runs and Gradle has printed its first task (its signal handlers are set). */
+async function building(s: Session): Promise<boolean> {
+  const st = (await call(s, "get_build_status")).structuredContent!;
+  return st.status === "running" &&
+    (st.running as { current_task: string | null }).current_task !== null;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+Deno.test("cancelling the request kills its build, recorded as cancelled by the agent", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const g = world.sim.gradle(PROJECT);
+  await g.hangAt("compileDemoDebugKotlin");
+  await using s = await connect(world, ["--project", project]);
+  const abort = new AbortController();
+  const pending = startHungBuild(s, abort.signal);
+  await waitFor(
+    () => building(s),
+    "the build to run",
+  );
+  abort.abort();
+  await pending;
+  await waitFor(
+    async () => (await call(s, "get_build_status")).structuredContent!.status === "cancelled",
+    "the cancel to be recorded",
+  );
+  const status = await call(s, "get_build_status");
+  const by = status.structuredContent!.cancelled_by as Record<string, unknown>;
+  assertEquals(by.kind, "agent");
+  await waitFor(async () => (await g.readJournal()).length === 1, "gradle to journal its exit");
+  const runs = await g.readJournal();
+  assertEquals(runs[0].outcome, "sigterm", "the fake Gradle was stopped with SIGTERM");
+});
+
+Deno.test("a second server on the same project is refused while the first builds", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).hangAt("compileDemoDebugKotlin");
+  await using first = await connect(world, ["--project", project]);
+  await using second = await connect(world, ["--project", project]);
+  const abort = new AbortController();
+  const pending = startHungBuild(first, abort.signal);
+  await waitFor(
+    () => building(first),
+    "the build to run",
+  );
+  const r = await call(second, "run_gradle_task", { task: "assembleFullDebug" });
+  assertEquals(r.isError, true);
+  assertEquals(errorOf(r).code, "build_busy");
+  assertMatch(r.content[0].text!, /another keynobi process \(pid \d+/);
+  const cancel = await call(second, "cancel_build");
+  assertEquals(cancel.structuredContent!.cancelled, false, "cancel_build acts on its own process");
+  const c1 = await call(first, "cancel_build");
+  assertEquals(c1.structuredContent!.cancelled, true);
+  await pending;
+  abort.abort();
+  await waitFor(
+    async () => (await call(first, "get_build_status")).structuredContent!.status === "cancelled",
+    "the cancel",
+  );
+});
+
+Deno.test("a build that passes the timeout is stopped and recorded as failed", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await settings(world, { build_timeout_sec: 1 });
+  await world.sim.gradle(PROJECT).hangAt("compileDemoDebugKotlin");
+  await using s = await connect(world, ["--project", project]);
+  const r = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(r.isError, true);
+  assertEquals(errorOf(r).code, "build_failed");
+  assertStringIncludes(r.content[0].text!, "timed out after 1 s");
+  const status = await call(s, "get_build_status");
+  assertEquals(status.structuredContent!.status, "failed");
+});
+
+Deno.test("a client that goes away does not cancel its build: it finishes and is recorded", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(40);
+  const lines = [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "gone", version: "0" },
+      },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    },
+  ].map((m) => JSON.stringify(m)).join("\n") + "\n";
+  // stdin closes right after the request: the server must still finish the build before exiting.
+  const r = await runKeynobi(world, ["--mcp", "--project", project], { stdin: lines });
+  assertEquals(r.code, 0, r.stderr);
+  const history = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
+  const record = history.records.at(-1);
+  assertEquals(record.status, "success");
+  assertEquals(record.origin.client_name, "gone");
+  const runs = await world.sim.gradle(PROJECT).readJournal();
+  assertEquals(runs.length, 1);
+  assertEquals(runs[0].outcome, "success");
+});

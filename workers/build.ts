@@ -1,0 +1,31 @@
+/**
+ * The build worker: the message loop over lib/gradle/build_service.ts. Started by
+ * lib/gradle/build_client.ts with permissions narrowed to the project, the SDK, the JDK, the data
+ * directory, and running only the project's gradlew and the helpers git, ps and kill.
+ */
+import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
+import type { BuildMethods } from "../lib/gradle/build_protocol.ts";
+import { BuildService } from "../lib/gradle/build_service.ts";
+import { describeOrigin } from "../lib/gradle/build_history.ts";
+
+const params = new URL(import.meta.url).searchParams;
+const service = new BuildService({
+  dataDir: params.get("dataDir") ?? "",
+  binary: params.get("binary") ?? "",
+  version: params.get("version") ?? "",
+});
+
+serveWorker<BuildMethods>(workerScope(), {
+  "build.run": (p, { signal, progress }) =>
+    service.run(p, {
+      signal,
+      progress: (elapsedMs, task) => progress(elapsedMs, undefined, task ?? undefined),
+    }),
+  "build.cancel": ({ by }) =>
+    Promise.resolve({ cancelled: service.cancel(by, `cancelled by ${describeOrigin(by)}`) }),
+  "build.status": () => Promise.resolve({ running: service.status() }),
+  "build.shutdown": ({ reason }) => {
+    const stopped = service.cancel({ kind: "shutdown" }, reason) !== null;
+    return Promise.resolve({ stopped });
+  },
+}, { name: "build" });
