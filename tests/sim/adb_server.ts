@@ -176,6 +176,30 @@ export class AdbServer implements DeviceHost {
     return this.devices.filter((d) => d.present);
   }
 
+  /** A device that comes online while the server runs (an emulator that booted). */
+  addDevice(device: VirtualDevice): void {
+    if (this.devices.some((d) => d.serial === device.serial)) {
+      throw new RangeError(`Cannot add device ${device.serial}: it is already on the list`);
+    }
+    device.host = this;
+    device.transportId = this.nextTransportId++;
+    this.devices.push(device);
+    this.deviceChanged(device);
+  }
+
+  /** A device that goes away for good (an emulator that powered off): its streams close. */
+  removeDevice(device: VirtualDevice): void {
+    const i = this.devices.indexOf(device);
+    if (i < 0) return;
+    this.devices.splice(i, 1);
+    const timer = this.timers.get(device);
+    if (timer !== undefined) clearTimeout(timer);
+    this.timers.delete(device);
+    device.present = false;
+    device.closeStreams();
+    this.deviceChanged(device);
+  }
+
   // ---- DeviceHost
 
   deviceChanged(_device: VirtualDevice): void {

@@ -2,6 +2,7 @@
  * A virtual device: what `getprop`, `wm`, `dumpsys battery` and `cat` see, its adb state and
  * feature set, canned responses installed by `simctl respond`, and the streams open to it.
  */
+import type { ShellRun } from "./sh_exec.ts";
 import { absPath, type CommandHook, SHELL_NAME, type ShFs, type ShIo } from "./sh_exec.ts";
 
 const enc = new TextEncoder();
@@ -58,6 +59,25 @@ export interface DeviceHost {
   disconnectFor(device: VirtualDevice, seconds: number): void;
 }
 
+/**
+ * A feature area of the simulated device (apps and activity manager, logcat, the UI) that serves
+ * some device commands and `simctl` subcommands. Services live in their own folders
+ * (tests/sim/apps/, tests/sim/logcat/, tests/sim/ui/) and are attached by tests/sim/services.ts.
+ */
+export interface DeviceService {
+  readonly name: string;
+  /** Runs a device command it knows (exit status), or returns null to let others try. */
+  command?(
+    argv: string[],
+    io: ShIo,
+    shell: ShellRun,
+  ): Promise<number | null> | number | null;
+  /** Runs a `simctl <sub> ...` it knows, or returns null. */
+  simctl?(args: string[], io: ShIo): Promise<number | null> | number | null;
+  /** Releases timers and streams when the simulator closes. */
+  close?(): void | Promise<void>;
+}
+
 export class VirtualDevice {
   readonly serial: string;
   readonly kind: DeviceKind;
@@ -82,6 +102,16 @@ export class VirtualDevice {
   host: DeviceHost | null = null;
   /** Actions a `simctl` command asked for, run by the server once that stream has ended. */
   afterStream: (() => void)[] = [];
+  /** Feature areas attached by tests/sim/services.ts, asked in order before the built-ins. */
+  readonly services: DeviceService[] = [];
+
+  addService(service: DeviceService): void {
+    this.services.push(service);
+  }
+
+  service<T extends DeviceService>(name: string): T | undefined {
+    return this.services.find((s) => s.name === name) as T | undefined;
+  }
 
   constructor(spec: DeviceSpec) {
     this.serial = spec.serial;
@@ -201,7 +231,7 @@ export class VirtualDevice {
 
   /** Device commands the shell hook serves (simctl, responders, getprop, wm, dumpsys). */
   commands(): CommandHook {
-    return async (argv, io) => {
+    return async (argv, io, shell) => {
       const name = argv[0].startsWith("/system/bin/") ? argv[0].slice(12) : argv[0];
       if (name === "simctl") return await this.simctl(argv.slice(1), io);
       const r = this.findResponder(argv);
@@ -213,6 +243,10 @@ export class VirtualDevice {
           io.err(enc.encode(`simctl: cannot read ${r.hostFile}: ${(e as Error).message}\n`));
           return 1;
         }
+      }
+      for (const service of this.services) {
+        const code = await service.command?.([name, ...argv.slice(1)], io, shell);
+        if (code !== null && code !== undefined) return code;
       }
       switch (name) {
         case "getprop":
@@ -331,7 +365,11 @@ export class VirtualDevice {
         return 0;
       }
     }
-    return fail("usage: simctl respond|disconnect|state|features ...");
+    for (const service of this.services) {
+      const code = await service.simctl?.(args, io);
+      if (code !== null && code !== undefined) return code;
+    }
+    return fail("usage: simctl respond|disconnect|state|features|<a service's command> ...");
   }
 
   /** Resolves a path the way the device shell does (cwd `/`). */

@@ -30,6 +30,7 @@ import { defaultFleet } from "./catalog.ts";
 import { type DeviceKind, type DeviceState, SETTABLE_STATES, VirtualDevice } from "./device.ts";
 import { Journal, type JournalEntry } from "./journal.ts";
 import { copyProjects, createSdk } from "./sdk.ts";
+import { SERVICES, type SimWorld } from "./services.ts";
 import type { GradleRun, Scenario } from "./gradle/control.ts";
 import { type GradleControl, gradleControl, installFakeGradle } from "./gradle/install.ts";
 
@@ -103,14 +104,38 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const journal = new Journal(journalPath);
   const devices = defaultFleet().map((spec) => new VirtualDevice(spec));
   const server = new AdbServer(devices, journal);
+  const world: SimWorld = {
+    root,
+    sdkRoot,
+    projects,
+    adbPort: () => server.port,
+    devices: () => [...server.devices],
+    addDevice: (spec) => {
+      const d = new VirtualDevice(spec);
+      attachServices(d);
+      server.addDevice(d);
+      return d;
+    },
+    removeDevice: (serial) => {
+      const d = server.devices.find((x) => x.serial === serial);
+      if (d) {
+        server.removeDevice(d);
+        for (const svc of d.services) void svc.close?.();
+      }
+    },
+  };
+  const attachServices = (d: VirtualDevice) => {
+    for (const make of SERVICES) d.addService(make(d, world));
+  };
+  for (const d of devices) attachServices(d);
   server.listen(port);
 
   const find = (serial: string) => {
-    const d = devices.find((x) => x.serial === serial);
+    const d = server.devices.find((x) => x.serial === serial);
     if (!d) {
       throw new RangeError(
         `Unknown simulated device: ${serial}: use one of ${
-          devices.map((x) => x.serial).join(", ")
+          server.devices.map((x) => x.serial).join(", ")
         }`,
       );
     }
@@ -120,6 +145,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const close = async () => {
     if (closed) return;
     closed = true;
+    for (const d of server.devices) {
+      for (const svc of d.services) await svc.close?.();
+    }
     await server.close();
     await journal.flush();
     if (ownsRoot) await Deno.remove(root, { recursive: true }).catch(() => {});

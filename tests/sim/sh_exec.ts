@@ -74,6 +74,11 @@ export class ShellRun {
   status = 0;
   depth = 0;
 
+  /** Aborted when the stream that runs this shell closes (long-running commands stop then). */
+  get signal(): AbortSignal | undefined {
+    return this.opts.signal;
+  }
+
   constructor(readonly opts: ShellOptions) {
     this.env = new Map(Object.entries(opts.env));
   }
