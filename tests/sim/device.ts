@@ -3,6 +3,7 @@
  * feature set, canned responses installed by `simctl respond`, and the streams open to it.
  */
 import type { ShellRun } from "./sh_exec.ts";
+import { DeviceLog } from "./device_log.ts";
 import { absPath, type CommandHook, SHELL_NAME, type ShFs, type ShIo } from "./sh_exec.ts";
 
 const enc = new TextEncoder();
@@ -102,6 +103,8 @@ export class VirtualDevice {
   host: DeviceHost | null = null;
   /** Actions a `simctl` command asked for, run by the server once that stream has ended. */
   afterStream: (() => void)[] = [];
+  /** The device's log buffer (logd): services write to it, logcat reads it. */
+  readonly log = new DeviceLog();
   /** Feature areas attached by tests/sim/services.ts, asked in order before the built-ins. */
   readonly services: DeviceService[] = [];
 
