@@ -65,6 +65,27 @@ try {
   await show("get_project_info");
   section("health check");
   await show("run_health_check");
+  section("build and fix");
+  const trust = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, main, "trust", project],
+    env: { KEYNOBI_HOME: `${home}/keynobi`, HOME: home, PATH: Deno.env.get("PATH") ?? "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  console.log(`$ keynobi trust ${project}`);
+  console.log(indent(new TextDecoder().decode(trust.stdout).trim()));
+  const gradle = sim.gradle("sample-kts");
+  await gradle.setTaskDelay(5);
+  // The simulator's Gradle fails this build with real Kotlin compiler errors...
+  await gradle.setScenario("assembleDemoDebug", "kotlin_error");
+  await show("run_gradle_task", { task: "assembleDemoDebug" });
+  await show("get_build_errors", { include_warnings: false });
+  // ...and the "fix" here is telling it the code compiles now.
+  console.log("  (the simulator's Gradle is told the error is fixed)");
+  await gradle.setScenario("assembleDemoDebug", "success");
+  await show("run_gradle_task", { task: "assembleDemoDebug" });
+  await show("find_apk_path", { variant: "demoDebug" });
+
   section("a refusal (hostile argument)");
   await show("get_device_info", { device_serial: "emulator-5554; rm -rf /sdcard" });
 

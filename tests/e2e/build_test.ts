@@ -298,3 +298,32 @@ Deno.test("a client that goes away does not cancel its build: it finishes and is
   assertEquals(runs.length, 1);
   assertEquals(runs[0].outcome, "success");
 });
+
+Deno.test("the wrapper is made executable only once the project is trusted", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects[PROJECT];
+  await Deno.chmod(`${project}/gradlew`, 0o644);
+  await using s = await connect(world, ["--project", project]);
+  const refused = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(errorOf(refused).code, "invalid_params");
+  assertEquals((await Deno.stat(`${project}/gradlew`)).mode! & 0o111, 0, "still not executable");
+  await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  const r = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assert(!r.isError, r.content[0].text);
+  assert(((await Deno.stat(`${project}/gradlew`)).mode! & 0o100) !== 0, "made executable");
+});
+
+Deno.test("the build-and-fix prompt is served once the build tools are", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, ["--project", world.sim.projects[PROJECT]]);
+  const { prompts } = await s.client.listPrompts();
+  assert(prompts.some((p: { name: string }) => p.name === "build-and-fix"));
+  const got = await s.client.getPrompt({
+    name: "build-and-fix",
+    arguments: { task: "assembleDemoDebug" },
+  });
+  const text = (got.messages[0].content as { text: string }).text;
+  assertStringIncludes(text, "run_gradle_task (task: assembleDemoDebug)");
+  assertStringIncludes(text, "get_build_errors");
+});
