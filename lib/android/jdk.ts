@@ -15,6 +15,7 @@ import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
 import { readPropertiesFile } from "../gradle/properties.ts";
+import { runCommand } from "../core/run_command.ts";
 
 /** Every tool version probe is killed after this long. */
 export const TOOL_PROBE_TIMEOUT_MS = 4_000;
@@ -38,42 +39,6 @@ export interface ProbeResult {
   error: string | null;
 }
 
-async function readCapped(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-  signal: AbortSignal,
-): Promise<string> {
-  const reader = stream.getReader();
-  // A killed child's grandchildren may keep the pipe open: stop reading when the probe times out.
-  const onAbort = () => reader.cancel().catch(() => {});
-  signal.addEventListener("abort", onAbort, { once: true });
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size < max) {
-        const take = value.subarray(0, max - size);
-        chunks.push(take);
-        size += take.length;
-      }
-    }
-  } catch {
-    /* cancelled */
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    reader.releaseLock();
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
-}
-
 /** Run `path args…` (an argument vector, never a shell) with a timeout; never throws. */
 export async function runProbe(
   path: string,
@@ -81,50 +46,18 @@ export async function runProbe(
   timeoutMs = TOOL_PROBE_TIMEOUT_MS,
 ): Promise<ProbeResult> {
   const timeout = Math.min(Math.max(1, timeoutMs), MAX_TOOL_PROBE_TIMEOUT_MS);
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(path, {
-      args,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch (e) {
-    return {
-      ok: false,
-      code: null,
-      stdout: "",
-      stderr: "",
-      timedOut: false,
-      error: (e as Error).message,
-    };
-  }
-  let timedOut = false;
-  const stop = new AbortController();
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-    stop.abort();
-  }, timeout);
-  try {
-    const [stdout, stderr, status] = await Promise.all([
-      readCapped(child.stdout, MAX_PROBE_OUTPUT_BYTES, stop.signal),
-      readCapped(child.stderr, MAX_PROBE_OUTPUT_BYTES, stop.signal),
-      child.status,
-    ]);
-    return {
-      ok: !timedOut && status.success,
-      code: timedOut ? null : status.code,
-      stdout,
-      stderr,
-      timedOut,
-      error: timedOut ? `it did not finish within ${timeout} ms` : null,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const run = await runCommand(path, args, {
+    timeoutMs: timeout,
+    maxOutputBytes: MAX_PROBE_OUTPUT_BYTES,
+  });
+  return {
+    ok: run.code === 0,
+    code: run.code,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    timedOut: run.timedOut,
+    error: run.timedOut ? `it did not finish within ${timeout} ms` : run.error,
+  };
 }
 
 /** The folders of `PATH`. */

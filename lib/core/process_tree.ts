@@ -8,6 +8,7 @@
  * before children, so a parent cannot replace a child we just stopped), then we wait up to the
  * grace period and SIGKILL what is left.
  */
+import { runCommand } from "./run_command.ts";
 
 /** How long one `ps` listing may take. */
 export const PS_LIST_TIMEOUT_MS = 5_000;
@@ -90,54 +91,11 @@ function clampTimeout(ms: number | undefined, fallback: number, max: number): nu
 /** Runs `ps -e -o pid=,ppid=,stat=`; `null` when `ps` is missing, fails, or times out. */
 export async function listProcesses(timeoutMs = PS_LIST_TIMEOUT_MS): Promise<PsEntry[] | null> {
   const timeout = clampTimeout(timeoutMs, PS_LIST_TIMEOUT_MS, MAX_PS_LIST_TIMEOUT_MS);
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command("ps", {
-      args: ["-e", "-o", "pid=,ppid=,stat="],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-  } catch {
-    return null;
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-  }, timeout);
-  try {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = child.stdout.getReader();
-    try {
-      while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        if (size < MAX_PS_OUTPUT_BYTES) {
-          chunks.push(value);
-          size += value.length;
-        }
-      }
-    } finally {
-      reader.releaseLock();
-    }
-    const status = await child.status;
-    if (timedOut || !status.success) return null;
-    const all = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      all.set(c, at);
-      at += c.length;
-    }
-    return parsePsTable(new TextDecoder().decode(all));
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  const run = await runCommand("ps", ["-e", "-o", "pid=,ppid=,stat="], {
+    timeoutMs: timeout,
+    maxOutputBytes: MAX_PS_OUTPUT_BYTES,
+  });
+  return run.code === 0 ? parsePsTable(run.stdout) : null;
 }
 
 /**

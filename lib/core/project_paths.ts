@@ -10,13 +10,25 @@
  * Remaining limit: Deno cannot open with O_NONBLOCK, so a regular file replaced by a FIFO in the
  * instant between the check and the open would block that read until a writer appears.
  */
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "./errors.ts";
 
 /** Resource reads return at most this many bytes of a file. */
 export const MAX_RESOURCE_BYTES = 512 * 1024;
 /** The upper bound a caller may ask for. */
 export const MAX_RESOURCE_BYTES_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * The canonical path of `path` (symlinks resolved), or, when it cannot be resolved (it does not
+ * exist, or is not readable), its absolute path. The key projects are stored under.
+ */
+export async function canonicalPathOrResolved(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return resolve(path);
+  }
+}
 
 /** Whether `path` is `root` or inside it; both canonical. Pure. */
 export function isInside(root: string, path: string): boolean {

@@ -16,7 +16,9 @@ import { resolve } from "node:path";
 import { ensureDataDir, settingsLockPath, settingsPath } from "./data_dir.ts";
 import { ToolError } from "./errors.ts";
 import { withFileLock, writeFileAtomic } from "./file_lock.ts";
+import { isRecord } from "./json.ts";
 import { log } from "./log.ts";
+import { canonicalPathOrResolved } from "./project_paths.ts";
 import { findGradleRoot } from "../gradle/project_root.ts";
 
 /** A settings file larger than this is treated as corrupt. */
@@ -53,26 +55,22 @@ export function defaultSettings(): Settings {
   return { version: 1, trusted_projects: {} };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
  * Settings from parsed JSON: fields of the wrong type are dropped (each named in `problems`),
  * unknown fields kept. Pure; tests call it directly.
  */
 export function normalizeSettings(raw: unknown): { settings: Settings; problems: string[] } {
   const problems: string[] = [];
-  if (!isObject(raw)) {
+  if (!isRecord(raw)) {
     return { settings: defaultSettings(), problems: ["the top level is not a JSON object"] };
   }
   const s: Settings = { ...raw, version: 1, trusted_projects: {} };
   if (raw.version !== undefined && raw.version !== 1) {
     problems.push(`version ${JSON.stringify(raw.version)} is not 1`);
   }
-  if (isObject(raw.trusted_projects)) {
+  if (isRecord(raw.trusted_projects)) {
     for (const [path, entry] of Object.entries(raw.trusted_projects)) {
-      if (isObject(entry) && typeof entry.trusted_at === "string") {
+      if (isRecord(entry) && typeof entry.trusted_at === "string") {
         s.trusted_projects[path] = { ...entry, trusted_at: entry.trusted_at };
       } else problems.push(`trusted_projects["${path}"] has no trusted_at`);
     }
@@ -83,11 +81,11 @@ export function normalizeSettings(raw: unknown): { settings: Settings; problems:
       delete s[key];
     }
   }
-  if (raw.active_variants !== undefined && !isObject(raw.active_variants)) {
+  if (raw.active_variants !== undefined && !isRecord(raw.active_variants)) {
     problems.push("active_variants is not an object");
     delete s.active_variants;
   }
-  if (isObject(raw.mcp)) {
+  if (isRecord(raw.mcp)) {
     const mcp: McpSettings = { ...raw.mcp };
     for (const key of ["build_timeout_sec", "default_build_log_lines", "logcat_default_count"]) {
       if (mcp[key] !== undefined && (typeof mcp[key] !== "number" || !Number.isFinite(mcp[key]))) {
@@ -135,7 +133,7 @@ async function loadSettings(dataDir: string): Promise<LoadResult> {
   } catch (e) {
     return { kind: "corrupt", reason: `it is not valid JSON (${(e as Error).message})` };
   }
-  if (!isObject(raw)) return { kind: "corrupt", reason: "the top level is not a JSON object" };
+  if (!isRecord(raw)) return { kind: "corrupt", reason: "the top level is not a JSON object" };
   return { kind: "ok", ...normalizeSettings(raw) };
 }
 
@@ -193,12 +191,7 @@ export async function updateSettings(
 export async function trustKeyFor(path: string): Promise<string> {
   const abs = resolve(path);
   const root = await findGradleRoot(abs);
-  if (root !== null) return root;
-  try {
-    return await Deno.realPath(abs);
-  } catch {
-    return abs;
-  }
+  return root ?? await canonicalPathOrResolved(abs);
 }
 
 /** Whether the Gradle build at (or containing) `root` is trusted. Reads the file every time. */

@@ -8,10 +8,12 @@
  * A file that cannot be parsed is moved aside as `build-history.json.corrupt-<time>` with a
  * warning, and a fresh history starts after the highest id that can still be seen.
  */
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { buildHistoryPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { isRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
+import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import { probeProcess, type ProcessProbe, staleReason } from "../mcp/session_records.ts";
 import {
   type BuildLogInfo,
@@ -134,19 +136,9 @@ interface HistoryState {
 export const buildHistoryLockPath = (dataDir: string) => join(dataDir, "build-history.lock");
 
 /** The canonical path of a project root (symlinks resolved), or its absolute path. */
-export async function canonicalProjectRoot(root: string): Promise<string> {
-  try {
-    return await Deno.realPath(root);
-  } catch {
-    return resolve(root);
-  }
-}
+export { canonicalPathOrResolved as canonicalProjectRoot };
 
 // ---- Validation and bounds (pure) ----
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** `s` cut to `max` characters, marked with `…`. Pure. */
 export function clip(s: string, max: number): string {
@@ -176,7 +168,7 @@ function strings(v: unknown, maxItems: number, maxChars: number): string[] {
 
 /** A valid origin, bounded, or `null`. Pure. */
 export function parseOrigin(v: unknown): Origin | null {
-  if (!isObject(v)) return null;
+  if (!isRecord(v)) return null;
   if (v.kind === "app") return { kind: "app" };
   if (v.kind === "appQuit") return { kind: "appQuit" };
   if (v.kind === "shutdown") return { kind: "shutdown" };
@@ -209,7 +201,7 @@ function parseApks(v: unknown): BuildApk[] {
   if (!Array.isArray(v)) return [];
   const out: BuildApk[] = [];
   for (const a of v.slice(0, MAX_APKS_PER_RECORD)) {
-    if (!isObject(a) || typeof a.path !== "string") continue;
+    if (!isRecord(a) || typeof a.path !== "string") continue;
     out.push({
       module: str(a.module, MAX_TASK_CHARS) ?? "",
       variant: str(a.variant, MAX_TASK_CHARS) ?? "",
@@ -223,9 +215,9 @@ function parseApks(v: unknown): BuildApk[] {
 }
 
 function parseProvenance(v: unknown): Provenance | null {
-  if (!isObject(v)) return null;
+  if (!isRecord(v)) return null;
   const files: Record<string, string> = {};
-  if (isObject(v.build_files)) {
+  if (isRecord(v.build_files)) {
     for (const [k, h] of Object.entries(v.build_files).slice(0, MAX_HASHED_BUILD_FILES)) {
       if (typeof h === "string") files[clip(k, MAX_PATH_CHARS)] = clip(h, 64);
     }
@@ -255,11 +247,11 @@ const STATUSES = new Set<string>(Object.values(BuildStatus));
  * valid id, project or status. Pure (`dataDir` only names the default log path).
  */
 export function normalizeRecord(v: unknown, dataDir: string): BuildRecord | null {
-  if (!isObject(v)) return null;
+  if (!isRecord(v)) return null;
   const id = int(v.id);
   if (id === null || id < 1 || typeof v.project !== "string") return null;
   if (typeof v.status !== "string" || !STATUSES.has(v.status)) return null;
-  const logInfo = isObject(v.log) ? v.log : {};
+  const logInfo = isRecord(v.log) ? v.log : {};
   return {
     id,
     project: clip(v.project, MAX_PATH_CHARS),
@@ -303,7 +295,7 @@ export function parseHistory(text: string, dataDir: string): HistoryState | null
   } catch {
     return null;
   }
-  if (!isObject(v) || !Array.isArray(v.records)) return null;
+  if (!isRecord(v) || !Array.isArray(v.records)) return null;
   const byId = new Map<number, BuildRecord>();
   for (const raw of v.records) {
     const r = normalizeRecord(raw, dataDir);
@@ -464,7 +456,7 @@ export async function startBuildRecord(
   dataDir: string,
   fields: NewBuildRecord,
 ): Promise<BuildRecord> {
-  const project = await canonicalProjectRoot(fields.project);
+  const project = await canonicalPathOrResolved(fields.project);
   return await mutate(dataDir, (state) => {
     const id = state.next_id;
     const record = normalizeRecord({
@@ -588,7 +580,7 @@ export async function listBuildRecords(
   }
   const project = options.project === undefined
     ? undefined
-    : await canonicalProjectRoot(options.project);
+    : await canonicalPathOrResolved(options.project);
   const records = (await readState(dataDir)).records;
   const out: BuildRecord[] = [];
   for (let i = records.length - 1; i >= 0 && out.length < limit; i--) {

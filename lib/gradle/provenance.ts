@@ -14,6 +14,7 @@
 import { moduleDir, parseSettings } from "./build_files.ts";
 import { readProjectFile } from "../core/project_paths.ts";
 import { ToolError } from "../core/errors.ts";
+import { runCommand } from "../core/run_command.ts";
 
 /** Each git command may take this long. */
 export const GIT_TIMEOUT_MS = 5_000;
@@ -154,51 +155,6 @@ export function noCommitReason(run: GitRun): string {
   return detail === "" ? `git failed with exit code ${run.code}` : `git failed: ${detail}`;
 }
 
-/** Reads `stream` to its end, or until `signal` aborts (a killed child's pipe may stay open). */
-async function readAll(
-  stream: ReadableStream<Uint8Array>,
-  onChunk: (chunk: Uint8Array) => void,
-  signal: AbortSignal,
-): Promise<void> {
-  const reader = stream.getReader();
-  const onAbort = () => reader.cancel().catch(() => {});
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      onChunk(value);
-    }
-  } catch {
-    /* cancelled after the timeout */
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    reader.releaseLock();
-  }
-}
-
-function collector(max: number) {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  return {
-    add(chunk: Uint8Array) {
-      if (size >= max) return;
-      const part = chunk.subarray(0, max - size);
-      chunks.push(part);
-      size += part.length;
-    },
-    text(): string {
-      const all = new Uint8Array(size);
-      let at = 0;
-      for (const c of chunks) {
-        all.set(c, at);
-        at += c.length;
-      }
-      return new TextDecoder().decode(all);
-    },
-  };
-}
-
 /** Runs `git <global args> -C root args…` with a timeout; never throws. */
 export async function runGit(
   git: string,
@@ -207,51 +163,21 @@ export async function runGit(
   timeoutMs: number,
   onStdout?: (chunk: Uint8Array) => void,
 ): Promise<GitRun> {
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(git, {
-      args: [...GIT_GLOBAL_ARGS, "-C", root, ...args],
-      env: { ...GIT_ENV },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch (e) {
-    return {
-      code: null,
-      stdout: "",
-      stderr: (e as Error).message,
-      timedOut: false,
-      notFound: e instanceof Deno.errors.NotFound,
-    };
-  }
-  let timedOut = false;
-  const stop = new AbortController();
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* gone */ }
-    stop.abort();
-  }, timeoutMs);
-  try {
-    const out = collector(MAX_GIT_TEXT_BYTES);
-    const err = collector(MAX_GIT_TEXT_BYTES);
-    const [, , status] = await Promise.all([
-      readAll(child.stdout, onStdout ?? out.add, stop.signal),
-      readAll(child.stderr, err.add, stop.signal),
-      child.status,
-    ]);
-    return {
-      code: timedOut ? null : status.code,
-      stdout: out.text(),
-      stderr: err.text(),
-      timedOut,
-      notFound: false,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const run = await runCommand(git, [...GIT_GLOBAL_ARGS, "-C", root, ...args], {
+    timeoutMs,
+    maxOutputBytes: MAX_GIT_TEXT_BYTES,
+    env: { ...GIT_ENV },
+    onStdout,
+  });
+  const startFailed = run.code === null && !run.timedOut;
+  return {
+    code: run.code,
+    stdout: run.stdout,
+    // When git could not start, the reason takes the place of its stderr.
+    stderr: startFailed ? run.error ?? run.stderr : run.stderr,
+    timedOut: run.timedOut,
+    notFound: run.notFound,
+  };
 }
 
 /** The build files worth hashing, relative to the root, from the settings file's modules. Pure. */

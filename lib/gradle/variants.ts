@@ -10,8 +10,9 @@
  * and is changed through `updateSettings` (one lock across processes). When none is stored, or
  * the stored one no longer exists, the first debug variant is active.
  */
-import { resolve } from "node:path";
 import { invalidParams } from "../core/errors.ts";
+import { isRecord } from "../core/json.ts";
+import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";
 import type { AndroidModel, ProductFlavor } from "./android_model.ts";
 
@@ -180,17 +181,7 @@ export function validateVariant(model: AndroidModel, name: string): Variant {
 }
 
 /** The key a project's active variants are stored under: its canonical path. */
-export async function canonicalRoot(root: string): Promise<string> {
-  try {
-    return await Deno.realPath(root);
-  } catch {
-    return resolve(root);
-  }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+export { canonicalPathOrResolved as canonicalRoot };
 
 /** The stored variant name for a module, or null. Pure. */
 export function storedVariant(
@@ -199,7 +190,7 @@ export function storedVariant(
   module: string,
 ): string | null {
   const project = activeVariants?.[root];
-  if (!isObject(project)) return null;
+  if (!isRecord(project)) return null;
   const v = project[module];
   return typeof v === "string" ? v : null;
 }
@@ -219,7 +210,7 @@ export async function getActiveVariant(
   model: AndroidModel,
 ): Promise<ActiveVariant> {
   const settings = await readSettings(dataDir);
-  const key = await canonicalRoot(root);
+  const key = await canonicalPathOrResolved(root);
   const stored = storedVariant(settings.active_variants, key, model.module);
   const variants = listVariants(model);
   const found = stored === null ? undefined : variants.find((v) => v.name === stored);
@@ -236,8 +227,8 @@ export function withActiveVariant(
   module: string,
   name: string,
 ): Record<string, unknown> {
-  const all: Record<string, unknown> = isObject(activeVariants) ? { ...activeVariants } : {};
-  const project: Record<string, unknown> = isObject(all[root]) ? { ...all[root] } : {};
+  const all: Record<string, unknown> = isRecord(activeVariants) ? { ...activeVariants } : {};
+  const project: Record<string, unknown> = isRecord(all[root]) ? { ...all[root] } : {};
   delete project[module];
   project[module] = name;
   const modules = Object.keys(project);
@@ -262,7 +253,7 @@ export async function setActiveVariant(
   name: string,
 ): Promise<Variant> {
   const variant = validateVariant(model, name);
-  const key = await canonicalRoot(root);
+  const key = await canonicalPathOrResolved(root);
   await updateSettings(dataDir, (s) => {
     s.active_variants = withActiveVariant(s.active_variants, key, model.module, variant.name);
   });

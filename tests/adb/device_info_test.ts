@@ -1,4 +1,5 @@
 import { assertEquals } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import {
   buildDeviceInfo,
   parseBattery,
@@ -10,18 +11,7 @@ import {
 import type { ShellResult } from "../../lib/adb/client.ts";
 import type { AdbDevice } from "../../lib/adb/devices.ts";
 
-const GETPROP = new URL(
-  "../../../shared/fixtures/real/dumpsys/getprop_motorola_edge20_android13.txt",
-  import.meta.url,
-);
-const haveReal = (() => {
-  try {
-    return Deno.statSync(GETPROP).isFile;
-  } catch {
-    return false;
-  }
-})();
-if (!haveReal) console.error("device_info_test: real getprop fixture absent, its test skipped");
+const dumpsys = realFixtures("dumpsys");
 
 const EMU_GETPROP = "[ro.boot.qemu]: [1]\n[ro.boot.qemu.avd_name]: [Pixel_8_API_35]\n" +
   "[ro.build.fingerprint]: [google/sdk_gphone64_x86_64/emu64xa:15/AE3A/1:userdebug/dev-keys]\n" +
@@ -57,9 +47,9 @@ Deno.test("parseGetprop() reads values, multi-line values and empty ones", () =>
 
 Deno.test({
   name: "parseGetprop() reads the real motorola edge 20 (Android 13) capture",
-  ignore: !haveReal,
-  async fn() {
-    const p = parseGetprop(await Deno.readTextFile(GETPROP));
+  ignore: !dumpsys.present,
+  fn() {
+    const p = parseGetprop(dumpsys.text("getprop_motorola_edge20_android13.txt"));
     assertEquals(p.size, 863); // 866 lines, one value spans 4 lines
     assertEquals(p.get("ro.product.model"), "motorola edge 20");
     assertEquals(p.get("ro.build.version.sdk"), "33");

@@ -1,16 +1,9 @@
 import { assertEquals } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { deviceKind, parseDeviceLine, parseDeviceList } from "../../lib/adb/devices.ts";
 import { chooseDevice } from "../../lib/adb/select_device.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/dumpsys/", import.meta.url);
-const haveReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!haveReal) console.error("devices_test: ../shared/fixtures/real absent, real fixtures skipped");
+const dumpsys = realFixtures("dumpsys");
 
 Deno.test("parseDeviceList() keeps devpath, keyed fields and transport id", () => {
   const text = "List of devices attached\n" +
@@ -66,9 +59,9 @@ Deno.test("deviceKind() classifies emulator, wireless and usb serials", () => {
 
 Deno.test({
   name: "parseDeviceList() reads the real adb devices -l capture (Xiaomi USB)",
-  ignore: !haveReal,
-  async fn() {
-    const text = await Deno.readTextFile(new URL("adb_devices_-l_usb_xiaomi.txt", REAL));
+  ignore: !dumpsys.present,
+  fn() {
+    const text = dumpsys.text("adb_devices_-l_usb_xiaomi.txt");
     assertEquals(parseDeviceList(text), [{
       serial: "6563c026",
       state: "device",
@@ -83,9 +76,9 @@ Deno.test({
 
 Deno.test({
   name: "parseDeviceList() reads the real CRLF short listing with an mDNS serial",
-  ignore: !haveReal,
-  async fn() {
-    const text = await Deno.readTextFile(new URL("adb_devices_mdns_tls_and_emulator.txt", REAL));
+  ignore: !dumpsys.present,
+  fn() {
+    const text = dumpsys.text("adb_devices_mdns_tls_and_emulator.txt");
     assertEquals(parseDeviceList(text), [
       {
         serial: "adb-33311HFDD8N2PQ-a4QqY3._adb-tls-connect._tcp",

@@ -23,6 +23,31 @@ export async function tempDir(prefix = "keynobi-test-"): Promise<
   };
 }
 
+/**
+ * A canonical temp folder with `data` (a keynobi data folder, not created) and `root` (an empty
+ * project folder) inside; removed by `await using`.
+ */
+export async function tempWorld(prefix = "keynobi-world-"): Promise<
+  { base: string; data: string; root: string; [Symbol.asyncDispose](): Promise<void> }
+> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  const data = join(base, "data");
+  const root = join(base, "project");
+  await Deno.mkdir(root);
+  return {
+    base,
+    data,
+    root,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(base, { recursive: true });
+    },
+  };
+}
+
+/** Whether anything exists at `path`. */
+export const exists = (path: string): Promise<boolean> =>
+  Deno.stat(path).then(() => true, () => false);
+
 /** A two-module Kotlin DSL Android project with a wrapper. */
 export const SAMPLE_PROJECT: Record<string, string> = {
   "settings.gradle.kts": 'rootProject.name = "Sample"\ninclude(":app", ":lib")\n',

@@ -9,18 +9,11 @@ import {
 import { parseProperties } from "../../lib/gradle/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { tempDir, writeTree } from "./_fixture.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasReal) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
-const real = (name: string) => Deno.readTextFileSync(new URL(name, REAL));
+const gradleFiles = realFixtures("gradle-files");
+const real = gradleFiles.text;
 const testdata = (name: string) =>
   Deno.readTextFileSync(new URL(`testdata/${name}`, import.meta.url));
 
@@ -228,7 +221,7 @@ Deno.test("parseManifestPackage() reads the package attribute", () => {
 
 Deno.test({
   name: "parseAndroidModel() reads Tusky: top-level val, namespace twice, += dimension",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const m = parseAndroidModel(real("tusky_app_build.gradle.kts"));
     assertEquals(m.application_id, "com.keylesspalace.tusky");
@@ -247,7 +240,7 @@ Deno.test({
 
 Deno.test({
   name: "parseAndroidModel() reads Wikipedia: Groovy, namespace at the end, computed versionName",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const m = parseAndroidModel(real("wikipedia_app_build.gradle"), { dialect: "groovy" });
     assertEquals(m.application_id, "org.wikipedia");
@@ -272,7 +265,7 @@ Deno.test({
 
 Deno.test({
   name: "parseAndroidModel() reads AntennaPod: no applicationId, no namespace, Groovy dimension",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const m = parseAndroidModel(real("antennapod_app_build.gradle"), { dialect: "groovy" });
     assertEquals(m.application_id, null);
@@ -291,7 +284,7 @@ Deno.test({
 
 Deno.test({
   name: "parseAndroidModel() reads Home Assistant: named().configure, explicit empty suffix",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const m = parseAndroidModel(real("home-assistant_app_build.gradle.kts"));
     assertEquals(m.application_id, "io.homeassistant.companion.android");
@@ -306,7 +299,7 @@ Deno.test({
 
 Deno.test({
   name: "parseAndroidModel() reads Fossify: project.property() from the root gradle.properties",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const props = parseProperties(real("fossify-calculator_gradle.properties"));
     const m = parseAndroidModel(real("fossify-calculator_app_build.gradle.kts"), {
@@ -326,7 +319,7 @@ Deno.test({
 
 Deno.test({
   name: "parseAndroidModel() reads iNews: flavors that override applicationId",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const m = parseAndroidModel(real("inews_app_build.gradle.kts"));
     assertEquals(m.application_id, "com.nisaefendioglu.newsapp");

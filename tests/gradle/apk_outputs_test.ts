@@ -9,18 +9,11 @@ import {
 import { validateVariant } from "../../lib/gradle/variants.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { tempDir, writeTree } from "./_fixture.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasReal) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
-const real = (name: string) => Deno.readTextFileSync(new URL(name, REAL));
+const gradleFiles = realFixtures("gradle-files");
+const real = gradleFiles.text;
 
 const metadata = (variant: string, id: string, files: string[]) =>
   JSON.stringify({
@@ -219,7 +212,7 @@ Deno.test("listBuiltApplicationIds() collects ids from every module's metadata",
 
 Deno.test({
   name: "findApk() on iNews' real output-metadata.json (devDebug)",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   async fn() {
     await using dir = await tempDir();
     await writeTree(dir.path, {

@@ -9,18 +9,11 @@ import {
   stripComments,
 } from "../../lib/gradle/build_files.ts";
 import { assert, assertEquals } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 
-const FIXTURES = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasFixtures = (() => {
-  try {
-    return Deno.statSync(FIXTURES).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasFixtures) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
-const real = (name: string) => Deno.readTextFile(new URL(name, FIXTURES));
+const gradleFiles = realFixtures("gradle-files");
+const real = gradleFiles.text;
 
 Deno.test("stripComments() keeps strings that contain comment markers", () => {
   const src = 'url = "https://x//y" // gone\n/* block\n include(":no") */ include(":yes")';
@@ -106,8 +99,8 @@ Deno.test("isApplicationBuild() recognises ids, apply plugin, aliases and conven
 
 Deno.test({
   name: "isApplicationBuild() on real app build files (Groovy and Kotlin DSL)",
-  ignore: !hasFixtures,
-  async fn() {
+  ignore: !gradleFiles.present,
+  fn() {
     for (
       const name of [
         "antennapod_app_build.gradle",
@@ -117,9 +110,9 @@ Deno.test({
         "tusky_app_build.gradle.kts",
       ]
     ) {
-      assert(isApplicationBuild(await real(name)), name);
+      assert(isApplicationBuild(real(name)), name);
     }
-    const fossify = await real("fossify-calculator_app_build.gradle.kts");
+    const fossify = real("fossify-calculator_app_build.gradle.kts");
     assertEquals(parsePlugins(fossify).aliases.includes("android"), true);
     const catalog = new Map([["android", "com.android.application"]]);
     assert(isApplicationBuild(fossify, catalog), "fossify through its catalog alias");
@@ -147,13 +140,13 @@ Deno.test("readGradleProject() maps modules, application modules and resource fi
 
 Deno.test({
   name: "readGradleProject() serves Groovy files (a real Groovy app build file)",
-  ignore: !hasFixtures,
+  ignore: !gradleFiles.present,
   async fn() {
     await using tmp = await tempDir();
     await writeTree(tmp.path, {
       "settings.gradle": "include ':app'\n",
       "build.gradle": "buildscript {}\n",
-      "app/build.gradle": await real("antennapod_app_build.gradle"),
+      "app/build.gradle": real("antennapod_app_build.gradle"),
       "app/src/main/AndroidManifest.xml": "<manifest/>",
     });
     const info = await readGradleProject(tmp.path);

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { join } from "node:path";
 import { childEnv } from "../child_env.ts";
+import { exists, tempWorld } from "./_fixture.ts";
 import { buildHistoryPath } from "../../lib/core/data_dir.ts";
 import type { ProcessProbe } from "../../lib/mcp/session_records.ts";
 import {
@@ -25,23 +26,7 @@ import {
 } from "../../lib/gradle/build_history.ts";
 import { buildLogPath, BuildLogWriter } from "../../lib/gradle/build_log.ts";
 
-async function tempWorld() {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "keynobi-history-" }));
-  const data = join(base, "data");
-  const root = join(base, "project");
-  await Deno.mkdir(root);
-  return {
-    base,
-    data,
-    root,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(base, { recursive: true });
-    },
-  };
-}
-
 const AGENT: Origin = { kind: "agent", session_id: "s-1", client_name: "codex", standalone: true };
-const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
 Deno.test("startBuildRecord() adds running builds with increasing ids", async () => {
   await using w = await tempWorld();

@@ -8,6 +8,7 @@ import {
 } from "../assert.ts";
 import { join } from "node:path";
 import { childEnv } from "../child_env.ts";
+import { exists, tempWorld } from "./_fixture.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import type { ProcessProbe } from "../../lib/mcp/session_records.ts";
 import {
@@ -19,21 +20,6 @@ import {
   readBuildLockHolder,
   tryAcquireBuildLock,
 } from "../../lib/gradle/build_lock.ts";
-
-async function tempWorld() {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "keynobi-lock-" }));
-  const data = join(base, "data");
-  const root = join(base, "project");
-  await Deno.mkdir(root);
-  return {
-    base,
-    data,
-    root,
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(base, { recursive: true });
-    },
-  };
-}
 
 const gone = (): Promise<ProcessProbe> => Promise.resolve({ state: "gone" });
 const runningAs = (binary: string) => (): Promise<ProcessProbe> =>
@@ -50,8 +36,6 @@ function holder(fields: Partial<LockHolder> = {}): LockHolder {
     ...fields,
   };
 }
-
-const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
 Deno.test("buildLockKey() is 16 hex digits of the root's SHA-256", async () => {
   const key = await buildLockKey("/src/app");

@@ -11,21 +11,14 @@ import { decodeGradleOutput, detectEncoding } from "../../lib/gradle/build_outpu
 import { fileUriToPath, parseGradleDuration } from "../../lib/gradle/build_parser_patterns.ts";
 import { benchParse } from "../../lib/gradle/build_parser_bench.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/gradle/", import.meta.url);
-const hasReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasReal) console.error("skipping real Gradle fixtures: ../shared/fixtures/real/gradle absent");
+const gradleOutput = realFixtures("gradle");
 
 const TESTDATA = new URL("./testdata/", import.meta.url);
 
 function real(name: string) {
-  return parseBuildOutput(decodeGradleOutput(Deno.readFileSync(new URL(name, REAL))));
+  return parseBuildOutput(decodeGradleOutput(gradleOutput.bytes(name)));
 }
 function own(name: string) {
   return parseBuildOutput(decodeGradleOutput(Deno.readFileSync(new URL(name, TESTDATA))));
@@ -47,7 +40,7 @@ const NO_LOC: Loc = [null, null, null];
 
 Deno.test({
   name: "parseBuildOutput() reads Kotlin file:// URIs with Windows drives and spaces",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("kotlin_unresolved_reference_windows_uri_stacktrace.txt");
     const file =
@@ -74,7 +67,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() reads kapt javac errors with caret columns",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary, lines } = real("kapt_javac_syntax_errors.txt");
     const f =
@@ -113,7 +106,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() attributes Kotlin errors under kspXxxKotlin to KSP",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("ksp_task_failed_kotlin_syntax_gradle9.txt");
     assertEquals(summary.diagnostics, [
@@ -137,7 +130,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() takes AAPT2 errors from What went wrong, not the stack trace",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary, lines } = real("aapt2_resource_linking_failed_windows_stacktrace.txt");
     const task = ":app:processReleaseResources";
@@ -173,7 +166,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() reads the Lint text report with rule ids and underline columns",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("lint_vital_text_report_11_errors_windows_paths.txt");
     const root =
@@ -202,7 +195,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() turns an SDK-location failure into one Gradle diagnostic",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("sdk_location_not_found_dependencies_of_task.txt");
     assertEquals(summary.diagnostics, [
@@ -230,7 +223,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() reads a successful flavored release build",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary, lines } = real("success_bundle_prod_release_flavor_r8_lintvital.txt");
     assertEquals(summary.diagnostics, []);
@@ -251,7 +244,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() strips ANSI and keeps configuration-time warnings",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary, lines } = real("success_multimodule_ansi_config_cache_stored.txt");
     assertEquals(summary.diagnostics, [
@@ -283,14 +276,9 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() survives a hard-wrapped UTF-16LE PowerShell capture",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
-    const bytes = Deno.readFileSync(
-      new URL(
-        "utf16le_powershell_wrapped_check_aar_metadata_failure.txt",
-        REAL,
-      ),
-    );
+    const bytes = gradleOutput.bytes("utf16le_powershell_wrapped_check_aar_metadata_failure.txt");
     assertEquals(detectEncoding(bytes), "utf-16le");
     const { summary } = parseBuildOutput(decodeGradleOutput(bytes));
     assertEquals(summary.status, "failed");
@@ -309,7 +297,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() uses AGPBI JSON positions and dedupes the repeated AAPT line",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("from_issues/aapt2_agpbi_json_hebrew_attr.txt");
     assertEquals(summary.diagnostics, [
@@ -328,7 +316,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() reads configuration cache problems with their task",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real(
       "from_issues/configuration_cache_problems_task_project_at_execution.txt",
@@ -350,7 +338,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() gives one diagnostic per missing artifact",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("from_issues/dependency_resolution_could_not_find_artifact.txt");
     const task = ":app:compileDebugJavaWithJavac";
@@ -378,7 +366,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() keeps the variant mismatch under its unresolved project",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("from_issues/dependency_resolution_no_matching_variant.txt");
     assertEquals(summary.diagnostics, [
@@ -396,7 +384,7 @@ Deno.test({
 
 Deno.test({
   name: "parseBuildOutput() reads R8 missing-class errors",
-  ignore: !hasReal,
+  ignore: !gradleOutput.present,
   fn() {
     const { summary } = real("from_issues/r8_missing_classes_minifyReleaseWithR8.txt");
     assertEquals(summary.diagnostics, [

@@ -11,18 +11,11 @@ import {
 import { parseProperties } from "../../lib/gradle/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { tempDir, writeTree } from "./_fixture.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasReal) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
-const real = (name: string) => Deno.readTextFileSync(new URL(name, REAL));
+const gradleFiles = realFixtures("gradle-files");
+const real = gradleFiles.text;
 
 const EXAMPLE = [
   "android {",
@@ -164,7 +157,7 @@ Deno.test("projectPackageScope() reads the root build file of a single-module pr
 
 Deno.test({
   name: "buildPackageScope() on the real build files",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const tusky = buildPackageScope([parseAndroidModel(real("tusky_app_build.gradle.kts"))]);
     assert(inPackageScope(tusky, "com.keylesspalace.tusky.test"));

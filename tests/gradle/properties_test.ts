@@ -2,17 +2,10 @@ import { parseProperties } from "../../lib/gradle/properties.ts";
 import { gradleVersionFromUrl, inspectWrapper } from "../../lib/gradle/wrapper.ts";
 import { join } from "node:path";
 import { assertEquals, assertMatch } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 
-const FIXTURES = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasFixtures = (() => {
-  try {
-    return Deno.statSync(FIXTURES).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasFixtures) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
+const gradleFiles = realFixtures("gradle-files");
 
 Deno.test("parseProperties() handles escapes, separators, comments and continuations", () => {
   const p = parseProperties(
@@ -44,10 +37,10 @@ Deno.test("parseProperties() handles escapes, separators, comments and continuat
 
 Deno.test({
   name: "parseProperties() reads a real gradle.properties",
-  ignore: !hasFixtures,
-  async fn() {
+  ignore: !gradleFiles.present,
+  fn() {
     const p = parseProperties(
-      await Deno.readTextFile(new URL("fossify-calculator_gradle.properties", FIXTURES)),
+      gradleFiles.text("fossify-calculator_gradle.properties"),
     );
     assertEquals(p.get("org.gradle.parallel"), "true");
     assertEquals(p.get("APP_ID"), "org.fossify.math");

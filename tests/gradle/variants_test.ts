@@ -22,18 +22,11 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "../assert.ts";
+import { realFixtures } from "../real_fixtures.ts";
 import { tempDir } from "./_fixture.ts";
 
-const REAL = new URL("../../../shared/fixtures/real/gradle-files/", import.meta.url);
-const hasReal = (() => {
-  try {
-    return Deno.statSync(REAL).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!hasReal) console.error("skipping real gradle-files fixtures: ../shared/fixtures absent");
-const real = (name: string) => Deno.readTextFileSync(new URL(name, REAL));
+const gradleFiles = realFixtures("gradle-files");
+const real = gradleFiles.text;
 const testdata = (name: string) =>
   Deno.readTextFileSync(new URL(`testdata/${name}`, import.meta.url));
 
@@ -181,7 +174,7 @@ Deno.test("getActiveVariant() falls back to the default when the stored variant 
 
 Deno.test({
   name: "listVariants() on real files: iNews flavor override, Home Assistant empty suffix",
-  ignore: !hasReal,
+  ignore: !gradleFiles.present,
   fn() {
     const inews = listVariants(parseAndroidModel(real("inews_app_build.gradle.kts")));
     assertEquals(inews.map((v) => [v.name, v.application_id]), [
