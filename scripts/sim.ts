@@ -48,6 +48,7 @@ async function main() {
     adb_server_socket: sim.adbServerSocket,
     devices: sim.devices,
     sdk_root: sim.sdkRoot,
+    avd_home: sim.avdHome,
     projects: sim.projects,
     journal: sim.journalPath,
   };

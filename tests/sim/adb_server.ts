@@ -135,6 +135,11 @@ export class AdbServer implements DeviceHost {
   private nextTransportId = 1;
   private closing = false;
   port = 0;
+  /**
+   * Called on `host:emulator:<console port>`, the request a booting emulator sends to announce
+   * itself (adb.cpp handle_host_request: no reply; the server then connects to console port + 1).
+   */
+  onEmulator: ((consolePort: number) => void) | null = null;
 
   constructor(devices: VirtualDevice[], private readonly journal: Journal) {
     this.devices = devices;
@@ -261,6 +266,10 @@ export class AdbServer implements DeviceHost {
         const service = dec.decode(body);
         if (service.startsWith("host")) {
           const r = this.hostRequest(service);
+          if ("emulator" in r) {
+            this.onEmulator?.(r.emulator);
+            return;
+          }
           if ("track" in r) {
             await this.serveTracker(r.track, send, reader);
             return;
@@ -365,7 +374,7 @@ export class AdbServer implements DeviceHost {
   /** One host request → reply bytes, plus a device binding or a tracker. */
   hostRequest(
     service: string,
-  ): { reply: Uint8Array; bind?: VirtualDevice } | { track: boolean } {
+  ): { reply: Uint8Array; bind?: VirtualDevice } | { track: boolean } | { emulator: number } {
     let sel: Selector;
     let req: string;
     let plainHost = false;
@@ -432,6 +441,12 @@ export class AdbServer implements DeviceHost {
           return bindTo({ by: "usb" }, true);
         case "tport:local":
           return bindTo({ by: "local" }, true);
+      }
+      if (req.startsWith("emulator:")) {
+        const consolePort = Number(req.slice(9));
+        if (Number.isInteger(consolePort) && consolePort > 0 && consolePort < 65535) {
+          return { emulator: consolePort };
+        }
       }
       if (req.startsWith("transport:")) {
         return bindTo({ by: "serial", serial: req.slice(10) }, false);
@@ -512,14 +527,18 @@ export class AdbServer implements DeviceHost {
     let stdinSize = 0;
     let stdinDone = false;
     const stdinWaiters: (() => void)[] = [];
+    // Readers of a known size (`cmd package install -S`): checked on every chunk and at EOF.
+    const sizeWaiters = new Set<() => void>();
     const endStdin = () => {
       stdinDone = true;
       for (const w of stdinWaiters.splice(0)) w();
+      for (const w of [...sizeWaiters]) w();
     };
     const pushStdin = (b: Uint8Array) => {
       if (stdinSize + b.length > MAX_STDIN_BYTES) return;
       stdinBytes.push(b);
       stdinSize += b.length;
+      for (const w of [...sizeWaiters]) w();
     };
     const v2 = kind === "shell,v2";
     const readLoop = (async () => {
@@ -559,6 +578,16 @@ export class AdbServer implements DeviceHost {
       stdin: () =>
         stdinDone ? Promise.resolve(concat(...stdinBytes)) : new Promise((resolve) => {
           stdinWaiters.push(() => resolve(concat(...stdinBytes)));
+        }),
+      stdinExactly: (n) =>
+        new Promise((resolve) => {
+          const check = () => {
+            if (stdinSize < n && !stdinDone) return;
+            sizeWaiters.delete(check);
+            resolve(concat(...stdinBytes).subarray(0, n));
+          };
+          sizeWaiters.add(check);
+          check();
         }),
       out: tx(ShellId.stdout),
       err: tx(ShellId.stderr),

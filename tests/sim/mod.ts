@@ -33,6 +33,7 @@ import { copyProjects, createSdk } from "./sdk.ts";
 import { SERVICES, type SimWorld } from "./services.ts";
 import type { GradleRun, Scenario } from "./gradle/control.ts";
 import { type GradleControl, gradleControl, installFakeGradle } from "./gradle/install.ts";
+import { createAvdHome, EmulatorHost, installEmulator } from "./apps/emulator.ts";
 
 export type {
   DeviceKind,
@@ -67,6 +68,8 @@ export interface Simulator extends AsyncDisposable {
   /** Devices on the server's list now (a disconnected device is absent). */
   readonly devices: DeviceSummary[];
   readonly sdkRoot: string;
+  /** The AVD home (`ANDROID_AVD_HOME`) the fake `<sdk>/emulator/emulator` reads. */
+  readonly avdHome: string;
   readonly projects: Record<string, string>;
   readonly journalPath: string;
   readonly root: string;
@@ -99,6 +102,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const sdkRoot = await createSdk(root);
   const projects = await copyProjects(root);
   const gradlePaths = await installFakeGradle(root, projects);
+  const avdHome = await createAvdHome(root);
   const journalPath = join(root, "journal.jsonl");
   await Deno.writeTextFile(journalPath, "");
   const journal = new Journal(journalPath);
@@ -129,6 +133,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   };
   for (const d of devices) attachServices(d);
   server.listen(port);
+  const emulators = new EmulatorHost(root, (spec, state) => {
+    const d = new VirtualDevice(spec);
+    d.state = state;
+    attachServices(d);
+    server.addDevice(d);
+    return d;
+  }, (serial) => server.devices.some((d) => d.serial === serial));
+  server.onEmulator = (consolePort) => emulators.announce(consolePort);
+  await installEmulator(sdkRoot, { root, avdHome, adbPort: server.port });
 
   const find = (serial: string) => {
     const d = server.devices.find((x) => x.serial === serial);
@@ -145,6 +158,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const close = async () => {
     if (closed) return;
     closed = true;
+    emulators.close();
     for (const d of server.devices) {
       for (const svc of d.services) await svc.close?.();
     }
@@ -165,6 +179,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }));
     },
     sdkRoot,
+    avdHome,
     projects,
     journalPath,
     root,

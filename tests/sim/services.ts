@@ -3,6 +3,9 @@
  * exports a factory; add yours to SERVICES (one line) and keep its code in its folder.
  */
 import type { DeviceService, DeviceSpec, VirtualDevice } from "./device.ts";
+import { uiService } from "./ui/service.ts";
+import { appsService } from "./apps/service.ts";
+import { logcatService } from "./logcat/service.ts";
 
 /** What a service may use of the simulated world beyond its own device. */
 export interface SimWorld {
@@ -22,4 +25,8 @@ export interface SimWorld {
 
 export type ServiceFactory = (device: VirtualDevice, world: SimWorld) => DeviceService;
 
-export const SERVICES: ServiceFactory[] = [];
+export const SERVICES: ServiceFactory[] = [
+  uiService,
+  appsService,
+  logcatService,
+];

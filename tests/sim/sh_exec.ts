@@ -29,6 +29,11 @@ export const MAX_EXEC_DEPTH = 16;
 export interface ShIo {
   /** All of stdin, resolved once stdin reaches EOF. */
   stdin: () => Promise<Uint8Array>;
+  /**
+   * The first `n` bytes of stdin as soon as they have arrived (fewer at EOF), for commands that
+   * are told a size and read without waiting for EOF (`cmd package install -S <size>`).
+   */
+  stdinExactly?: (n: number) => Promise<Uint8Array>;
   out: (bytes: Uint8Array) => void;
   err: (bytes: Uint8Array) => void;
 }
