@@ -46,6 +46,20 @@ export const MAX_V1_SHELL_COMMAND_BYTES = 4096;
 export const MAX_FEATURE_CACHE_ENTRIES = 64;
 /** Budget for the device listing a `device_not_found` message includes. */
 export const NOT_FOUND_LISTING_TIMEOUT_MS = 3_000;
+/** `exec` writes stdin in chunks of this size (progress is reported per chunk). */
+export const EXEC_STDIN_CHUNK_BYTES = 64 * 1024;
+
+/** `exec` options: a call's options plus bytes for the command's stdin. */
+export interface ExecOptions extends CallOptions {
+  /**
+   * Written to the command after the service opens, before its output is read. The stream is
+   * not half-closed (adbd would end the command): the command must know how much to read, as
+   * `cmd package install -S <size>` does (PROTOCOLS.md 5.1).
+   */
+  stdin?: Uint8Array;
+  /** Called after each stdin chunk with the bytes sent so far and the total. */
+  onStdinProgress?: (sent: number, total: number) => void;
+}
 
 export interface ShellResult {
   stdout: Uint8Array;
@@ -144,14 +158,25 @@ export class AdbClient {
     });
   }
 
-  /** `exec:` with a quoted argv: raw stdout bytes (stderr merged), no exit status. */
-  async exec(serial: string, argv: readonly string[], opts: CallOptions = {}): Promise<Uint8Array> {
+  /**
+   * `exec:` with a quoted argv: raw stdout bytes (stderr merged), no exit status. With
+   * `opts.stdin`, those bytes are written to the command first (streamed installs).
+   */
+  async exec(serial: string, argv: readonly string[], opts: ExecOptions = {}): Promise<Uint8Array> {
     const command = buildCommand(argv);
     const what = `exec ${summarize(command)} on ${serial}`;
     return await this.#call(opts, what, { serial, what: "exec" }, async (scope) => {
       checkCommandLength(command, true);
       const { conn, reader } = await this.#openDeviceService(serial, `exec:${command}`, scope);
       try {
+        const input = opts.stdin;
+        if (input !== undefined) {
+          for (let off = 0; off < input.length; off += EXEC_STDIN_CHUNK_BYTES) {
+            const end = Math.min(off + EXEC_STDIN_CHUNK_BYTES, input.length);
+            await scope.run(conn.write(input.subarray(off, end)));
+            opts.onStdinProgress?.(end, input.length);
+          }
+        }
         return await readAll(reader, scope, outputCap(opts));
       } finally {
         conn.close();

@@ -5,6 +5,7 @@ import { parseToolsets } from "../mcp/toolsets.ts";
 export type Command =
   | { kind: "mcp"; project: string | null; attachOnly: boolean; toolsets: ToolsetName[] | null }
   | { kind: "trust" | "untrust"; path: string }
+  | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
   | { kind: "setup"; mcpArgs: string[] }
   | { kind: "app" }
@@ -28,6 +29,8 @@ Usage:
   keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
   keynobi untrust <path>  revoke that trust
   keynobi projects        list trusted projects and the last active one
+  keynobi approve-configurations <path>
+                          approve the project's shared .keynobi/run-configurations.json
   keynobi setup [--project <path>] [--toolsets <a,b>]
                           print the claude / codex registration commands for this binary
   keynobi status          list running keynobi MCP servers
@@ -51,6 +54,12 @@ export function parseArgs(argv: readonly string[]): Command {
       return { kind: "help" };
     case "trust":
     case "untrust": {
+      if (rest.length !== 1 || rest[0].startsWith("-")) {
+        throw new UsageError(`keynobi ${first} takes one path: keynobi ${first} <path>`);
+      }
+      return { kind: first, path: rest[0] };
+    }
+    case "approve-configurations": {
       if (rest.length !== 1 || rest[0].startsWith("-")) {
         throw new UsageError(`keynobi ${first} takes one path: keynobi ${first} <path>`);
       }

@@ -7,6 +7,7 @@ import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { setupCommand } from "./setup.ts";
 import { projectsCommand, trustCommand, untrustCommand } from "./trust.ts";
 import { statusCommand } from "./status.ts";
+import { approveConfigurationsCommand } from "./approve.ts";
 
 /**
  * The folder the user ran keynobi from. `deno task` runs in the folder of deno.json and puts the
@@ -57,6 +58,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return await untrustCommand([cmd.path], io);
     case "projects":
       return await projectsCommand([], io);
+    case "approve-configurations":
+      return await approveConfigurationsCommand([cmd.path], io);
     case "setup":
       for (const line of setupCommand(cmd.mcpArgs)) console.log(line);
       return 0;

@@ -1,4 +1,6 @@
 import { BuildClient } from "../../lib/gradle/build_client.ts";
+import { UiClient } from "../../lib/ui/client.ts";
+import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { trustProject } from "../../lib/core/settings.ts";
@@ -34,6 +36,11 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
     signal: new AbortController().signal,
     request: { progress: () => {}, clientName: null, sessionId: "test" },
     builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
+    ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
+    logcat: new LogcatClient({
+      dataDir: "/nonexistent",
+      address: { host: "127.0.0.1", port: 5037 },
+    }),
   };
 }
 

@@ -35,6 +35,7 @@ export async function startWorld(): Promise<World> {
     KEYNOBI_HOME: dataDir,
     ADB_SERVER_SOCKET: sim.adbServerSocket,
     ANDROID_HOME: sim.sdkRoot,
+    ANDROID_AVD_HOME: sim.avdHome,
   });
   return {
     sim,

@@ -1,0 +1,276 @@
+/**
+ * Launching an app: a known component with `am start -W -n` (timed), else the `monkey` and
+ * MAIN-intent fallbacks (untimed); `am start` output is checked, not only its exit status. Also
+ * the logcat `Displayed` read-back `restart_app` uses. Every device argument goes as one argv
+ * element (quoted by lib/adb/shell_quote.ts).
+ */
+import type { CallOptions, ShellResult } from "../adb/client.ts";
+import { invalidParams, ToolError } from "../core/errors.ts";
+import {
+  type AmStartReport,
+  type DisplayedLine,
+  findDisplayed,
+  formatLaunchTime,
+  lastLogTime,
+  type LaunchTiming,
+  launchTiming,
+  parseAmStart,
+} from "./am_start.ts";
+import { parseDumpsysPackage } from "./dumpsys_package.ts";
+
+/** The part of AdbClient these functions use (tests pass a scripted fake). */
+export interface DeviceShell {
+  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
+}
+
+/** Bound on `am start -W` (it waits for the first frame; a slow cold start takes seconds). */
+export const AM_START_TIMEOUT_MS = 60_000;
+/** Bound on the quick commands around a launch. */
+export const APP_COMMAND_TIMEOUT_MS = 20_000;
+/** How long `restart_app` looks for the `Displayed` line after `am start -W` returns. */
+export const DISPLAYED_WAIT_MS = 3_000;
+/** Pause between two looks for the `Displayed` line. */
+export const DISPLAYED_POLL_MS = 250;
+/** Longest activity name accepted. */
+export const MAX_ACTIVITY_LENGTH = 512;
+
+export type LaunchMethod = "component" | "monkey" | "main_intent";
+
+export interface LaunchResult {
+  method: LaunchMethod;
+  /** The component started (`pkg/.Act`), `null` for the fallbacks. */
+  component: string | null;
+  /** What `am start` / `monkey` printed (bounded). */
+  output: string;
+  report: AmStartReport | null;
+  /** `null` when the launch method reports no time. */
+  timing: LaunchTiming | null;
+  /** `Launch time: 812 ms (cold), wait 815 ms`, or why there is none. */
+  timing_line: string;
+}
+
+/** Output kept in results. */
+export const MAX_LAUNCH_OUTPUT_CHARS = 4_000;
+
+const decoder = new TextDecoder();
+
+export interface RunOutput {
+  /** stdout then stderr. */
+  text: string;
+  code: number | null;
+}
+
+/** Runs argv and returns stdout + stderr as text. */
+export async function run(
+  adb: DeviceShell,
+  serial: string,
+  argv: readonly string[],
+  opts: CallOptions,
+): Promise<RunOutput> {
+  const r = await adb.shell(serial, argv, opts);
+  const err = decoder.decode(r.stderr);
+  const out = r.text();
+  return {
+    text: err === "" ? out : `${out}${out.endsWith("\n") || out === "" ? "" : "\n"}${err}`,
+    code: r.exitCode,
+  };
+}
+
+const CLASS_NAME = /^\.?[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * An activity as `launch_app` takes it: `.MainActivity`, `com.example.app.MainActivity`, or a full
+ * component `com.example.app/.MainActivity`. Returns the component for `pkg`; refuses anything
+ * else with `invalid_params`.
+ */
+export function activityComponent(pkg: string, activity: string, param = "activity"): string {
+  const v = activity;
+  if (v.length === 0 || v.length > MAX_ACTIVITY_LENGTH) {
+    throw invalidParams(
+      `Invalid ${param}: it must be 1 to ${MAX_ACTIVITY_LENGTH} characters, like .MainActivity`,
+    );
+  }
+  const slash = v.indexOf("/");
+  const owner = slash < 0 ? pkg : v.slice(0, slash);
+  const cls = slash < 0 ? v : v.slice(slash + 1);
+  if (owner !== pkg || !CLASS_NAME.test(cls)) {
+    throw invalidParams(
+      `Invalid ${param} ${JSON.stringify(v.slice(0, 80))}: pass a class of ${pkg} like ` +
+        `.MainActivity or ${pkg}.MainActivity`,
+    );
+  }
+  return `${pkg}/${cls}`;
+}
+
+function bounded(text: string): string {
+  return text.length > MAX_LAUNCH_OUTPUT_CHARS
+    ? `${text.slice(0, MAX_LAUNCH_OUTPUT_CHARS)}\n… (output cut)`
+    : text;
+}
+
+/** `am start -W -n <component>`; a failure reported in the output is a `launch_failed` error. */
+export async function startComponent(
+  adb: DeviceShell,
+  serial: string,
+  component: string,
+  opts: CallOptions,
+): Promise<LaunchResult> {
+  const out = await run(adb, serial, ["am", "start", "-W", "-n", component], {
+    ...opts,
+    timeoutMs: AM_START_TIMEOUT_MS,
+  });
+  const report = parseAmStart(out.text, out.code);
+  if (report.error !== null) {
+    throw new ToolError(
+      "launch_failed",
+      `Could not start ${component} on ${serial}: ${report.error}; check the activity name ` +
+        "(dump_app_info lists the launcher activity) and that the app is installed",
+      { serial, component, output: bounded(out.text) },
+    );
+  }
+  const timing = launchTiming(report);
+  return {
+    method: "component",
+    component,
+    output: bounded(out.text),
+    report,
+    timing,
+    timing_line: formatLaunchTime(timing) ?? "Launch time: not reported by the device",
+  };
+}
+
+/**
+ * Launches `pkg`: `activity` when given; else the launcher activity `dumpsys package` lists, timed
+ * with `am start -W`; else `monkey`, else the MAIN intent (neither reports a time).
+ */
+export async function launchApp(
+  adb: DeviceShell,
+  serial: string,
+  pkg: string,
+  activity: string | undefined,
+  opts: CallOptions,
+): Promise<LaunchResult> {
+  if (activity !== undefined) {
+    return await startComponent(adb, serial, activityComponent(pkg, activity), opts);
+  }
+  const quick = { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS };
+  const dump = await run(adb, serial, ["dumpsys", "package", pkg], quick);
+  const info = parseDumpsysPackage(dump.text, pkg);
+  if (!info.found) {
+    throw new ToolError(
+      "not_found",
+      `${pkg} is not installed on ${serial}: install it first (install_apk or ` +
+        "run_run_configuration), or check the package name",
+      { serial, package: pkg },
+    );
+  }
+  if (info.launcher_activity !== null) {
+    return await startComponent(adb, serial, info.launcher_activity, opts);
+  }
+  const monkey = await run(
+    adb,
+    serial,
+    ["monkey", "-p", pkg, "-c", "android.intent.category.LAUNCHER", "1"],
+    quick,
+  );
+  if (monkey.code === 0 && /Events injected: 1/.test(monkey.text)) {
+    return {
+      method: "monkey",
+      component: null,
+      output: bounded(monkey.text),
+      report: null,
+      timing: null,
+      timing_line: "Launch time: not reported (started with monkey, which does not time launches)",
+    };
+  }
+  const intent = await run(adb, serial, [
+    "am",
+    "start",
+    "-a",
+    "android.intent.action.MAIN",
+    "-c",
+    "android.intent.category.LAUNCHER",
+    "-p",
+    pkg,
+  ], quick);
+  const report = parseAmStart(intent.text, intent.code);
+  if (report.error !== null) {
+    throw new ToolError(
+      "launch_failed",
+      `Could not launch ${pkg} on ${serial}: ${report.error}; the app may have no launcher ` +
+        "activity: pass activity",
+      { serial, package: pkg, output: bounded(`${monkey.text}\n${intent.text}`) },
+    );
+  }
+  return {
+    method: "main_intent",
+    component: null,
+    output: bounded(intent.text),
+    report,
+    timing: null,
+    timing_line: "Launch time: not reported (started with the MAIN intent, without timing)",
+  };
+}
+
+/** The timestamp of the newest log line, as `logcat -T` takes it; `null` for an empty log. */
+export async function logReferenceTime(
+  adb: DeviceShell,
+  serial: string,
+  opts: CallOptions,
+): Promise<string | null> {
+  const out = await run(adb, serial, ["logcat", "-d", "-v", "threadtime", "-t", "1"], {
+    ...opts,
+    timeoutMs: APP_COMMAND_TIMEOUT_MS,
+  });
+  return out.code === 0 || out.code === null ? lastLogTime(out.text) : null;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ToolError("cancelled", "Request cancelled"));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ToolError("cancelled", "Request cancelled"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The `Displayed` line for exactly `pkg` logged since `since` (a `logcat -T` time; the whole
+ * buffer when `null`), looking for up to `DISPLAYED_WAIT_MS`. `null` when none appears (a launch
+ * that drew nothing, or a HOT launch on Android 13, which logs none).
+ */
+export async function readDisplayed(
+  adb: DeviceShell,
+  serial: string,
+  pkg: string,
+  since: string | null,
+  opts: CallOptions,
+  waitMs = DISPLAYED_WAIT_MS,
+): Promise<DisplayedLine | null> {
+  const argv = [
+    "logcat",
+    "-d",
+    "-v",
+    "threadtime",
+    ...(since === null ? [] : ["-T", since]),
+    "-s",
+    "ActivityTaskManager:I",
+    "ActivityManager:I",
+  ];
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const out = await run(adb, serial, argv, { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS });
+    const found = findDisplayed(out.text, pkg);
+    if (found !== null && (since === null || found.time === null || found.time >= since)) {
+      return found;
+    }
+    if (Date.now() + DISPLAYED_POLL_MS > deadline) return null;
+    await sleep(DISPLAYED_POLL_MS, opts.signal);
+  }
+}

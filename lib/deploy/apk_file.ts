@@ -1,0 +1,132 @@
+/**
+ * The APK an install may use: a regular `.apk` whose canonical path lies under an application
+ * module's build outputs (`<module>/build/outputs/`) inside the canonical project root. The file
+ * that is installed is the file that was checked: it is opened, the open handle's device and inode
+ * must be the checked file's, the path must still resolve to the same place, and its bytes are
+ * read from that handle only (no second open by path, no check-then-use gap).
+ */
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { invalidParams, ToolError } from "../core/errors.ts";
+import { isInside } from "../core/project_paths.ts";
+import { MAX_APK_BYTES } from "../android/apk.ts";
+
+/** Longest `apk_path` accepted. */
+export const MAX_APK_PATH_CHARS = 4_096;
+
+export interface CheckedApk {
+  /** Canonical path. */
+  path: string;
+  /** Relative to the project root. */
+  relative: string;
+  /** The application module's Gradle path (`:app`). */
+  module: string;
+  bytes: Uint8Array;
+}
+
+/** Application modules: Gradle path and folder relative to the root (`""` for the root). */
+export interface AppModuleDir {
+  path: string;
+  dir: string;
+}
+
+/**
+ * Which application module's `build/outputs/` holds `canonical`, or `null`. Pure: both paths
+ * canonical.
+ */
+export function outputsModuleOf(
+  rootReal: string,
+  canonical: string,
+  modules: readonly AppModuleDir[],
+): AppModuleDir | null {
+  for (const m of modules) {
+    const outputs = join(rootReal, m.dir, "build", "outputs");
+    const rel = relative(outputs, canonical);
+    if (rel !== "" && !isAbsolute(rel) && rel.split(sep)[0] !== "..") return m;
+  }
+  return null;
+}
+
+function refuse(apkPath: string, why: string): ToolError {
+  return invalidParams(
+    `Cannot install ${JSON.stringify(apkPath)}: ${why}; pass an .apk from an application ` +
+      "module's build/outputs/ (find_apk_path gives it)",
+    { apk_path: apkPath },
+  );
+}
+
+/** Checks `apkPath` (relative to the project or absolute) and reads the checked file. */
+export async function openCheckedApk(
+  root: string,
+  apkPath: string,
+  modules: readonly AppModuleDir[],
+  hooks: { afterCheck?: () => Promise<void> | void } = {},
+): Promise<CheckedApk> {
+  if (apkPath.length === 0 || apkPath.length > MAX_APK_PATH_CHARS || apkPath.includes("\0")) {
+    throw refuse(apkPath.slice(0, 200), "the path is empty, too long or holds a NUL");
+  }
+  const rootReal = await Deno.realPath(root);
+  const given = isAbsolute(apkPath) ? apkPath : resolve(rootReal, apkPath);
+  let canonical: string;
+  try {
+    canonical = await Deno.realPath(given);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw refuse(apkPath, "no such file");
+    throw refuse(apkPath, `it cannot be resolved (${(e as Error).message})`);
+  }
+  if (!isInside(rootReal, canonical)) {
+    throw refuse(apkPath, `it resolves outside the project (${canonical})`);
+  }
+  if (!canonical.endsWith(".apk")) throw refuse(apkPath, "it is not an .apk file");
+  const module = outputsModuleOf(rootReal, canonical, modules);
+  if (module === null) {
+    throw refuse(
+      apkPath,
+      `${relative(rootReal, canonical)} is not under an application module's build outputs (${
+        modules.map((m) => join(m.dir, "build", "outputs")).join(", ") || "no application module"
+      })`,
+    );
+  }
+  const checked = await Deno.stat(canonical);
+  if (!checked.isFile) throw refuse(apkPath, "it is not a regular file");
+  await hooks.afterCheck?.();
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(canonical, { read: true });
+  } catch (e) {
+    throw new ToolError(
+      "io_error",
+      `Cannot open ${canonical}: ${(e as Error).message}; rebuild the APK and retry`,
+    );
+  }
+  try {
+    const opened = await file.stat();
+    const again = await Deno.realPath(given).catch(() => null);
+    if (
+      !opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino ||
+      again !== canonical
+    ) {
+      throw refuse(apkPath, "it changed while it was being opened (try again)");
+    }
+    if (opened.size > MAX_APK_BYTES) {
+      throw refuse(apkPath, `it is ${opened.size} bytes, over the ${MAX_APK_BYTES}-byte limit`);
+    }
+    const bytes = new Uint8Array(opened.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const n = await file.read(bytes.subarray(filled));
+      if (n === null) break;
+      filled += n;
+    }
+    if (filled !== bytes.length) {
+      throw refuse(apkPath, "it was shortened while it was read (is a build writing it?)");
+    }
+    return {
+      path: canonical,
+      relative: relative(rootReal, canonical),
+      module: module.path,
+      bytes,
+    };
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The deploy service `install_apk` and `run_run_configuration` share: install checked APK bytes
+ * (streamed, with progress and cancellation), record the install in `installed-builds.json`
+ * matched to the build that wrote it, and launch the app per a configuration's `launch`.
+ */
+import { ApkFormatError, type ApkManifest, readApkManifest, sha256Hex } from "../android/apk.ts";
+import { invalidParams, ToolError } from "../core/errors.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../gradle/build_history.ts";
+import type { RunLaunch } from "../gradle/run_configs.ts";
+import {
+  type InstalledBuild,
+  matchBuildRecord,
+  recordInstall,
+} from "../sessions/installed_builds.ts";
+import type { CheckedApk } from "./apk_file.ts";
+import { type InstallAdb, streamInstall } from "./install.ts";
+import {
+  componentFor,
+  LAUNCH_TIMEOUT_MS,
+  type LaunchAdb,
+  type LaunchResult,
+  MAX_LAUNCH_OUTPUT_BYTES,
+  MAX_LAUNCH_OUTPUT_CHARS,
+  resolveLauncher,
+  startActivity,
+} from "./launch.ts";
+import { parseAmStart } from "../android/am_start.ts";
+import { validateDeepLink } from "../core/validation.ts";
+
+export interface DeployDeps {
+  adb: InstallAdb & LaunchAdb;
+  dataDir: string;
+  origin: Origin;
+  recordedBy: "standalone" | "attached";
+}
+
+export interface InstallOutcome {
+  record: InstalledBuild;
+  manifest: ApkManifest;
+  sha256: string;
+}
+
+/** The manifest of checked APK bytes; an unreadable APK is refused before any device command. */
+export async function apkManifestOf(apk: CheckedApk): Promise<ApkManifest> {
+  try {
+    return await readApkManifest(apk.bytes);
+  } catch (e) {
+    if (e instanceof ApkFormatError) {
+      throw invalidParams(
+        `Cannot install ${apk.relative}: it is not a readable APK (${e.message}); rebuild it`,
+        { apk_path: apk.relative },
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * Installs `apk` on `serial` and records it. `project` is the canonical root the APK came from.
+ * `onProgress(sent, total)` follows the bytes streamed.
+ */
+export async function installAndRecord(
+  deps: DeployDeps,
+  serial: string,
+  apk: CheckedApk,
+  project: string,
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: (sent: number, total: number) => void;
+    manifest?: ApkManifest;
+  } = {},
+): Promise<InstallOutcome> {
+  const manifest = opts.manifest ?? await apkManifestOf(apk);
+  const sha256 = await sha256Hex(apk.bytes);
+  await streamInstall(deps.adb, serial, apk.bytes, {
+    signal: opts.signal,
+    onProgress: opts.onProgress,
+  });
+  const history = await listBuildRecords(deps.dataDir, { project, limit: MAX_BUILD_RECORDS });
+  const match = matchBuildRecord(history, sha256, project);
+  const record: InstalledBuild = {
+    serial,
+    package: manifest.package,
+    version_code: manifest.version_code,
+    version_name: manifest.version_name,
+    apk_sha256: sha256,
+    apk_bytes: apk.bytes.length,
+    apk_path: apk.path,
+    project,
+    build_id: match?.record.id ?? null,
+    module: match?.apk.module ?? apk.module,
+    variant: match?.apk.variant ?? null,
+    task: match?.record.task ?? null,
+    installed_at: new Date().toISOString(),
+    installed_by: deps.origin,
+    recorded_by: deps.recordedBy,
+  };
+  await recordInstall(deps.dataDir, record);
+  return { record, manifest, sha256 };
+}
+
+/** A launch after an install; `null` for `launch: none`. */
+export async function launchInstalled(
+  adb: LaunchAdb,
+  serial: string,
+  manifest: ApkManifest,
+  launch: RunLaunch,
+): Promise<LaunchResult | null> {
+  const pkg = manifest.package;
+  switch (launch.kind) {
+    case "none":
+      return null;
+    case "activity": {
+      const full = launch.activity.startsWith(".") ? pkg + launch.activity : launch.activity;
+      return await startActivity(adb, serial, componentFor(pkg, full));
+    }
+    case "default":
+      return await startActivity(adb, serial, await resolveLauncher(adb, serial, pkg, manifest));
+    case "deep_link": {
+      const uri = validateDeepLink(launch.uri, "launch.uri");
+      const r = await adb.shell(serial, [
+        "am",
+        "start",
+        "-W",
+        "-a",
+        "android.intent.action.VIEW",
+        "-d",
+        uri,
+        pkg,
+      ], { timeoutMs: LAUNCH_TIMEOUT_MS, maxOutputBytes: MAX_LAUNCH_OUTPUT_BYTES });
+      const output = (r.text() + new TextDecoder().decode(r.stderr)).trim()
+        .slice(0, MAX_LAUNCH_OUTPUT_CHARS);
+      const report = parseAmStart(output, r.exitCode);
+      if (report.error !== null) {
+        throw new ToolError(
+          "launch_failed",
+          `Opening ${uri} in ${pkg} on ${serial} failed: ${report.error}; check the app's ` +
+            "intent filters for that link",
+          { serial, launch_output: output },
+        );
+      }
+      return { component: `${pkg} ${uri}`, output, report };
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Launching an installed app after a deploy: `am start -W -n <pkg>/<activity>` for the APK's
+ * launcher activity, its output checked (not only the exit status) with the `am start` parser of
+ * lib/android/am_start.ts. When the manifest names no launcher, the device is asked
+ * (`cmd package resolve-activity --brief`) which activity MAIN/LAUNCHER resolves to.
+ */
+import { ToolError } from "../core/errors.ts";
+import { type AmStartReport, parseAmStart } from "../android/am_start.ts";
+
+/** How long `am start -W` may take (it waits for the first frame). */
+export const LAUNCH_TIMEOUT_MS = 60_000;
+/** Time for the resolve-activity query. */
+export const RESOLVE_TIMEOUT_MS = 15_000;
+/** Output kept from `am start`. */
+export const MAX_LAUNCH_OUTPUT_BYTES = 64 * 1024;
+/** Longest `launch_output` returned. */
+export const MAX_LAUNCH_OUTPUT_CHARS = 2_000;
+
+export interface LaunchAdb {
+  shell(
+    serial: string,
+    argv: readonly string[],
+    opts?: { timeoutMs?: number; signal?: AbortSignal; maxOutputBytes?: number },
+  ): Promise<{ exitCode: number | null; text(): string; stderr: Uint8Array }>;
+}
+
+export interface LaunchResult {
+  component: string;
+  output: string;
+  report: AmStartReport;
+}
+
+const COMPONENT = /^[A-Za-z][\w.]*\/[A-Za-z.$][\w.$]*$/;
+
+/** The component the `resolve-activity --brief` output ends with, or `null`. Pure. */
+export function parseResolvedActivity(text: string): string | null {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+  const last = lines.at(-1);
+  return last !== undefined && COMPONENT.test(last) ? last : null;
+}
+
+/** `pkg/.Main` for `pkg.Main`, as `am` prints it; other packages' classes stay whole. Pure. */
+export function componentFor(pkg: string, activity: string): string {
+  return `${pkg}/${activity.startsWith(`${pkg}.`) ? activity.slice(pkg.length) : activity}`;
+}
+
+/** The component to start: the manifest's launcher, else what the device resolves. */
+export async function resolveLauncher(
+  adb: LaunchAdb,
+  serial: string,
+  pkg: string,
+  manifest: { launcher_activity: string | null; activities: string[] },
+): Promise<string> {
+  if (manifest.launcher_activity) return componentFor(pkg, manifest.launcher_activity);
+  const r = await adb.shell(serial, [
+    "cmd",
+    "package",
+    "resolve-activity",
+    "--brief",
+    "-a",
+    "android.intent.action.MAIN",
+    "-c",
+    "android.intent.category.LAUNCHER",
+    pkg,
+  ], { timeoutMs: RESOLVE_TIMEOUT_MS }).catch(() => null);
+  const resolved = r ? parseResolvedActivity(r.text()) : null;
+  if (resolved && resolved.startsWith(`${pkg}/`)) return resolved;
+  if (manifest.activities.length === 1) return componentFor(pkg, manifest.activities[0]);
+  throw new ToolError(
+    "launch_failed",
+    `Cannot launch ${pkg} on ${serial}: its manifest declares no MAIN/LAUNCHER activity and the ` +
+      "device resolves none; add a launcher activity or start one with launch_app",
+    { serial, package: pkg },
+  );
+}
+
+/** Runs `am start -W -n <component>` and checks its report; `launch_failed` on an error line. */
+export async function startActivity(
+  adb: LaunchAdb,
+  serial: string,
+  component: string,
+): Promise<LaunchResult> {
+  const r = await adb.shell(serial, ["am", "start", "-W", "-n", component], {
+    timeoutMs: LAUNCH_TIMEOUT_MS,
+    maxOutputBytes: MAX_LAUNCH_OUTPUT_BYTES,
+  });
+  const output = (r.text() + new TextDecoder().decode(r.stderr)).trim()
+    .slice(0, MAX_LAUNCH_OUTPUT_CHARS);
+  const report = parseAmStart(output, r.exitCode);
+  if (report.error !== null) {
+    throw new ToolError(
+      "launch_failed",
+      `Launching ${component} on ${serial} failed: ${report.error}; check that the activity ` +
+        "exists and is exported, or read logcat for a crash",
+      { serial, component, launch_output: output },
+    );
+  }
+  return { component, output, report };
+}
