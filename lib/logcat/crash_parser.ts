@@ -1,0 +1,480 @@
+/**
+ * A crash's log lines (messages only, without the logcat prefix) → its parts: exception type,
+ * message, frames with class/method/file/line, the `Caused by:` chain with `... N more`, the
+ * process, and which frames are the app's own. Three kinds:
+ * - `java`: `FATAL EXCEPTION: <thread>` / `Process: <name>, PID: <pid>` / `Type: message` /
+ *   `\tat …` (RuntimeInit's uncaught-exception handler; `*** FATAL EXCEPTION IN SYSTEM PROCESS`
+ *   for system_server);
+ * - `anr`: ActivityManager's `ANR in <process>` / `PID:` / `Reason:`;
+ * - `native`: libc's `Fatal signal N (SIG…)` and debuggerd's tombstone (`*** *** ***`,
+ *   `pid: N, tid: M, name: T  >>> P <<<`, `signal …`, `Abort message:`, `backtrace:` `#00 pc …`).
+ * Pure: tests feed it the real logs' lines.
+ */
+
+export type CrashKind = "java" | "anr" | "native";
+
+/** Frames kept per throwable; deeper ones are counted in `omitted_frames`. */
+export const MAX_FRAMES_PER_THROWABLE = 256;
+/** `Caused by:` links kept. */
+export const MAX_CAUSES = 32;
+/** Characters kept of an exception message or ANR reason. */
+export const MAX_CRASH_MESSAGE_CHARS = 4_000;
+
+export interface Frame {
+  /** As printed, trimmed. */
+  raw: string;
+  class: string | null;
+  method: string | null;
+  file: string | null;
+  line: number | null;
+  /** Native frames: program counter, library path, symbol. */
+  pc: string | null;
+  library: string | null;
+  symbol: string | null;
+  /** The app's own code rather than the platform's or a library's. */
+  app: boolean;
+}
+
+export interface Throwable {
+  type: string | null;
+  message: string | null;
+  frames: Frame[];
+  /** `... N more` (frames shared with the enclosing trace). */
+  more: number | null;
+  omitted_frames: number;
+}
+
+export interface ParsedCrash {
+  kind: CrashKind;
+  exception_type: string | null;
+  message: string | null;
+  process: string | null;
+  /** The package (process name before `:`), when the process is an app. */
+  package: string | null;
+  pid: number | null;
+  thread: string | null;
+  frames: Frame[];
+  more: number | null;
+  omitted_frames: number;
+  causes: Throwable[];
+  /** Native crashes: `signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0`. */
+  signal: { number: number; name: string; code: string | null; fault_addr: string | null } | null;
+  /** ANRs: the activity or component in parentheses after the process. */
+  component: string | null;
+  /** The first frame marked `app` over the whole chain (innermost cause first). */
+  first_app_frame: Frame | null;
+}
+
+/** Class prefixes of the platform and common libraries: never "the app's own" frames. */
+export const FRAMEWORK_PREFIXES = [
+  "java.",
+  "javax.",
+  "jdk.",
+  "sun.",
+  "libcore.",
+  "dalvik.",
+  "android.",
+  "androidx.",
+  "com.android.",
+  "com.google.android.",
+  "com.google.common.",
+  "kotlin.",
+  "kotlinx.",
+  "org.json.",
+  "org.xml.",
+  "org.w3c.",
+  "org.apache.",
+  "okhttp3.",
+  "okio.",
+  "retrofit2.",
+  "io.reactivex.",
+  "com.squareup.",
+] as const;
+
+/** The package of a process name: `com.x:remote` → `com.x`; `system_server`, paths → null. */
+export function packageOfProcess(process: string | null | undefined): string | null {
+  if (!process) return null;
+  const colon = process.indexOf(":");
+  const base = colon < 0 ? process : process.slice(0, colon);
+  if (base.includes("/") || base.includes(" ") || !base.includes(".")) return null;
+  return /^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/.test(base) ? base : null;
+}
+
+function isFrameworkClass(cls: string): boolean {
+  for (const p of FRAMEWORK_PREFIXES) if (cls.startsWith(p)) return true;
+  return false;
+}
+
+/** Whether a Java frame's class is the app's own, given the crash's package. */
+export function isAppClass(cls: string | null, pkg: string | null): boolean {
+  if (!cls) return false;
+  if (pkg && (cls === pkg || cls.startsWith(pkg + "."))) return true;
+  return !isFrameworkClass(cls);
+}
+
+function frame(raw: string): Frame {
+  return {
+    raw,
+    class: null,
+    method: null,
+    file: null,
+    line: null,
+    pc: null,
+    library: null,
+    symbol: null,
+    app: false,
+  };
+}
+
+/** `at com.x.Y.method(Y.java:12)` (without `at `) → class, method, file, line. */
+export function parseJavaFrame(text: string): Frame {
+  const f = frame(`at ${text}`);
+  let open = text.indexOf("(");
+  // Unity/Mono frames put arguments in parentheses before the location: `M (args)(0x4c:76)`.
+  const lastOpen = text.lastIndexOf("(");
+  if (open >= 0 && lastOpen > open && text.endsWith(")")) open = lastOpen;
+  const head = (open < 0 ? text : text.slice(0, open)).trim();
+  const firstParen = head.indexOf(" (");
+  const name = firstParen < 0 ? head : head.slice(0, firstParen);
+  const dot = name.lastIndexOf(".");
+  if (dot > 0) {
+    f.class = name.slice(0, dot);
+    f.method = name.slice(dot + 1);
+  } else {
+    f.method = name || null;
+  }
+  if (open >= 0 && text.endsWith(")")) {
+    const loc = text.slice(open + 1, -1);
+    const colon = loc.lastIndexOf(":");
+    const lineNo = colon < 0 ? NaN : Number(loc.slice(colon + 1));
+    if (colon >= 0 && Number.isInteger(lineNo)) {
+      f.file = loc.slice(0, colon) || null;
+      f.line = lineNo;
+    } else {
+      f.file = loc || null;
+    }
+  }
+  return f;
+}
+
+/** `#00 pc 0001c84  /system/lib/libc.so (sym+9) (BuildId: …)` → pc, library, symbol. */
+export function parseNativeFrame(text: string): Frame | null {
+  const t = text.trim();
+  const m = /^#(\d+)\s+pc\s+([0-9a-fA-F]+)\s+(\S+)(.*)$/.exec(t);
+  if (!m) return null;
+  const f = frame(t);
+  f.pc = m[2];
+  f.library = m[3];
+  const rest = m[4].trim();
+  if (rest.startsWith("(") && !rest.startsWith("(offset ") && !rest.startsWith("(BuildId")) {
+    // The symbol may hold parentheses itself: `(__fseeko64(__sFILE*, long long, int, int)+9)`.
+    let depth = 0;
+    let end = -1;
+    for (let i = 0; i < rest.length; i++) {
+      const c = rest[i];
+      if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) {
+        end = i;
+        break;
+      }
+    }
+    if (end > 0) f.symbol = rest.slice(1, end).replace(/\+\d+$/, "");
+  }
+  return f;
+}
+
+const EXCEPTION_HEADER = /^([A-Za-z_$][\w$]*(?:\.[\w$]+)+)(?::\s?(.*))?$/;
+
+function clip(s: string): string {
+  return s.length > MAX_CRASH_MESSAGE_CHARS ? s.slice(0, MAX_CRASH_MESSAGE_CHARS) + "…" : s;
+}
+
+function newThrowable(type: string | null, message: string | null): Throwable {
+  return { type, message, frames: [], more: null, omitted_frames: 0 };
+}
+
+function addFrame(t: Throwable, f: Frame): void {
+  if (t.frames.length < MAX_FRAMES_PER_THROWABLE) t.frames.push(f);
+  else t.omitted_frames++;
+}
+
+function emptyCrash(kind: CrashKind): ParsedCrash {
+  return {
+    kind,
+    exception_type: null,
+    message: null,
+    process: null,
+    package: null,
+    pid: null,
+    thread: null,
+    frames: [],
+    more: null,
+    omitted_frames: 0,
+    causes: [],
+    signal: null,
+    component: null,
+    first_app_frame: null,
+  };
+}
+
+/** `pid: 2640, tid: 3407, name: gpsd  >>> /system/bin/gpsd <<<` */
+function parsePidLine(
+  line: string,
+): { pid: number; tid: number; thread: string; process: string } | null {
+  const m = /^pid: (\d+), tid: (\d+), name: (.*?)\s+>>> (.*) <<<$/.exec(line.trim());
+  return m ? { pid: Number(m[1]), tid: Number(m[2]), thread: m[3], process: m[4] } : null;
+}
+
+function parseJava(lines: readonly string[]): ParsedCrash {
+  const c = emptyCrash("java");
+  let current: Throwable | null = null;
+  let top: Throwable | null = null;
+  for (const rawLine of lines) {
+    const line = rawLine.trimEnd();
+    const t = line.trim();
+    if (t === "") continue;
+    if (t.startsWith("FATAL EXCEPTION: ")) {
+      c.thread = t.slice(17).trim();
+      continue;
+    }
+    if (t.startsWith("*** FATAL EXCEPTION IN SYSTEM PROCESS: ")) {
+      c.thread = t.slice(39).trim();
+      c.process = "system_server";
+      continue;
+    }
+    if (t.startsWith("Process: ") && top === null) {
+      const m = /^Process: (.*?), PID: (\d+)/.exec(t);
+      if (m) {
+        c.process = m[1];
+        c.pid = Number(m[2]);
+      } else c.process = t.slice(9).trim();
+      continue;
+    }
+    if (t.startsWith("at ")) {
+      if (!current) {
+        current = top = newThrowable(null, null);
+      }
+      addFrame(current, parseJavaFrame(t.slice(3)));
+      continue;
+    }
+    if (t.startsWith("... ") && t.endsWith(" more") && current) {
+      const n = Number(t.slice(4, -5));
+      if (Number.isInteger(n)) current.more = n;
+      continue;
+    }
+    const caused = t.startsWith("Caused by: ")
+      ? t.slice(11)
+      : t.startsWith("Suppressed: ")
+      ? t.slice(12)
+      : null;
+    if (caused !== null && top !== null) {
+      const m = EXCEPTION_HEADER.exec(caused);
+      const cause = newThrowable(m ? m[1] : caused, m ? (m[2] ?? null) : null);
+      if (c.causes.length < MAX_CAUSES) c.causes.push(cause);
+      current = cause;
+      continue;
+    }
+    if (top === null) {
+      if (t.startsWith("pid: ") || t.startsWith("#")) continue; // Unity's native-style header
+      const m = EXCEPTION_HEADER.exec(t);
+      if (m) {
+        current = top = newThrowable(m[1], m[2] ?? null);
+        continue;
+      }
+      continue;
+    }
+    // A multi-line exception message: lines before the throwable's first frame.
+    if (current && current.frames.length === 0 && current.type !== null) {
+      current.message = current.message === null ? t : `${current.message}\n${t}`;
+    }
+  }
+  if (top) {
+    c.exception_type = top.type;
+    c.message = top.message === null ? null : clip(top.message);
+    c.frames = top.frames;
+    c.more = top.more;
+    c.omitted_frames = top.omitted_frames;
+  }
+  for (const cause of c.causes) if (cause.message) cause.message = clip(cause.message);
+  c.package = packageOfProcess(c.process);
+  markJavaApp(c);
+  return c;
+}
+
+function markJavaApp(c: ParsedCrash): void {
+  const all = [c.frames, ...c.causes.map((x) => x.frames)];
+  for (const frames of all) for (const f of frames) f.app = isAppClass(f.class, c.package);
+  // The innermost cause is where it went wrong; fall back outwards.
+  for (let i = all.length - 1; i >= 0 && !c.first_app_frame; i--) {
+    c.first_app_frame = all[i].find((f) => f.app) ?? null;
+  }
+}
+
+function parseAnr(lines: readonly string[]): ParsedCrash {
+  const c = emptyCrash("anr");
+  c.exception_type = "ANR";
+  for (const raw of lines) {
+    const t = raw.trim();
+    if (t.startsWith("ANR in ")) {
+      const m = /^ANR in (\S+)(?: \((.*)\))?/.exec(t);
+      if (m) {
+        c.process = m[1];
+        c.component = m[2] ?? null;
+      }
+    } else if (t.startsWith("PID: ") && c.pid === null) {
+      const n = Number(t.slice(5).trim());
+      if (Number.isInteger(n)) c.pid = n;
+    } else if (t.startsWith("Reason: ") && c.message === null) {
+      c.message = clip(t.slice(8).trim());
+    }
+  }
+  c.package = packageOfProcess(c.process);
+  return c;
+}
+
+const SIGNAL_LINE =
+  /^signal (\d+) \((\w+)\)(?:, code (-?\d+ \(\w+\)|-?\d+))?(?:.*?fault addr (\S+))?/;
+const FATAL_SIGNAL =
+  /^Fatal signal (\d+) \((\w+)\)(?:, code (-?\d+ \(\w+\)|-?\d+))?(?:, fault addr (\S+))?(?: in tid (\d+) \((.*?)\))?(?:, pid (\d+) \((.*?)\))?/;
+
+function parseNative(lines: readonly string[]): ParsedCrash {
+  const c = emptyCrash("native");
+  const t = newThrowable(null, null);
+  let inBacktrace = false;
+  let seenBacktrace = false;
+  let cause: string | null = null;
+  let abort: string | null = null;
+  let signalDetail: string | null = null;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line.startsWith("Fatal signal ")) {
+      const m = FATAL_SIGNAL.exec(line);
+      if (m) {
+        c.signal ??= {
+          number: Number(m[1]),
+          name: m[2],
+          code: m[3] ?? null,
+          fault_addr: m[4] ?? null,
+        };
+        if (m[6] !== undefined && c.thread === null) c.thread = m[6];
+        if (m[7] !== undefined && c.pid === null) c.pid = Number(m[7]);
+        if (m[8] !== undefined && c.process === null) c.process = m[8];
+        signalDetail ??= line.slice(line.indexOf(")") + 1).replace(/^,\s*/, "");
+      }
+      continue;
+    }
+    const pidLine = line.startsWith("pid: ") ? parsePidLine(line) : null;
+    if (pidLine) {
+      c.pid = pidLine.pid;
+      c.thread = pidLine.thread;
+      c.process = pidLine.process;
+      continue;
+    }
+    if (line.startsWith("signal ")) {
+      const m = SIGNAL_LINE.exec(line);
+      if (m) {
+        c.signal = {
+          number: Number(m[1]),
+          name: m[2],
+          code: m[3] ?? null,
+          fault_addr: m[4] ?? null,
+        };
+        signalDetail = line.slice(line.indexOf(")") + 1).replace(/^,\s*/, "");
+      }
+      continue;
+    }
+    if (line.startsWith("Cause: ")) {
+      cause ??= line.slice(7);
+      continue;
+    }
+    if (line.startsWith("Abort message: ")) {
+      abort ??= line.slice(15).replace(/^'(.*)'$/, "$1");
+      continue;
+    }
+    if (line === "backtrace:") {
+      // Only the crashing thread's backtrace (the first one); later ones are other threads.
+      inBacktrace = !seenBacktrace;
+      seenBacktrace = true;
+      continue;
+    }
+    if (inBacktrace) {
+      const f = line.startsWith("#") ? parseNativeFrame(line) : null;
+      if (f) addFrame(t, f);
+      else if (line === "" || !line.startsWith("#")) inBacktrace = false;
+    }
+  }
+  c.exception_type = c.signal?.name ?? null;
+  c.message = abort ?? cause ?? signalDetail;
+  if (c.message) c.message = clip(c.message);
+  c.frames = t.frames;
+  c.omitted_frames = t.omitted_frames;
+  c.package = packageOfProcess(c.process);
+  const exe = c.process?.startsWith("/") ? c.process : null;
+  for (const f of c.frames) {
+    f.app = f.library !== null &&
+      (f.library.startsWith("/data/") || (exe !== null && f.library === exe));
+  }
+  c.first_app_frame = c.frames.find((f) => f.app) ?? null;
+  return c;
+}
+
+export function parseCrash(kind: CrashKind, lines: readonly string[]): ParsedCrash {
+  switch (kind) {
+    case "java":
+      return parseJava(lines);
+    case "anr":
+      return parseAnr(lines);
+    case "native":
+      return parseNative(lines);
+  }
+}
+
+/** Frames used for the signature: the top app frames, else the top frames. */
+export const SIGNATURE_FRAMES = 3;
+
+function frameKey(f: Frame): string {
+  if (f.library !== null) {
+    return `${f.library.replace(/^\/data\/app\/[^/]*\/[^/]*\//, "")}!${f.symbol ?? ""}`;
+  }
+  return `${f.class ?? ""}.${f.method ?? ""}`;
+}
+
+/** The text a crash group is keyed on: kind, package, type, and its top app frames. */
+export function crashSignature(c: ParsedCrash): string {
+  const innermost = c.causes.length ? c.causes[c.causes.length - 1] : null;
+  const type = innermost?.type ?? c.exception_type ?? "";
+  // Innermost cause first (where it went wrong), then outwards to the top throwable.
+  const pool = c.kind === "java"
+    ? [...[...c.causes].reverse().flatMap((t) => t.frames), ...c.frames]
+    : c.frames;
+  const app = pool.filter((f) => f.app);
+  const chosen = (app.length ? app : pool).slice(0, SIGNATURE_FRAMES).map(frameKey);
+  const who = c.package ?? c.process ?? "";
+  if (c.kind === "anr") {
+    const reason = (c.message ?? "").replace(/\d+/g, "#").replace(/\{[^}]*\}/g, "{}").slice(0, 200);
+    return `anr|${who}|${reason}`;
+  }
+  return `${c.kind}|${who}|${c.exception_type ?? ""}|${type}|${chosen.join("|")}`;
+}
+
+/** A stable 12-hex-digit id for a signature (two FNV-1a 32-bit hashes). */
+export function crashGroupId(signature: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < signature.length; i++) {
+    const c = signature.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x01000193 + 2);
+  }
+  const a = (h1 >>> 0).toString(16).padStart(8, "0");
+  const b = (h2 >>> 0).toString(16).padStart(8, "0");
+  return (a + b).slice(0, 12);
+}
+
+/** `ClassName.method(File.java:12)` or `#00 libfoo.so (sym)`, for one-line summaries. */
+export function describeFrame(f: Frame | null): string | null {
+  if (!f) return null;
+  if (f.library !== null) return `${f.library}${f.symbol ? ` (${f.symbol})` : ""}`;
+  const loc = f.file ? `(${f.file}${f.line !== null ? `:${f.line}` : ""})` : "";
+  return `${f.class ?? ""}${f.class ? "." : ""}${f.method ?? ""}${loc}`;
+}

@@ -1,0 +1,206 @@
+/**
+ * Enrichment of parsed lines: which process (and package) a pid belongs to, learned from the
+ * device's process list and from the stream itself, the entry's category, and JSON payloads.
+ * Pure functions plus a small bounded table; tests call them directly.
+ */
+import { packageOfProcess } from "./crash_parser.ts";
+
+/** Process names remembered per device; beyond it new names are not attributed. */
+export const MAX_PROCESS_NAMES = 20_000;
+/** pid → process entries remembered per device (a device has at most ~32k pids). */
+export const MAX_PID_ENTRIES = 65_536;
+/** Longest message checked for a JSON payload. */
+export const MAX_JSON_DETECT_CHARS = 64 * 1024;
+
+export const CATEGORIES = [
+  "system",
+  "app",
+  "crash",
+  "lifecycle",
+  "gc",
+  "network",
+  "performance",
+] as const;
+export type Category = typeof CATEGORIES[number];
+export const Cat = {
+  system: 0,
+  app: 1,
+  crash: 2,
+  lifecycle: 3,
+  gc: 4,
+  network: 5,
+  performance: 6,
+} as const;
+
+const LIFECYCLE_TAGS = new Set([
+  "ActivityManager",
+  "ActivityTaskManager",
+  "ActivityThread",
+  "Zygote",
+  "Process",
+  "libprocessgroup",
+]);
+const NETWORK_TAGS = new Set([
+  "OkHttp",
+  "okhttp.OkHttpClient",
+  "NetworkSecurityConfig",
+  "ConnectivityManager",
+  "ConnectivityService",
+  "NetworkMonitor",
+  "TrafficStats",
+  "Volley",
+  "Retrofit",
+]);
+const PERFORMANCE_TAGS = new Set(["Choreographer", "StrictMode", "OpenGLRenderer", "Looper"]);
+
+/** The category of an entry (crash lines are marked by the crash detector instead). */
+export function classify(tag: string, message: string, hasPackage: boolean): number {
+  if (LIFECYCLE_TAGS.has(tag)) return Cat.lifecycle;
+  if ((tag === "art" || tag === "dalvikvm") && message.includes("GC")) return Cat.gc;
+  if (NETWORK_TAGS.has(tag)) return Cat.network;
+  if (PERFORMANCE_TAGS.has(tag)) return Cat.performance;
+  return hasPackage ? Cat.app : Cat.system;
+}
+
+/** Whether the message is (or ends with) a JSON object or array that parses. */
+export function detectJson(message: string): boolean {
+  const n = message.length;
+  if (n < 2 || n > MAX_JSON_DETECT_CHARS) return false;
+  let end = n - 1;
+  while (end > 0 && message.charCodeAt(end) === 32) end--;
+  const last = message.charCodeAt(end);
+  if (last !== 125 && last !== 93) return false; // } ]
+  const start = message.indexOf(last === 125 ? "{" : "[");
+  if (start < 0 || start >= end) return false;
+  try {
+    const v = JSON.parse(message.slice(start, end + 1));
+    return typeof v === "object" && v !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** The JSON payload of a message `detectJson` accepted, or null. */
+export function jsonPayload(message: string): unknown {
+  const t = message.trimEnd();
+  const start = t.indexOf(t.endsWith("}") ? "{" : "[");
+  if (start < 0) return null;
+  try {
+    return JSON.parse(t.slice(start));
+  } catch {
+    return null;
+  }
+}
+
+/** What a line teaches about processes: a pid now runs `process`, or a pid died. */
+export interface ProcessFact {
+  pid: number;
+  process: string | null;
+  died: boolean;
+}
+
+/**
+ * Process facts from ActivityManager and AndroidRuntime lines: `Start proc 5572:com.x/u0a209
+ * for …`, `Process com.x (pid 5572) has died`, `Killing 4310:com.x/u0a77 (adj 906): …`, and a
+ * crash's `Process: com.x, PID: 5572`. Cheap prefix checks first; null for other lines.
+ */
+export function processFact(tag: string, message: string): ProcessFact | null {
+  if (tag === "ActivityManager" || tag === "ActivityTaskManager") {
+    if (message.startsWith("Start proc ")) {
+      const colon = message.indexOf(":", 11);
+      const slash = colon < 0 ? -1 : message.indexOf("/", colon);
+      const space = colon < 0 ? -1 : message.indexOf(" ", colon);
+      const end = slash < 0 ? space : space < 0 ? slash : Math.min(slash, space);
+      const pid = colon < 0 ? NaN : Number(message.slice(11, colon));
+      if (Number.isInteger(pid) && end > colon) {
+        return { pid, process: message.slice(colon + 1, end), died: false };
+      }
+      return null;
+    }
+    if (message.startsWith("Process ") && message.includes(" has died")) {
+      const m = /^Process (\S+) \(pid (\d+)\) has died/.exec(message);
+      return m ? { pid: Number(m[2]), process: m[1], died: true } : null;
+    }
+    if (message.startsWith("Killing ")) {
+      const m = /^Killing (\d+):([^/\s]+)/.exec(message);
+      return m ? { pid: Number(m[1]), process: m[2], died: true } : null;
+    }
+    return null;
+  }
+  if (tag === "AndroidRuntime" && message.startsWith("Process: ")) {
+    const m = /^Process: (\S+?), PID: (\d+)/.exec(message);
+    return m ? { pid: Number(m[2]), process: m[1], died: false } : null;
+  }
+  return null;
+}
+
+/**
+ * `ps -A -o PID,NAME` (or plain `ps` / `ps -A`) output → pid and name, found by the header's
+ * PID and NAME (or CMD/ARGS) columns. Lines that do not fit are skipped.
+ */
+export function parseProcessList(text: string): { pid: number; name: string }[] {
+  const lines = text.split("\n").map((l) => l.replace(/\r+$/, "")).filter((l) => l.trim());
+  if (lines.length === 0) return [];
+  const header = lines[0].trim().split(/\s+/);
+  const pidCol = header.indexOf("PID");
+  let nameCol = header.findIndex((h) => h === "NAME" || h === "CMD" || h === "ARGS");
+  if (pidCol < 0) return [];
+  if (nameCol < 0) nameCol = header.length - 1;
+  const out: { pid: number; name: string }[] = [];
+  for (const line of lines.slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    // The name is the last column and may be preceded by a state column `S` that some ps omit.
+    const pid = Number(cols[pidCol]);
+    const name = nameCol === header.length - 1 ? cols[cols.length - 1] : cols[nameCol];
+    if (Number.isInteger(pid) && pid > 0 && name) out.push({ pid, name });
+  }
+  return out;
+}
+
+/** The pid → process table of one device, bounded. */
+export class ProcessTable {
+  readonly names: string[] = [];
+  readonly packages: (string | null)[] = [];
+  #index = new Map<string, number>();
+  #byPid = new Map<number, number>();
+
+  /** The index of `name` in `names`, adding it; -1 when the table is full. */
+  intern(name: string): number {
+    let i = this.#index.get(name);
+    if (i !== undefined) return i;
+    if (this.names.length >= MAX_PROCESS_NAMES) return -1;
+    i = this.names.length;
+    this.names.push(name);
+    this.packages.push(packageOfProcess(name));
+    this.#index.set(name, i);
+    return i;
+  }
+
+  /** Records that `pid` runs `name`; true when that changed what the pid maps to. */
+  set(pid: number, name: string): boolean {
+    const i = this.intern(name);
+    if (i < 0) return false;
+    const before = this.#byPid.get(pid);
+    if (before === i) return false;
+    if (before === undefined && this.#byPid.size >= MAX_PID_ENTRIES) return false;
+    this.#byPid.set(pid, i);
+    return true;
+  }
+
+  /** The process index of `pid`, or -1. */
+  of(pid: number): number {
+    return this.#byPid.get(pid) ?? -1;
+  }
+
+  has(pid: number): boolean {
+    return this.#byPid.has(pid);
+  }
+
+  get pidCount(): number {
+    return this.#byPid.size;
+  }
+
+  clear(): void {
+    this.#byPid.clear();
+  }
+}

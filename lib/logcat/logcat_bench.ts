@@ -1,0 +1,223 @@
+/**
+ * Logcat worker benchmark, for `scripts/bench.ts` (tests never assert times). Run as its own
+ * process (`deno run --unstable-worker-options --allow-net --allow-read <this> <lines> [file…]`):
+ * it serves `lines` real-format lines (the given captures' threadtime lines, repeated, pids and
+ * times as printed) from a minimal ADB server on 127.0.0.1, streams them through the real
+ * logcat worker, then queries the full buffer with filters. Prints one JSON line.
+ */
+import { LogcatClient } from "./logcat_client.ts";
+import { emptyParsedLine, LineKind, parseLineInto, trimLineEnd } from "./line_parser.ts";
+import { Level } from "./line_parser.ts";
+
+/** Most lines one run streams. */
+export const MAX_BENCH_LINES = 5_000_000;
+/** Ring size for the run (the query budget is for a 100k-entry buffer). */
+export const BENCH_RING_ENTRIES = 100_000;
+/** Queries timed on the full buffer. */
+export const BENCH_QUERIES = 20;
+/** Longest the run waits for the worker to read everything. */
+export const BENCH_TIMEOUT_MS = 120_000;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function hex4(n: number): string {
+  return n.toString(16).padStart(4, "0");
+}
+
+/** The captures' threadtime lines (CR dropped); synthetic ones when none are given. */
+export function benchCorpus(texts: readonly string[]): string[] {
+  const out: string[] = [];
+  const p = emptyParsedLine();
+  for (const t of texts) {
+    for (const raw of t.split("\n")) {
+      const line = trimLineEnd(raw);
+      if (parseLineInto(line, p).kind === LineKind.entry && p.tid >= 0) out.push(line);
+    }
+  }
+  if (out.length === 0) {
+    for (let i = 0; i < 1000; i++) {
+      out.push(
+        `04-04 10:53:33.${String(i).padStart(3, "0")}   542  ${1500 + (i % 40)} ${
+          "VDIWE"[i % 5]
+        } Tag${i % 37}: message number ${i} with some text`,
+      );
+    }
+  }
+  return out;
+}
+
+async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) off += await conn.write(data.subarray(off));
+}
+
+async function readRequest(conn: Deno.Conn, buf: { data: Uint8Array }): Promise<string | null> {
+  const need = async (n: number) => {
+    while (buf.data.length < n) {
+      const chunk = new Uint8Array(65536);
+      const k = await conn.read(chunk);
+      if (k === null) return false;
+      const merged = new Uint8Array(buf.data.length + k);
+      merged.set(buf.data);
+      merged.set(chunk.subarray(0, k), buf.data.length);
+      buf.data = merged;
+    }
+    return true;
+  };
+  if (!await need(4)) return null;
+  const len = parseInt(dec.decode(buf.data.subarray(0, 4)), 16);
+  if (!await need(4 + len)) return null;
+  const req = dec.decode(buf.data.subarray(4, 4 + len));
+  buf.data = buf.data.slice(4 + len);
+  return req;
+}
+
+/** A minimal ADB server with one device `bench-1` whose `logcat` prints `payload`. */
+function serveAdb(payload: Uint8Array[]): { port: number; close(): void } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns = new Set<Deno.Conn>();
+  (async () => {
+    for await (const conn of listener) {
+      conns.add(conn);
+      (async () => {
+        const buf = { data: new Uint8Array() };
+        try {
+          const req = await readRequest(conn, buf);
+          if (req === null) return;
+          if (req.endsWith(":features")) {
+            await conn.write(enc.encode(`OKAY${hex4(0)}`));
+          } else if (req === "host:devices-l") {
+            const body = "bench-1                device product:bench model:bench device:bench\n";
+            await conn.write(enc.encode(`OKAY${hex4(body.length)}${body}`));
+          } else if (req.startsWith("host:tport:serial:")) {
+            await conn.write(enc.encode("OKAY"));
+            await conn.write(new Uint8Array(8));
+            const service = await readRequest(conn, buf);
+            await conn.write(enc.encode("OKAY"));
+            if (service?.startsWith("shell:logcat")) {
+              for (const chunk of payload) await writeAll(conn, chunk);
+            } else if (service?.startsWith("shell:ps")) {
+              await conn.write(enc.encode("PID NAME\n  542 system_server\n"));
+            }
+          } else {
+            const msg = "unknown service";
+            await conn.write(enc.encode(`FAIL${hex4(msg.length)}${msg}`));
+          }
+        } catch {
+          // The client closed early.
+        } finally {
+          conns.delete(conn);
+          try {
+            conn.close();
+          } catch { /* closed */ }
+        }
+      })();
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+    },
+  };
+}
+
+export interface LogcatBenchResult {
+  lines: number;
+  wall_ms: number;
+  lines_per_sec_wall: number;
+  worker_ingest_ms: number;
+  lines_per_sec_ingest: number;
+  stored: number;
+  evicted: number;
+  crashes: number;
+  query_ms_median: number;
+  query_ms_max: number;
+  query_round_trip_ms_median: number;
+  worker_heap_mb: number;
+  process_rss_mb: number;
+}
+
+export async function runLogcatBench(
+  lines: number,
+  texts: readonly string[],
+  dataDir: string,
+): Promise<LogcatBenchResult> {
+  const n = Math.max(1, Math.min(MAX_BENCH_LINES, Math.floor(lines)));
+  const corpus = benchCorpus(texts);
+  const payload: Uint8Array[] = [];
+  let batch: string[] = [];
+  for (let i = 0; i < n; i++) {
+    batch.push(corpus[i % corpus.length]);
+    if (batch.length === 4096) {
+      payload.push(enc.encode(batch.join("\n") + "\n"));
+      batch = [];
+    }
+  }
+  if (batch.length) payload.push(enc.encode(batch.join("\n") + "\n"));
+  const server = serveAdb(payload);
+  const client = new LogcatClient({ dataDir, address: { host: "127.0.0.1", port: server.port } });
+  try {
+    const t0 = performance.now();
+    await client.start({ serial: "bench-1", capacity: BENCH_RING_ENTRIES });
+    let stats = await client.stats();
+    const deadline = Date.now() + BENCH_TIMEOUT_MS;
+    while ((stats?.devices[0].lines_read ?? 0) < n && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      stats = await client.stats();
+    }
+    const wall = performance.now() - t0;
+    const d = stats!.devices[0];
+    const inWorker: number[] = [];
+    const roundTrip: number[] = [];
+    for (let i = 0; i < BENCH_QUERIES; i++) {
+      const q0 = performance.now();
+      const r = await client.entries({
+        count: 200,
+        min_level: i % 2 ? Level.W : Level.D,
+        text: i % 3 ? "no-such-text-anywhere" : "a",
+        tag: i % 4 === 0 ? "ActivityManager" : undefined,
+      });
+      roundTrip.push(performance.now() - q0);
+      inWorker.push(r.query_ms);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const round = (x: number) => Math.round(x * 100) / 100;
+    return {
+      lines: d.lines_read,
+      wall_ms: Math.round(wall),
+      lines_per_sec_wall: Math.round(d.lines_read / (wall / 1000)),
+      worker_ingest_ms: d.ingest_ms,
+      lines_per_sec_ingest: Math.round(d.lines_read / (Math.max(1, d.ingest_ms) / 1000)),
+      stored: d.stored,
+      evicted: d.evicted,
+      crashes: d.crashes,
+      query_ms_median: round(median(inWorker)),
+      query_ms_max: round(Math.max(...inWorker)),
+      query_round_trip_ms_median: round(median(roundTrip)),
+      worker_heap_mb: round(stats!.heap_used_bytes / 1024 / 1024),
+      process_rss_mb: round(stats!.rss_bytes / 1024 / 1024),
+    };
+  } finally {
+    await client.close();
+    server.close();
+  }
+}
+
+if (import.meta.main) {
+  const [count, ...files] = Deno.args;
+  const texts = files.map((f) => Deno.readTextFileSync(f));
+  const dataDir = await Deno.makeTempDir({ prefix: "keynobi-logcat-bench-" });
+  try {
+    const r = await runLogcatBench(Number(count) || 1_000_000, texts, dataDir);
+    console.log(JSON.stringify(r));
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}

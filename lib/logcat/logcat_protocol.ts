@@ -1,0 +1,146 @@
+/**
+ * The logcat worker's messages (workers/logcat.ts ↔ lib/logcat/logcat_client.ts). The worker owns
+ * the streams, the ring buffers and the crash records; only answers cross to the main thread.
+ */
+import type { Frame, Throwable } from "./crash_parser.ts";
+import type { LogEntryOut } from "./pipeline.ts";
+
+export type StreamState = "starting" | "streaming" | "stopped" | "disconnected";
+
+export interface StartParams {
+  serial: string;
+  /** Ring size for the device (settings `mcp.logcat_buffer_entries`, clamped). */
+  capacity: number;
+}
+
+export interface StartResult {
+  serial: string;
+  state: StreamState;
+  /** True when the device already streamed. */
+  already: boolean;
+  /** True when this start resumed a stream that had stopped or disconnected. */
+  resumed: boolean;
+  stored: number;
+  capacity: number;
+  processes_known: number;
+}
+
+export interface EntriesParams {
+  count: number;
+  min_level?: number;
+  tag?: string;
+  text?: string;
+  package?: string;
+  only_crashes?: boolean;
+  serial?: string;
+}
+
+export interface EntriesResult {
+  entries: LogEntryOut[];
+  /** Entries stored over the devices asked (before filtering). */
+  stored: number;
+  devices: string[];
+  query_ms: number;
+}
+
+export interface DeviceStats {
+  serial: string;
+  state: StreamState;
+  /** Why the stream ended (disconnect, error, stop_logcat). */
+  reason: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  lines_read: number;
+  stored: number;
+  capacity: number;
+  evicted: number;
+  continuation_lines: number;
+  malformed_lines: number;
+  dividers: number;
+  crashes: number;
+  levels: Record<string, number>;
+  rate_per_sec: number;
+  top_tags: { tag: string; count: number }[];
+  processes_known: number;
+  ingest_ms: number;
+}
+
+export interface StatsResult {
+  devices: DeviceStats[];
+  /** The worker isolate's heap in bytes, and the process RSS. */
+  heap_used_bytes: number;
+  rss_bytes: number;
+}
+
+export interface CrashSummary {
+  crash_id: number;
+  crash_group_id: string;
+  device: string;
+  time: string;
+  received_at: string;
+  kind: string;
+  pid: number;
+  process: string | null;
+  package: string | null;
+  exception_type: string | null;
+  message: string | null;
+  first_app_frame: string | null;
+  process_died: boolean;
+}
+
+export interface CrashGroup {
+  crash_group_id: string;
+  kind: string;
+  exception_type: string | null;
+  message: string | null;
+  package: string | null;
+  process: string | null;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+  pids: number[];
+  devices: string[];
+  first_app_frame: string | null;
+  signature: string;
+}
+
+export interface CrashesResult {
+  crashes: CrashSummary[];
+  groups: CrashGroup[];
+  total_crashes: number;
+  total_groups: number;
+}
+
+export interface TraceParams {
+  package?: string;
+  crash_group_id?: string;
+}
+
+export interface TraceResult {
+  crash: CrashSummary;
+  group: CrashGroup;
+  thread: string | null;
+  signal: { number: number; name: string; code: string | null; fault_addr: string | null } | null;
+  component: string | null;
+  frames: Frame[];
+  omitted_frames: number;
+  more: number | null;
+  causes: Throwable[];
+  first_app_frame: Frame | null;
+  /** The crash's lines as logcat printed them (messages only). */
+  trace: string;
+  trace_truncated: boolean;
+  context_before: string[];
+  context_after: string[];
+}
+
+export type LogcatMethods = {
+  "logcat.start": { params: StartParams; result: StartResult };
+  "logcat.stop": { params: { serial?: string }; result: { stopped: string[] } };
+  "logcat.clear": { params: { serial?: string }; result: { cleared: string[] } };
+  "logcat.entries": { params: EntriesParams; result: EntriesResult };
+  "logcat.stats": { params: null; result: StatsResult };
+  "logcat.crashes": { params: { count: number }; result: CrashesResult };
+  "logcat.trace": { params: TraceParams; result: TraceResult | null };
+  "logcat.shutdown": { params: null; result: { stopped: number } };
+};

@@ -1,0 +1,471 @@
+/**
+ * The logcat worker's state: one stream and one pipeline per device, read over the worker's own
+ * ADB connection (`logcat -v threadtime`), and the answers to queries. The worker's message loop
+ * (workers/logcat.ts) calls these methods; tests call them with a fake ADB server.
+ */
+import type { AdbClient, ShellStream } from "../adb/client.ts";
+import { ToolError } from "../core/errors.ts";
+import { describeFrame, type ParsedCrash } from "./crash_parser.ts";
+import { parseProcessList } from "./enrich.ts";
+import { LEVEL_LETTERS } from "./line_parser.ts";
+import type {
+  CrashesResult,
+  CrashGroup,
+  CrashSummary,
+  DeviceStats,
+  EntriesParams,
+  EntriesResult,
+  StartParams,
+  StartResult,
+  StatsResult,
+  StreamState,
+  TraceParams,
+  TraceResult,
+} from "./logcat_protocol.ts";
+import { type CrashRecord, DevicePipeline, type LogEntryOut } from "./pipeline.ts";
+import { clampRingEntries } from "./ring_store.ts";
+
+/** How long opening a device's stream may take (spec: 5 s start-up timeout). */
+export const START_TIMEOUT_MS = 5_000;
+/** Budget of one `ps` read of the device's processes. */
+export const PS_TIMEOUT_MS = 5_000;
+/** At most one `ps` refresh per device in this interval (unknown pids trigger one). */
+export const PS_REFRESH_MIN_INTERVAL_MS = 5_000;
+/** Devices streamed at once. */
+export const MAX_STREAMS = 16;
+/** Entries one query returns at most (the tool's maximum). */
+export const MAX_ENTRIES_PER_QUERY = 10_000;
+/** Crashes one query returns at most. */
+export const MAX_CRASHES_PER_QUERY = 200;
+/** Characters of a crash's raw trace returned. */
+export const MAX_TRACE_CHARS = 64 * 1024;
+/** Frames returned per throwable by get_crash_stack_trace. */
+export const MAX_FRAMES_RETURNED = 100;
+/** pids listed per crash group. */
+export const MAX_GROUP_PIDS = 20;
+/** Tags listed by the stats. */
+export const TOP_TAGS = 10;
+/** The device command; `-v threadtime` is also the default, but a device may set another. */
+export const LOGCAT_ARGV = ["logcat", "-v", "threadtime"] as const;
+export const PS_ARGV = ["ps", "-A", "-o", "PID,NAME"] as const;
+
+interface DeviceStream {
+  pipeline: DevicePipeline;
+  state: StreamState;
+  reason: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  stream: ShellStream | null;
+  pump: Promise<void> | null;
+  stopping: boolean;
+  lastPs: number;
+  psRunning: boolean;
+}
+
+export interface LogcatServiceOptions {
+  adb: Pick<AdbClient, "openShellStream" | "shell" | "listDevices">;
+}
+
+export class LogcatService {
+  #adb: LogcatServiceOptions["adb"];
+  #devices = new Map<string, DeviceStream>();
+  #seq = 0;
+  #crashIds = 0;
+  #seqSource = { next: () => ++this.#seq };
+
+  constructor(opts: LogcatServiceOptions) {
+    this.#adb = opts.adb;
+  }
+
+  #device(serial: string, capacity: number): DeviceStream {
+    let d = this.#devices.get(serial);
+    if (!d) {
+      const pipeline = new DevicePipeline(serial, {
+        capacity,
+        seq: this.#seqSource,
+        crashId: () => ++this.#crashIds,
+      });
+      d = {
+        pipeline,
+        state: "stopped",
+        reason: null,
+        startedAt: null,
+        endedAt: null,
+        stream: null,
+        pump: null,
+        stopping: false,
+        lastPs: 0,
+        psRunning: false,
+      };
+      const dev = d;
+      pipeline.onUnknownPid = () => this.#refreshProcesses(serial, dev, false);
+      this.#devices.set(serial, d);
+    } else if (d.pipeline.store.capacity !== clampRingEntries(capacity)) {
+      d.pipeline.store.resize(capacity);
+    }
+    return d;
+  }
+
+  #refreshProcesses(serial: string, d: DeviceStream, force: boolean): Promise<void> {
+    const now = Date.now();
+    if (d.psRunning || (!force && now - d.lastPs < PS_REFRESH_MIN_INTERVAL_MS)) {
+      return Promise.resolve();
+    }
+    d.psRunning = true;
+    d.lastPs = now;
+    return this.#adb.shell(serial, PS_ARGV, { timeoutMs: PS_TIMEOUT_MS })
+      .then((r) => d.pipeline.applyProcessList(parseProcessList(r.text())))
+      .catch(() => {/* best effort: the stream still teaches processes */})
+      .finally(() => d.psRunning = false);
+  }
+
+  async start(p: StartParams, signal?: AbortSignal): Promise<StartResult> {
+    const existing = this.#devices.get(p.serial);
+    if (existing && (existing.state === "streaming" || existing.state === "starting")) {
+      return this.#startResult(p.serial, existing, true, false);
+    }
+    const streaming = [...this.#devices.values()].filter((d) => d.state === "streaming").length;
+    if (streaming >= MAX_STREAMS) {
+      throw new ToolError(
+        "invalid_request",
+        `Cannot stream ${p.serial}: ${MAX_STREAMS} devices already stream logcat; ` +
+          "call stop_logcat on one first",
+      );
+    }
+    const d = this.#device(p.serial, p.capacity);
+    const resumed = d.startedAt !== null;
+    d.state = "starting";
+    d.stopping = false;
+    try {
+      await this.#refreshProcesses(p.serial, d, true);
+      // On resume the device replays its buffer; lines up to the last stored time are skipped.
+      const newest = d.pipeline.store.newestSlot();
+      const skipThrough = resumed && newest >= 0 ? d.pipeline.store.time[newest] : null;
+      d.stream = await this.#adb.openShellStream(p.serial, LOGCAT_ARGV, {
+        timeoutMs: START_TIMEOUT_MS,
+        signal,
+      });
+      d.state = "streaming";
+      d.reason = null;
+      d.startedAt = new Date().toISOString();
+      d.endedAt = null;
+      d.pump = this.#pump(p.serial, d, d.stream, skipThrough);
+    } catch (e) {
+      d.state = resumed ? "disconnected" : "stopped";
+      d.reason = e instanceof Error ? e.message : String(e);
+      if (!resumed && d.pipeline.store.size === 0) this.#devices.delete(p.serial);
+      throw e;
+    }
+    return this.#startResult(p.serial, d, false, resumed);
+  }
+
+  #startResult(serial: string, d: DeviceStream, already: boolean, resumed: boolean): StartResult {
+    return {
+      serial,
+      state: d.state,
+      already,
+      resumed,
+      stored: d.pipeline.store.size,
+      capacity: d.pipeline.store.capacity,
+      processes_known: d.pipeline.procs.pidCount,
+    };
+  }
+
+  async #pump(
+    serial: string,
+    d: DeviceStream,
+    stream: ShellStream,
+    skipThrough: string | null,
+  ): Promise<void> {
+    const reader = stream.stdout.getReader();
+    const decoder = new TextDecoder();
+    let failure: string | null = null;
+    let skipping = skipThrough !== null;
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        let text = decoder.decode(value, { stream: true });
+        if (skipping) {
+          const r = skipReplayed(text, skipThrough!);
+          text = r.rest;
+          skipping = !r.done;
+        }
+        if (text) d.pipeline.ingestText(text);
+      }
+      const tail = decoder.decode();
+      if (tail) d.pipeline.ingestText(tail);
+    } catch (e) {
+      failure = e instanceof Error ? e.message : String(e);
+    } finally {
+      reader.releaseLock();
+      d.pipeline.flush();
+    }
+    const exit = await stream.exitCode.catch(() => null);
+    await stream.close().catch(() => {});
+    d.stream = null;
+    d.endedAt = new Date().toISOString();
+    if (d.stopping) {
+      d.state = "stopped";
+      d.reason = "stopped by stop_logcat";
+      return;
+    }
+    d.state = "disconnected";
+    d.reason = failure ?? await this.#whyEnded(serial, exit);
+  }
+
+  async #whyEnded(serial: string, exit: number | null): Promise<string> {
+    const devices = await this.#adb.listDevices({ timeoutMs: 3_000 }).catch(() => null);
+    const dev = devices?.find((x) => x.serial === serial);
+    if (devices && !dev) {
+      return `device ${serial} disconnected (adb no longer lists it); reconnect it and call ` +
+        "start_logcat to resume";
+    }
+    if (dev && dev.state !== "device") {
+      return `device ${serial} is ${dev.state}; call start_logcat to resume once it is online`;
+    }
+    return `logcat on ${serial} ended${exit === null ? "" : ` with status ${exit}`}; ` +
+      "call start_logcat to resume";
+  }
+
+  async stop(serial?: string): Promise<{ stopped: string[] }> {
+    const stopped: string[] = [];
+    for (const [s, d] of this.#devices) {
+      if (serial !== undefined && s !== serial) continue;
+      if (d.state !== "streaming" && d.state !== "starting") continue;
+      d.stopping = true;
+      const stream = d.stream;
+      if (stream) await stream.close();
+      await d.pump;
+      d.state = "stopped";
+      d.reason = "stopped by stop_logcat";
+      stopped.push(s);
+    }
+    return { stopped };
+  }
+
+  clear(serial?: string): { cleared: string[] } {
+    const cleared: string[] = [];
+    for (const [s, d] of this.#devices) {
+      if (serial !== undefined && s !== serial) continue;
+      d.pipeline.clear();
+      cleared.push(s);
+    }
+    return { cleared };
+  }
+
+  #selected(serial?: string): DeviceStream[] {
+    if (serial === undefined) return [...this.#devices.values()];
+    const d = this.#devices.get(serial);
+    return d ? [d] : [];
+  }
+
+  entries(p: EntriesParams): EntriesResult {
+    const t0 = performance.now();
+    const count = Math.max(0, Math.min(MAX_ENTRIES_PER_QUERY, Math.floor(p.count)));
+    const devices = this.#selected(p.serial);
+    const found: { pipeline: DevicePipeline; slot: number; seq: number }[] = [];
+    let stored = 0;
+    for (const d of devices) {
+      stored += d.pipeline.store.size;
+      const slots = d.pipeline.querySlots({
+        count,
+        minLevel: p.min_level,
+        tag: p.tag,
+        text: p.text,
+        package: p.package,
+        onlyCrashes: p.only_crashes,
+      });
+      for (const slot of slots) {
+        found.push({ pipeline: d.pipeline, slot, seq: d.pipeline.store.seq[slot] });
+      }
+    }
+    if (devices.length > 1) found.sort((a, b) => b.seq - a.seq);
+    const chosen = found.slice(0, count).reverse();
+    const entries: LogEntryOut[] = chosen.map((f) => f.pipeline.entryAt(f.slot));
+    return {
+      entries,
+      stored,
+      devices: devices.map((d) => d.pipeline.serial),
+      query_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+    };
+  }
+
+  stats(): StatsResult {
+    const devices: DeviceStats[] = [];
+    for (const [serial, d] of this.#devices) {
+      const p = d.pipeline;
+      const levels: Record<string, number> = {};
+      LEVEL_LETTERS.forEach((l, i) => {
+        if (l === "S" || (l === "?" && p.store.levelCounts[i] === 0)) return;
+        levels[l] = p.store.levelCounts[i];
+      });
+      devices.push({
+        serial,
+        state: d.state,
+        reason: d.reason,
+        started_at: d.startedAt,
+        ended_at: d.endedAt,
+        lines_read: p.lines,
+        stored: p.store.size,
+        capacity: p.store.capacity,
+        evicted: p.store.evicted,
+        continuation_lines: p.continuation,
+        malformed_lines: p.malformed,
+        dividers: p.dividers,
+        crashes: p.crashes.length,
+        levels,
+        rate_per_sec: p.rate(),
+        top_tags: p.topTags(TOP_TAGS),
+        processes_known: p.procs.pidCount,
+        ingest_ms: Math.round(p.ingestMs),
+      });
+    }
+    const mem = Deno.memoryUsage();
+    return { devices, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss };
+  }
+
+  #allCrashes(): { pipeline: DevicePipeline; record: CrashRecord }[] {
+    const out: { pipeline: DevicePipeline; record: CrashRecord }[] = [];
+    for (const d of this.#devices.values()) {
+      for (const record of d.pipeline.crashes) out.push({ pipeline: d.pipeline, record });
+    }
+    return out.sort((a, b) => a.record.seq - b.record.seq);
+  }
+
+  #summary(pipeline: DevicePipeline, r: CrashRecord): CrashSummary {
+    const c = pipeline.parsedOf(r);
+    return {
+      crash_id: r.id,
+      crash_group_id: pipeline.groupOf(r),
+      device: r.device,
+      time: r.time,
+      received_at: r.receivedAt,
+      kind: r.kind,
+      pid: c.pid ?? r.pid,
+      process: c.process,
+      package: c.package,
+      exception_type: c.exception_type,
+      message: c.message,
+      first_app_frame: describeFrame(c.first_app_frame),
+      process_died: r.died,
+    };
+  }
+
+  #groups(all: { pipeline: DevicePipeline; record: CrashRecord }[]): Map<string, CrashGroup> {
+    const groups = new Map<string, CrashGroup>();
+    for (const { pipeline, record } of all) {
+      const id = pipeline.groupOf(record);
+      const c: ParsedCrash = pipeline.parsedOf(record);
+      let g = groups.get(id);
+      if (!g) {
+        g = {
+          crash_group_id: id,
+          kind: record.kind,
+          exception_type: c.exception_type,
+          message: c.message,
+          package: c.package,
+          process: c.process,
+          count: 0,
+          first_seen: record.time,
+          last_seen: record.time,
+          pids: [],
+          devices: [],
+          first_app_frame: describeFrame(c.first_app_frame),
+          signature: "",
+        };
+        groups.set(id, g);
+      }
+      g.count++;
+      g.last_seen = record.time;
+      g.message = c.message;
+      const pid = c.pid ?? record.pid;
+      if (!g.pids.includes(pid) && g.pids.length < MAX_GROUP_PIDS) g.pids.push(pid);
+      if (!g.devices.includes(record.device)) g.devices.push(record.device);
+    }
+    for (const d of this.#devices.values()) {
+      for (const [id, dropped] of d.pipeline.droppedGroups) {
+        const g = groups.get(id);
+        if (!g) continue;
+        g.count += dropped.count;
+        g.first_seen = dropped.firstSeen;
+      }
+    }
+    return groups;
+  }
+
+  crashes(count: number): CrashesResult {
+    const n = Math.max(0, Math.min(MAX_CRASHES_PER_QUERY, Math.floor(count)));
+    const all = this.#allCrashes();
+    const groups = this.#groups(all);
+    const newest = all.slice(-n).reverse();
+    const crashes = newest.map(({ pipeline, record }) => this.#summary(pipeline, record));
+    const shown = new Set(crashes.map((c) => c.crash_group_id));
+    return {
+      crashes,
+      groups: [...groups.values()].filter((g) => shown.has(g.crash_group_id))
+        .sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)),
+      total_crashes: all.length,
+      total_groups: groups.size,
+    };
+  }
+
+  trace(p: TraceParams): TraceResult | null {
+    const all = this.#allCrashes();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const { pipeline, record } = all[i];
+      const c = pipeline.parsedOf(record);
+      if (p.crash_group_id !== undefined && pipeline.groupOf(record) !== p.crash_group_id) continue;
+      if (p.package !== undefined && c.package !== p.package && c.process !== p.package) continue;
+      const group = this.#groups(all).get(pipeline.groupOf(record))!;
+      let trace = record.lines.join("\n");
+      const truncated = trace.length > MAX_TRACE_CHARS;
+      if (truncated) trace = trace.slice(0, MAX_TRACE_CHARS);
+      return {
+        crash: this.#summary(pipeline, record),
+        group,
+        thread: c.thread,
+        signal: c.signal,
+        component: c.component,
+        frames: c.frames.slice(0, MAX_FRAMES_RETURNED),
+        omitted_frames: c.omitted_frames + Math.max(0, c.frames.length - MAX_FRAMES_RETURNED),
+        more: c.more,
+        causes: c.causes.map((t) => ({
+          ...t,
+          frames: t.frames.slice(0, MAX_FRAMES_RETURNED),
+          omitted_frames: t.omitted_frames + Math.max(0, t.frames.length - MAX_FRAMES_RETURNED),
+        })),
+        first_app_frame: c.first_app_frame,
+        trace,
+        trace_truncated: truncated,
+        context_before: record.contextBefore,
+        context_after: record.contextAfter,
+      };
+    }
+    return null;
+  }
+
+  /** Stops every stream (the worker is stopping). */
+  async shutdown(): Promise<number> {
+    const { stopped } = await this.stop();
+    return stopped.length;
+  }
+}
+
+/**
+ * Drops the lines of `text` whose time is at or before `through` (a resumed stream replays the
+ * device's buffer). `done` once a later line was seen; lines without a time are kept.
+ */
+export function skipReplayed(text: string, through: string): { rest: string; done: boolean } {
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf("\n", start);
+    const end = nl < 0 ? text.length : nl;
+    const time = text.slice(start, start + through.length);
+    const isTimed = /^\d/.test(time);
+    if (isTimed && time > through) return { rest: text.slice(start), done: true };
+    if (nl < 0) return { rest: "", done: false };
+    start = end + 1;
+  }
+  return { rest: "", done: false };
+}

@@ -1,0 +1,636 @@
+/**
+ * One device's logcat pipeline: text → lines → parsed entries → enriched (process, category,
+ * JSON) → the ring store, with crash detection on the way and the queries over what is stored.
+ * Pure (no I/O): the worker's service feeds it bytes; tests feed it strings.
+ */
+import {
+  crashGroupId,
+  type CrashKind,
+  crashSignature,
+  parseCrash,
+  type ParsedCrash,
+} from "./crash_parser.ts";
+import {
+  Cat,
+  CATEGORIES,
+  classify,
+  detectJson,
+  jsonPayload,
+  processFact,
+  ProcessTable,
+} from "./enrich.ts";
+import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
+import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
+
+/** Lines of the device's log kept before a crash's first line. */
+export const CRASH_CONTEXT_BEFORE = 20;
+/** Lines kept after a crash's first line that are not part of it. */
+export const CRASH_CONTEXT_AFTER = 20;
+/** Lines one crash may hold (a Java trace with long cause chains stays well below). */
+export const MAX_CRASH_LINES = 2_000;
+/** Crashes kept per device; older ones are dropped but still counted in their group. */
+export const MAX_CRASHES_PER_DEVICE = 200;
+/** Crash groups whose dropped occurrences are remembered per device. */
+export const MAX_DROPPED_GROUPS = 1_000;
+/** A crash still collecting lines is closed after this many other lines. */
+export const CRASH_IDLE_LINES = 5_000;
+/** Entries scanned back when a crash names the process of earlier lines. */
+export const BACKFILL_SCAN_LIMIT = 50_000;
+/** Longest partial line held between chunks; longer ones are stored as they are. */
+export const MAX_PARTIAL_LINE_CHARS = 256 * 1024;
+/** Seconds of ingest history behind the reported rate. */
+export const RATE_WINDOW_SECONDS = 10;
+
+export interface CrashRecord {
+  id: number;
+  device: string;
+  kind: CrashKind;
+  /** The crashed process's pid (from the trace), else the reporting line's. */
+  pid: number;
+  reporterPid: number;
+  reporterTid: number;
+  tag: string;
+  level: number;
+  time: string;
+  seq: number;
+  /** When the crash was read (ISO). */
+  receivedAt: string;
+  lines: string[];
+  contextBefore: string[];
+  contextAfter: string[];
+  open: boolean;
+  idle: number;
+  died: boolean;
+  tombstone: boolean;
+  parsed: ParsedCrash | null;
+  groupId: string | null;
+}
+
+export interface EntryQuery {
+  count: number;
+  minLevel?: number;
+  tag?: string;
+  /** Case-insensitive substring of the message. */
+  text?: string;
+  package?: string;
+  onlyCrashes?: boolean;
+}
+
+export interface LogEntryOut {
+  seq: number;
+  device: string;
+  time: string;
+  pid: number;
+  tid: number | null;
+  level: string;
+  tag: string;
+  message: string;
+  package: string | null;
+  process: string | null;
+  category: string;
+  crash?: true;
+  continuation?: true;
+  malformed?: true;
+  json?: unknown;
+}
+
+/** Characters of one message an answer carries; the rest is cut with a marker. */
+export const MAX_MESSAGE_CHARS_RETURNED = 4_000;
+
+export interface SeqSource {
+  next(): number;
+}
+
+function formatLine(
+  time: string,
+  pid: number,
+  tid: number,
+  level: number,
+  tag: string,
+  message: string,
+): string {
+  return `${time} ${String(pid).padStart(5)} ${String(tid).padStart(5)} ${
+    levelLetter(level)
+  } ${tag}: ${message}`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export class DevicePipeline {
+  readonly serial: string;
+  readonly store: RingStore;
+  readonly procs = new ProcessTable();
+  readonly crashes: CrashRecord[] = [];
+  /** Occurrences of dropped crashes by group id (with the earliest time seen). */
+  readonly droppedGroups = new Map<string, { count: number; firstSeen: string }>();
+  lines = 0;
+  continuation = 0;
+  malformed = 0;
+  dividers = 0;
+  ingestMs = 0;
+  #seq: SeqSource;
+  #nextCrashId: () => number;
+  #scratch = emptyParsedLine();
+  #partial = "";
+  #open: CrashRecord[] = [];
+  #needAfter: CrashRecord[] = [];
+  #tags = new Map<string, string>();
+  #rate = new Float64Array(RATE_WINDOW_SECONDS + 1);
+  #rateSecond = 0;
+  /** Called when a line names the process of a pid the table did not know (ps refresh). */
+  onUnknownPid: ((pid: number) => void) | null = null;
+
+  constructor(
+    serial: string,
+    opts: { capacity?: number; seq?: SeqSource; crashId?: () => number } = {},
+  ) {
+    this.serial = serial;
+    this.store = new RingStore(opts.capacity ?? DEFAULT_RING_ENTRIES);
+    let n = 0;
+    this.#seq = opts.seq ?? { next: () => ++n };
+    let c = 0;
+    this.#nextCrashId = opts.crashId ?? (() => ++c);
+  }
+
+  // ── ingest ──────────────────────────────────────────────────────────────────────────────
+
+  /** Feeds decoded text; a line cut at the chunk's end waits for the next chunk. */
+  ingestText(text: string, nowMs = Date.now()): number {
+    const t0 = performance.now();
+    let start = 0;
+    let count = 0;
+    let data = text;
+    if (this.#partial) {
+      data = this.#partial + text;
+      this.#partial = "";
+    }
+    while (true) {
+      const nl = data.indexOf("\n", start);
+      if (nl < 0) break;
+      let end = nl;
+      while (end > start && data.charCodeAt(end - 1) === 13) end--;
+      this.ingestLine(data.slice(start, end));
+      count++;
+      start = nl + 1;
+    }
+    if (start < data.length) {
+      const rest = data.slice(start);
+      if (rest.length > MAX_PARTIAL_LINE_CHARS) {
+        this.ingestLine(rest);
+        count++;
+      } else this.#partial = rest;
+    }
+    this.#countRate(count, nowMs);
+    this.ingestMs += performance.now() - t0;
+    return count;
+  }
+
+  /** Ingests what is left of a cut line (the stream ended). */
+  flush(): void {
+    if (this.#partial) {
+      const rest = this.#partial.replace(/\r+$/, "");
+      this.#partial = "";
+      this.ingestLine(rest);
+    }
+  }
+
+  #countRate(count: number, nowMs: number): void {
+    const sec = Math.floor(nowMs / 1000);
+    if (sec !== this.#rateSecond) {
+      const gap = sec - this.#rateSecond;
+      if (gap >= this.#rate.length || gap < 0) this.#rate.fill(0);
+      else for (let s = this.#rateSecond + 1; s <= sec; s++) this.#rate[s % this.#rate.length] = 0;
+      this.#rateSecond = sec;
+    }
+    this.#rate[sec % this.#rate.length] += count;
+  }
+
+  /** Lines per second over the last `RATE_WINDOW_SECONDS` full seconds. */
+  rate(nowMs = Date.now()): number {
+    this.#countRate(0, nowMs);
+    const sec = Math.floor(nowMs / 1000);
+    let sum = 0;
+    for (let s = sec - RATE_WINDOW_SECONDS; s < sec; s++) sum += this.#rate[s % this.#rate.length];
+    return Math.round((sum / RATE_WINDOW_SECONDS) * 10) / 10;
+  }
+
+  #intern(tag: string): string {
+    const t = this.#tags.get(tag);
+    if (t !== undefined) return t;
+    if (this.#tags.size >= 8192) this.#tags.clear();
+    this.#tags.set(tag, tag);
+    return tag;
+  }
+
+  ingestLine(line: string): void {
+    const p = parseLineInto(line, this.#scratch);
+    if (p.kind === LineKind.empty) return;
+    this.lines++;
+    if (p.kind === LineKind.divider) {
+      this.dividers++;
+      return;
+    }
+    let flags = 0;
+    let { pid, tid, level, tag, time } = p;
+    const message = p.message;
+    if (p.kind === LineKind.raw) {
+      const last = this.store.newestSlot();
+      if (last >= 0 && !(this.store.flags[last] & EntryFlag.malformed)) {
+        flags |= EntryFlag.continuation;
+        this.continuation++;
+        pid = this.store.pid[last];
+        tid = this.store.tid[last];
+        level = this.store.level[last];
+        tag = this.store.tag[last];
+        time = this.store.time[last];
+      } else {
+        flags |= EntryFlag.malformed;
+        this.malformed++;
+        pid = -1;
+        tid = -1;
+        level = Level.unknown;
+        tag = "";
+      }
+    } else {
+      tag = this.#intern(tag);
+    }
+
+    if (
+      pid > 0 &&
+      (tag === "ActivityManager" || tag === "AndroidRuntime" || tag === "ActivityTaskManager")
+    ) {
+      const fact = processFact(tag, message);
+      if (fact) this.#learn(fact);
+    }
+    let proc = pid > 0 ? this.procs.of(pid) : -1;
+    if (proc < 0 && pid > 0 && this.onUnknownPid) this.onUnknownPid(pid);
+
+    // Crash detection: lines of an open crash, then the start of a new one.
+    let crash = this.#appendToOpen(pid, tid, level, tag, message, time, line);
+    if (!crash && p.kind === LineKind.entry) {
+      crash = this.#detectStart(pid, tid, level, tag, message, time);
+    }
+    if (crash) {
+      flags |= EntryFlag.crash;
+      proc = pid > 0 ? this.procs.of(pid) : -1;
+    }
+    if (detectJson(message)) flags |= EntryFlag.json;
+
+    const pkg = proc >= 0 ? this.procs.packages[proc] : null;
+    const category = crash ? Cat.crash : classify(tag, message, pkg !== null);
+    const seq = this.#seq.next();
+    this.store.push({ seq, time, pid, tid, level, tag, message, proc, category, flags });
+    if (crash && crash.seq === 0) crash.seq = seq;
+    if (!crash && this.#needAfter.length) this.#addAfter(time, pid, tid, level, tag, message);
+    this.#ageOpen();
+  }
+
+  // ── processes ───────────────────────────────────────────────────────────────────────────
+
+  /** Applies the device's process list (`ps`). */
+  applyProcessList(list: readonly { pid: number; name: string }[]): void {
+    for (const { pid, name } of list) this.procs.set(pid, name);
+  }
+
+  #learn(fact: { pid: number; process: string | null; died: boolean }): void {
+    if (fact.died) {
+      for (let i = this.crashes.length - 1; i >= 0 && i >= this.crashes.length - 10; i--) {
+        if (this.crashes[i].pid === fact.pid) {
+          this.crashes[i].died = true;
+          break;
+        }
+      }
+      if (fact.process && !this.procs.has(fact.pid)) this.#attribute(fact.pid, fact.process);
+      return;
+    }
+    if (fact.process) this.#attribute(fact.pid, fact.process);
+  }
+
+  /** pid → process; earlier unattributed lines of that pid get it too (bounded scan back). */
+  #attribute(pid: number, process: string): void {
+    if (!this.procs.set(pid, process)) return;
+    const idx = this.procs.of(pid);
+    const s = this.store;
+    const n = Math.min(s.size, BACKFILL_SCAN_LIMIT);
+    for (let i = s.size - 1; i >= s.size - n; i--) {
+      const slot = s.slot(i);
+      if (s.pid[slot] !== pid) continue;
+      const had = s.proc[slot];
+      if (had >= 0 && had !== idx) break; // an earlier process with the same pid
+      if (had < 0) {
+        s.proc[slot] = idx;
+        if (s.category[slot] === Cat.system && this.procs.packages[idx]) s.category[slot] = Cat.app;
+      }
+    }
+  }
+
+  // ── crashes ─────────────────────────────────────────────────────────────────────────────
+
+  #appendToOpen(
+    pid: number,
+    tid: number,
+    level: number,
+    tag: string,
+    message: string,
+    time: string,
+    _line: string,
+  ): CrashRecord | null {
+    for (let i = 0; i < this.#open.length; i++) {
+      const r = this.#open[i];
+      if (r.reporterPid !== pid || r.reporterTid !== tid) continue;
+      const sameStream = r.tag === tag && (r.kind !== "anr" || r.level === level);
+      const restart = sameStream &&
+        ((r.kind === "java" && isJavaStart(message)) ||
+          (r.kind === "native" && isTombstoneStart(message)) ||
+          (r.kind === "anr" && message.startsWith("ANR in ")));
+      if (!sameStream || restart) {
+        this.#close(r);
+        i--;
+        continue;
+      }
+      if (r.lines.length >= MAX_CRASH_LINES) {
+        this.#close(r);
+        return null;
+      }
+      r.lines.push(message);
+      r.idle = 0;
+      r.parsed = null;
+      r.groupId = null;
+      this.#learnFromCrashLine(r, message, time);
+      return r;
+    }
+    return null;
+  }
+
+  #learnFromCrashLine(r: CrashRecord, message: string, _time: string): void {
+    const t = message.trimStart();
+    if (r.kind === "native" && t.startsWith("pid: ")) {
+      const m = /^pid: (\d+), tid: \d+, name: .*?>>> (.*) <<</.exec(t);
+      if (!m) return;
+      const target = Number(m[1]);
+      r.pid = target;
+      this.#attribute(target, m[2]);
+      // Merge into the `Fatal signal` record of the same process, when one came first.
+      for (let i = this.crashes.length - 1; i >= 0 && i >= this.crashes.length - 10; i--) {
+        const other = this.crashes[i];
+        if (other === r || other.kind !== "native" || other.tombstone || other.pid !== target) {
+          continue;
+        }
+        other.lines.push(...r.lines);
+        other.tombstone = true;
+        other.open = true;
+        other.reporterPid = r.reporterPid;
+        other.reporterTid = r.reporterTid;
+        other.tag = r.tag;
+        other.parsed = null;
+        other.groupId = null;
+        this.crashes.splice(this.crashes.indexOf(r), 1);
+        this.#open.splice(this.#open.indexOf(r), 1, other);
+        const a = this.#needAfter.indexOf(r);
+        if (a >= 0) this.#needAfter.splice(a, 1);
+        return;
+      }
+    } else if (r.kind === "anr" && t.startsWith("PID: ")) {
+      const pid = Number(t.slice(5).trim());
+      if (Number.isInteger(pid)) {
+        r.pid = pid;
+        const proc = /^ANR in (\S+)/.exec(r.lines[0] ?? "")?.[1];
+        if (proc) this.#attribute(pid, proc);
+      }
+    } else if (r.kind === "java" && t.startsWith("Process: ")) {
+      const m = /^Process: (\S+?), PID: (\d+)/.exec(t);
+      if (m) r.pid = Number(m[2]);
+    }
+  }
+
+  #detectStart(
+    pid: number,
+    tid: number,
+    level: number,
+    tag: string,
+    message: string,
+    time: string,
+  ): CrashRecord | null {
+    let kind: CrashKind | null = null;
+    let open = true;
+    if (tag === "AndroidRuntime" && isJavaStart(message)) kind = "java";
+    else if (tag === "ActivityManager" && message.startsWith("ANR in ")) kind = "anr";
+    else if (level === Level.F && tag === "libc" && message.startsWith("Fatal signal ")) {
+      kind = "native";
+      open = false;
+    } else if (level === Level.F && tag === "DEBUG" && isTombstoneStart(message)) kind = "native";
+    if (!kind) return null;
+    const r: CrashRecord = {
+      id: this.#nextCrashId(),
+      device: this.serial,
+      kind,
+      pid,
+      reporterPid: pid,
+      reporterTid: tid,
+      tag,
+      level,
+      time,
+      seq: 0,
+      receivedAt: new Date().toISOString(),
+      lines: [message],
+      contextBefore: this.#recentLines(CRASH_CONTEXT_BEFORE),
+      contextAfter: [],
+      open,
+      idle: 0,
+      died: false,
+      tombstone: tag === "DEBUG",
+      parsed: null,
+      groupId: null,
+    };
+    if (kind === "native" && !open) {
+      const m = /pid (\d+) \((.*?)\)/.exec(message);
+      if (m) {
+        r.pid = Number(m[1]);
+        this.#attribute(r.pid, m[2]);
+      }
+    }
+    this.crashes.push(r);
+    if (open) this.#open.push(r);
+    this.#needAfter.push(r);
+    while (this.crashes.length > MAX_CRASHES_PER_DEVICE) this.#drop(this.crashes.shift()!);
+    return r;
+  }
+
+  #drop(r: CrashRecord): void {
+    const id = this.groupOf(r);
+    const d = this.droppedGroups.get(id);
+    if (d) d.count++;
+    else if (this.droppedGroups.size < MAX_DROPPED_GROUPS) {
+      this.droppedGroups.set(id, { count: 1, firstSeen: r.time });
+    }
+    const o = this.#open.indexOf(r);
+    if (o >= 0) this.#open.splice(o, 1);
+    const a = this.#needAfter.indexOf(r);
+    if (a >= 0) this.#needAfter.splice(a, 1);
+  }
+
+  #close(r: CrashRecord): void {
+    r.open = false;
+    const i = this.#open.indexOf(r);
+    if (i >= 0) this.#open.splice(i, 1);
+  }
+
+  #ageOpen(): void {
+    for (let i = this.#open.length - 1; i >= 0; i--) {
+      const r = this.#open[i];
+      if (++r.idle > CRASH_IDLE_LINES) this.#close(r);
+    }
+  }
+
+  #addAfter(time: string, pid: number, tid: number, level: number, tag: string, message: string) {
+    const line = formatLine(time, pid, tid, level, tag, message);
+    for (let i = this.#needAfter.length - 1; i >= 0; i--) {
+      const r = this.#needAfter[i];
+      r.contextAfter.push(line);
+      if (r.contextAfter.length >= CRASH_CONTEXT_AFTER) this.#needAfter.splice(i, 1);
+    }
+  }
+
+  #recentLines(n: number): string[] {
+    const s = this.store;
+    const out: string[] = [];
+    for (let i = Math.max(0, s.size - n); i < s.size; i++) {
+      const slot = s.slot(i);
+      out.push(
+        formatLine(
+          s.time[slot],
+          s.pid[slot],
+          s.tid[slot],
+          s.level[slot],
+          s.tag[slot],
+          s.message[slot],
+        ),
+      );
+    }
+    return out;
+  }
+
+  /** The parsed form of a crash (cached until more lines arrive). */
+  parsedOf(r: CrashRecord): ParsedCrash {
+    if (!r.parsed) {
+      r.parsed = parseCrash(r.kind, r.lines);
+      if (r.parsed.pid === null) r.parsed.pid = r.pid;
+      if (r.parsed.process === null) {
+        const proc = this.procs.of(r.pid);
+        if (proc >= 0) {
+          r.parsed.process = this.procs.names[proc];
+          r.parsed.package = this.procs.packages[proc];
+        }
+      }
+    }
+    return r.parsed;
+  }
+
+  groupOf(r: CrashRecord): string {
+    if (!r.groupId) r.groupId = crashGroupId(crashSignature(this.parsedOf(r)));
+    return r.groupId;
+  }
+
+  // ── queries ─────────────────────────────────────────────────────────────────────────────
+
+  /** Slots of the newest `q.count` matching entries, newest first. */
+  querySlots(q: EntryQuery): number[] {
+    const s = this.store;
+    const out: number[] = [];
+    if (q.count <= 0) return out;
+    const minLevel = q.minLevel ?? 0;
+    const tag = q.tag;
+    const re = q.text ? new RegExp(escapeRegExp(q.text), "i") : null;
+    let procMatch: Uint8Array | null = null;
+    if (q.package !== undefined) {
+      procMatch = new Uint8Array(this.procs.names.length);
+      this.procs.packages.forEach((p, i) => {
+        if (p === q.package || this.procs.names[i] === q.package) procMatch![i] = 1;
+      });
+    }
+    const onlyCrashes = q.onlyCrashes === true;
+    for (let i = s.size - 1; i >= 0; i--) {
+      const slot = s.slot(i);
+      if (s.level[slot] < minLevel) continue;
+      if (onlyCrashes && !(s.flags[slot] & EntryFlag.crash)) continue;
+      if (tag !== undefined && s.tag[slot] !== tag) continue;
+      if (procMatch !== null) {
+        const p = s.proc[slot];
+        if (p < 0 || !procMatch[p]) continue;
+      }
+      if (re !== null && !re.test(s.message[slot])) continue;
+      out.push(slot);
+      if (out.length >= q.count) break;
+    }
+    return out;
+  }
+
+  entryAt(slot: number): LogEntryOut {
+    const s = this.store;
+    const proc = s.proc[slot];
+    const f = s.flags[slot];
+    let message = s.message[slot];
+    if (message.length > MAX_MESSAGE_CHARS_RETURNED) {
+      message = `${message.slice(0, MAX_MESSAGE_CHARS_RETURNED)}… [${
+        message.length - MAX_MESSAGE_CHARS_RETURNED
+      } more characters]`;
+    }
+    const e: LogEntryOut = {
+      seq: s.seq[slot],
+      device: this.serial,
+      time: s.time[slot],
+      pid: s.pid[slot],
+      tid: s.tid[slot] < 0 ? null : s.tid[slot],
+      level: levelLetter(s.level[slot]),
+      tag: s.tag[slot],
+      message,
+      package: proc >= 0 ? this.procs.packages[proc] : null,
+      process: proc >= 0 ? this.procs.names[proc] : null,
+      category: CATEGORIES[s.category[slot]] ?? "system",
+    };
+    if (f & EntryFlag.crash) e.crash = true;
+    if (f & EntryFlag.continuation) e.continuation = true;
+    if (f & EntryFlag.malformed) e.malformed = true;
+    if (f & EntryFlag.json) e.json = jsonPayload(s.message[slot]);
+    return e;
+  }
+
+  /** Tags by entries kept, most first. */
+  topTags(n: number): { tag: string; count: number }[] {
+    const s = this.store;
+    const counts = new Map<string, number>();
+    for (let i = 0; i < s.size; i++) {
+      const t = s.tag[s.slot(i)];
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+    return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n)
+      .map(([tag, count]) => ({ tag, count }));
+  }
+
+  /** Drops what is stored (entries, crashes, counters); the process table stays. */
+  clear(): void {
+    this.store.clear();
+    this.crashes.length = 0;
+    this.droppedGroups.clear();
+    this.#open.length = 0;
+    this.#needAfter.length = 0;
+    this.lines = 0;
+    this.continuation = 0;
+    this.malformed = 0;
+    this.dividers = 0;
+    this.ingestMs = 0;
+    this.#rate.fill(0);
+  }
+}
+
+export function isJavaStart(message: string): boolean {
+  return message.startsWith("FATAL EXCEPTION") || message.startsWith("*** FATAL EXCEPTION");
+}
+
+export function isTombstoneStart(message: string): boolean {
+  return message.startsWith("*** *** ***");
+}
+
+export { formatLine };

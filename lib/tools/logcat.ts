@@ -1,0 +1,339 @@
+/**
+ * The Logcat and Crashes tools: thin adapters over the logcat worker (lib/logcat/logcat_client.ts).
+ * Arguments are checked here, before anything reaches the worker or a device.
+ */
+import { z } from "zod";
+import { resolveDeviceSerial } from "../adb/select_device.ts";
+import { invalidParams, ToolError } from "../core/errors.ts";
+import { readSettings } from "../core/settings.ts";
+import { validatePackage, validateSerial } from "../core/validation.ts";
+import { describeFrame, type Frame, type Throwable } from "../logcat/crash_parser.ts";
+import { LEVEL_LETTERS, parseLevelName } from "../logcat/line_parser.ts";
+import type { DeviceStats, TraceResult } from "../logcat/logcat_protocol.ts";
+import type { LogEntryOut } from "../logcat/pipeline.ts";
+import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../logcat/ring_store.ts";
+import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
+import type { ToolContext } from "./context.ts";
+
+/** get_logcat_entries: default (`mcp.logcat_default_count`) and maximum count. */
+export const DEFAULT_LOGCAT_COUNT = 200;
+export const MAX_LOGCAT_COUNT = 10_000;
+/** get_crash_logs: default and maximum count. */
+export const DEFAULT_CRASH_COUNT = 20;
+export const MAX_CRASH_COUNT = 200;
+/** Longest `tag` and `text` filters. */
+export const MAX_TAG_FILTER_CHARS = 256;
+export const MAX_TEXT_FILTER_CHARS = 1_000;
+/** Bound on the device listing start_logcat makes to pick a device. */
+export const LOGCAT_DEVICE_TIMEOUT_MS = 5_000;
+
+const CRASH_GROUP_ID = /^[0-9a-f]{12}$/;
+
+const deviceSerialParam = z.string().optional().describe(
+  "Serial from list_devices; optional when exactly one device is online",
+);
+
+async function settingsNumbers(ctx: ToolContext): Promise<{ count: number; ring: number }> {
+  const s = await readSettings(ctx.dataDir).catch(() => null);
+  const mcp = s?.mcp ?? {};
+  const c = mcp.logcat_default_count;
+  const count = typeof c === "number" && Number.isInteger(c) && c >= 1 && c <= MAX_LOGCAT_COUNT
+    ? c
+    : DEFAULT_LOGCAT_COUNT;
+  const ring = mcp.logcat_buffer_entries === undefined
+    ? DEFAULT_RING_ENTRIES
+    : clampRingEntries(mcp.logcat_buffer_entries);
+  return { count, ring };
+}
+
+function optionalSerial(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : validateSerial(value);
+}
+
+const startLogcat = defineTool({
+  name: "start_logcat",
+  toolset: "core",
+  kind: "W",
+  title: "Start logcat",
+  description: "Start streaming a device's logcat into Keynobi's buffer (the device's existing " +
+    "buffer is read first). One stream per device; several devices may stream. Then use " +
+    "get_logcat_entries, get_crash_logs, get_logcat_stats.",
+  params: { device_serial: deviceSerialParam },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const serial = await resolveDeviceSerial(ctx.adb, args.device_serial, {
+      signal: ctx.signal,
+      timeoutMs: LOGCAT_DEVICE_TIMEOUT_MS,
+    });
+    const { ring } = await settingsNumbers(ctx);
+    const r = await ctx.logcat.start({ serial, capacity: ring }, ctx.signal);
+    const what = r.already ? "Already streaming" : r.resumed ? "Resumed streaming" : "Streaming";
+    return {
+      structured: { ...r },
+      text: `${what} logcat from ${serial} (${r.stored} entries stored, buffer ${r.capacity}). ` +
+        "Read with get_logcat_entries; crashes with get_crash_logs.",
+    };
+  },
+});
+
+const stopLogcat = defineTool({
+  name: "stop_logcat",
+  toolset: "core",
+  kind: "W",
+  title: "Stop logcat",
+  description: "Stop logcat streaming (every device, or device_serial). What was read stays in " +
+    "the buffer; start_logcat resumes.",
+  params: {
+    device_serial: z.string().optional().describe("Stop only this device; default all"),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const serial = optionalSerial(args.device_serial);
+    const r = await ctx.logcat.stop(serial, ctx.signal);
+    return {
+      structured: { stopped: r.stopped },
+      text: r.stopped.length
+        ? `Stopped logcat on ${r.stopped.join(", ")}; the buffer is kept.`
+        : "No logcat stream was running.",
+    };
+  },
+});
+
+const clearLogcat = defineTool({
+  name: "clear_logcat",
+  toolset: "core",
+  kind: "D",
+  title: "Clear logcat buffer",
+  description: "Clear Keynobi's logcat buffer and crash records (every device, or " +
+    "device_serial), not the device's buffer. Streams keep running.",
+  params: {
+    device_serial: z.string().optional().describe("Clear only this device; default all"),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const serial = optionalSerial(args.device_serial);
+    const r = await ctx.logcat.clear(serial, ctx.signal);
+    return {
+      structured: { cleared: r.cleared },
+      text: r.cleared.length
+        ? `Cleared Keynobi's logcat buffer of ${r.cleared.join(", ")} (the device's buffer is ` +
+          "untouched)."
+        : "Nothing to clear: no logcat stream has run.",
+    };
+  },
+});
+
+export function renderEntry(e: LogEntryOut, devices: number): string {
+  const who = e.package ?? e.process;
+  return `${devices > 1 ? `[${e.device}] ` : ""}${e.time} ${e.pid} ${
+    e.tid ?? "-"
+  } ${e.level} ${e.tag}: ${e.message}${who ? `  [${who}]` : ""}`;
+}
+
+const getLogcatEntries = defineTool({
+  name: "get_logcat_entries",
+  toolset: "core",
+  kind: "R",
+  title: "Read logcat",
+  description: "The newest buffered logcat entries (oldest first) matching the filters: pid, " +
+    "level, tag, message, package, category, crash flag, parsed JSON payload.",
+  params: {
+    count: z.number().int().min(1).max(MAX_LOGCAT_COUNT).optional().describe(
+      `Entries to return (default ${DEFAULT_LOGCAT_COUNT}, max ${MAX_LOGCAT_COUNT})`,
+    ),
+    min_level: z.string().optional().describe("Lowest level: V, D, I, W, E or F"),
+    tag: z.string().max(MAX_TAG_FILTER_CHARS).optional().describe("Exact tag"),
+    text: z.string().max(MAX_TEXT_FILTER_CHARS).optional().describe(
+      "Case-insensitive substring of the message",
+    ),
+    package: z.string().optional().describe("Only lines of this app's processes"),
+    only_crashes: z.boolean().optional().describe("Only lines of crashes and ANRs"),
+    device_serial: z.string().optional().describe("Only this device; default every device"),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext): Promise<ToolOutput> {
+    let minLevel: number | undefined;
+    if (args.min_level !== undefined) {
+      minLevel = parseLevelName(args.min_level);
+      if (!minLevel || minLevel > 6) {
+        throw invalidParams(
+          `Invalid min_level ${JSON.stringify(args.min_level.slice(0, 40))}: use one of V, D, I, ` +
+            "W, E, F",
+        );
+      }
+    }
+    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
+    const serial = optionalSerial(args.device_serial);
+    const count = args.count ?? (await settingsNumbers(ctx)).count;
+    const r = await ctx.logcat.entries({
+      count,
+      min_level: minLevel,
+      tag: args.tag,
+      text: args.text === "" ? undefined : args.text,
+      package: pkg,
+      only_crashes: args.only_crashes,
+      serial,
+    }, ctx.signal);
+    const lines = r.entries.map((e) => renderEntry(e, r.devices.length));
+    const head = r.devices.length === 0
+      ? "No logcat stream has run: call start_logcat first."
+      : `${r.entries.length} of ${r.stored} stored entries (newest last) from ${
+        r.devices.join(", ")
+      }.`;
+    return {
+      structured: {
+        count: r.entries.length,
+        stored: r.stored,
+        devices: r.devices,
+        entries: r.entries,
+      },
+      text: [head, ...lines].join("\n"),
+    };
+  },
+});
+
+function renderStats(d: DeviceStats): string {
+  const levels = LEVEL_LETTERS.filter((l) => d.levels[l]).map((l) => `${l} ${d.levels[l]}`)
+    .join(", ");
+  const tags = d.top_tags.slice(0, 5).map((t) => `${t.tag || "(empty)"} ${t.count}`).join(", ");
+  return [
+    `${d.serial}: ${d.state}${d.reason ? ` (${d.reason})` : ""}`,
+    `  ${d.stored}/${d.capacity} entries stored, ${d.evicted} evicted, ${d.lines_read} lines ` +
+    `read, ${d.rate_per_sec} lines/s, ${d.crashes} crashes`,
+    `  levels: ${levels || "none"}`,
+    `  top tags: ${tags || "none"}`,
+  ].join("\n");
+}
+
+const getLogcatStats = defineTool({
+  name: "get_logcat_stats",
+  toolset: "core",
+  kind: "R",
+  title: "Logcat stats",
+  description: "Per device: stream state (and why it ended), entries stored and evicted, lines " +
+    "per second, counts by level, top tags, crash count.",
+  params: {},
+  projectIndependent: true,
+  async run(_args, ctx: ToolContext) {
+    const s = await ctx.logcat.stats(ctx.signal);
+    if (!s || s.devices.length === 0) {
+      return {
+        structured: { devices: [] },
+        text: "No logcat stream has run: call start_logcat first.",
+      };
+    }
+    return {
+      structured: { devices: s.devices },
+      text: s.devices.map(renderStats).join("\n"),
+    };
+  },
+});
+
+const getCrashLogs = defineTool({
+  name: "get_crash_logs",
+  toolset: "core",
+  kind: "R",
+  title: "Crash logs",
+  description: "The newest crashes and ANRs read from logcat (Java exceptions, ANRs, native " +
+    "signals), each with its crash_group_id, and their groups: same type and top app frames, " +
+    "with counts, first/last seen and pids.",
+  params: {
+    count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
+      `Crashes to return (default ${DEFAULT_CRASH_COUNT}, max ${MAX_CRASH_COUNT})`,
+    ),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const r = await ctx.logcat.crashes(args.count ?? DEFAULT_CRASH_COUNT, ctx.signal);
+    const lines = r.groups.map((g) =>
+      `${g.crash_group_id} ×${g.count} ${g.kind} ${g.exception_type ?? "?"}${
+        g.message ? `: ${g.message.split("\n")[0].slice(0, 200)}` : ""
+      } [${g.package ?? g.process ?? "?"}] last ${g.last_seen}${
+        g.first_app_frame ? ` at ${g.first_app_frame}` : ""
+      }`
+    );
+    const text = r.total_crashes === 0
+      ? "No crashes or ANRs in the logcat buffer (start_logcat streams it)."
+      : [
+        `${r.crashes.length} newest of ${r.total_crashes} crashes, ${r.groups.length} group(s):`,
+        ...lines,
+        "Next: get_crash_stack_trace with a crash_group_id.",
+      ].join("\n");
+    return { structured: { ...r, count: r.crashes.length }, text };
+  },
+});
+
+function frameLine(f: Frame): string {
+  return `    ${f.raw}${f.app ? "   <- app" : ""}`;
+}
+
+function throwableLines(label: string, t: Throwable): string[] {
+  const out = [`${label}${t.type ?? "?"}${t.message ? `: ${t.message}` : ""}`];
+  out.push(...t.frames.map(frameLine));
+  if (t.more !== null) out.push(`    ... ${t.more} more`);
+  return out;
+}
+
+export function renderTrace(t: TraceResult): string {
+  const c = t.crash;
+  const lines = [
+    `${c.kind} crash in ${
+      c.package ?? c.process ?? "?"
+    } (pid ${c.pid}) on ${c.device} at ${c.time}` +
+    `${t.thread ? `, thread ${t.thread}` : ""}; group ${t.group.crash_group_id} seen ` +
+    `${t.group.count}×`,
+    `${c.exception_type ?? "?"}${c.message ? `: ${c.message}` : ""}`,
+    ...t.frames.map(frameLine),
+  ];
+  if (t.more !== null) lines.push(`    ... ${t.more} more`);
+  for (const cause of t.causes) lines.push(...throwableLines("Caused by: ", cause));
+  lines.push(`First app frame: ${describeFrame(t.first_app_frame) ?? "none"}`);
+  return lines.join("\n");
+}
+
+const getCrashStackTrace = defineTool({
+  name: "get_crash_stack_trace",
+  toolset: "core",
+  kind: "R",
+  title: "Crash stack trace",
+  description: "The newest crash (of a package or crash group) parsed: exception type, " +
+    "message, frames with class/method/file/line (app frames marked), the Caused-by chain, and " +
+    "the log lines around it.",
+  params: {
+    package: z.string().optional().describe("The app's package"),
+    crash_group_id: z.string().optional().describe("A crash_group_id from get_crash_logs"),
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
+    const group = args.crash_group_id;
+    if (group !== undefined && !CRASH_GROUP_ID.test(group)) {
+      throw invalidParams(
+        `Invalid crash_group_id ${JSON.stringify(group.slice(0, 40))}: it is 12 hex digits; ` +
+          "copy one from get_crash_logs",
+      );
+    }
+    const t = await ctx.logcat.trace({ package: pkg, crash_group_id: group }, ctx.signal);
+    if (!t) {
+      const what = [pkg ? `package ${pkg}` : null, group ? `group ${group}` : null]
+        .filter((x) => x).join(" and ");
+      throw new ToolError(
+        "not_found",
+        `No crash${what ? ` of ${what}` : ""} in the logcat buffer: call start_logcat, reproduce ` +
+          "the crash, then get_crash_logs",
+        { package: pkg ?? null, crash_group_id: group ?? null },
+      );
+    }
+    return { structured: { ...t }, text: renderTrace(t) };
+  },
+});
+
+export const logcatTools = [
+  startLogcat,
+  stopLogcat,
+  clearLogcat,
+  getLogcatEntries,
+  getLogcatStats,
+  getCrashLogs,
+  getCrashStackTrace,
+];

@@ -1,0 +1,189 @@
+/** The Logcat and Crashes tools through the real entry point against the simulator's logcat. */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  type Session,
+  startWorld,
+  type World,
+} from "./harness.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
+
+const SERIAL = "emulator-5554";
+const PKG = "com.example.crashy";
+
+interface SimLogcat {
+  crash(pkg: string, kind: "java" | "anr" | "native", variant?: string): { pid: number };
+  setRate(n: number): void;
+}
+
+function simLogcat(world: World): SimLogcat | undefined {
+  return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat | undefined;
+}
+
+/** The simulator's logcat service is written in parallel; without it these tests say so. */
+const HAVE_SIM_LOGCAT = Deno.readTextFileSync(new URL("../sim/services.ts", import.meta.url))
+  .includes("logcat");
+if (!HAVE_SIM_LOGCAT) {
+  console.error("note: tests/sim/services.ts attaches no logcat service; logcat e2e tests skipped");
+}
+
+async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T;
+  for (let i = 0; i < 100; i++) {
+    last = await fn();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
+}
+
+function s(r: { structuredContent?: Record<string, unknown> }) {
+  return r.structuredContent as J;
+}
+
+async function started(world: World, sess: Session) {
+  simLogcat(world)!.setRate(0);
+  const r = await call(sess, "start_logcat", { device_serial: SERIAL });
+  assert(!r.isError, r.content[0].text);
+  return r;
+}
+
+Deno.test({
+  name: "logcat e2e: start, filters, crash groups, stack trace, stats, stop and clear",
+  ignore: !HAVE_SIM_LOGCAT,
+  async fn() {
+    await using world = await startWorld();
+    await using sess = await connect(world, []);
+    const r = await started(world, sess);
+    assertEquals(s(r).state, "streaming");
+    const again = await call(sess, "start_logcat", { device_serial: SERIAL });
+    assertEquals(s(again).already, true);
+
+    const lc = simLogcat(world)!;
+    const first = lc.crash(PKG, "java");
+    lc.crash(PKG, "java");
+    lc.crash(PKG, "java", "click");
+    const crashes = await poll(
+      () => call(sess, "get_crash_logs", {}),
+      (x) => s(x).total_crashes >= 3,
+      "three crashes",
+    );
+    const groups = s(crashes).groups as J[];
+    assertEquals(groups.length, 2, crashes.content[0].text);
+    const twice = groups.find((g) => g.count === 2)!;
+    const once = groups.find((g) => g.count === 1)!;
+    assert(twice && once, crashes.content[0].text);
+    assertEquals(twice.package, PKG);
+    assert(twice.pids.includes(first.pid));
+    assert(twice.crash_group_id !== once.crash_group_id);
+
+    const trace = await call(sess, "get_crash_stack_trace", {
+      crash_group_id: twice.crash_group_id,
+    });
+    assert(!trace.isError, trace.content[0].text);
+    const t = s(trace);
+    assertEquals(t.group.crash_group_id, twice.crash_group_id);
+    assert(t.frames.length > 0);
+    assert(t.first_app_frame !== null, trace.content[0].text);
+    assert(typeof t.frames[0].method === "string");
+    assertEquals(t.crash.package, PKG);
+    const byPkg = await call(sess, "get_crash_stack_trace", { package: PKG });
+    assertEquals(s(byPkg).group.crash_group_id, once.crash_group_id, "newest of the package");
+
+    // Filters: the crash lines are E/AndroidRuntime of the package.
+    const errs = await call(sess, "get_logcat_entries", { min_level: "E", tag: "AndroidRuntime" });
+    const es = s(errs).entries as J[];
+    assert(es.length > 0);
+    for (const e of es) {
+      assertEquals([e.level === "E" || e.level === "F", e.tag], [true, "AndroidRuntime"]);
+    }
+    const byText = await call(sess, "get_logcat_entries", { text: "fatal exception" });
+    const bt = s(byText).entries as J[];
+    assertEquals(bt.length, 3);
+    const byPackage = await call(sess, "get_logcat_entries", { package: PKG, count: 10_000 });
+    const bp = s(byPackage).entries as J[];
+    assert(bp.length > 0);
+    for (const e of bp) assertEquals(e.package, PKG);
+    const onlyCrashes = await call(sess, "get_logcat_entries", { only_crashes: true, count: 5 });
+    assertEquals(s(onlyCrashes).entries.length, 5);
+
+    const stats = await call(sess, "get_logcat_stats");
+    const d = (s(stats).devices as J[])[0];
+    assertEquals([d.serial, d.state, d.evicted], [SERIAL, "streaming", 0]);
+    assert(d.levels.E > 0 && d.top_tags.length > 0 && typeof d.rate_per_sec === "number");
+
+    const stop = await call(sess, "stop_logcat", {});
+    assertEquals(s(stop).stopped, [SERIAL]);
+    const after = await call(sess, "get_logcat_stats");
+    assertEquals(s(after).devices[0].state, "stopped");
+    const kept = await call(sess, "get_crash_logs", {});
+    assertEquals(s(kept).total_crashes, 3, "stopping keeps the buffer");
+    const clear = await call(sess, "clear_logcat", {});
+    assertEquals(s(clear).cleared, [SERIAL]);
+    const empty = await call(sess, "get_logcat_entries", {});
+    assertEquals(s(empty).count, 0);
+    assertStringIncludes((await call(sess, "get_crash_logs", {})).content[0].text!, "No crashes");
+    await assertNoInjection(world.sim);
+  },
+});
+
+Deno.test({
+  name: "logcat e2e: ANR and native crashes are separate groups",
+  ignore: !HAVE_SIM_LOGCAT,
+  async fn() {
+    await using world = await startWorld();
+    await using sess = await connect(world, []);
+    await started(world, sess);
+    const lc = simLogcat(world)!;
+    lc.crash(PKG, "anr");
+    lc.crash(PKG, "native");
+    const crashes = await poll(
+      () => call(sess, "get_crash_logs", {}),
+      (x) => s(x).total_crashes >= 2,
+      "ANR and native crash",
+    );
+    const kinds = (s(crashes).groups as J[]).map((g) => g.kind).sort();
+    assertEquals(kinds, ["anr", "native"]);
+    await assertNoInjection(world.sim);
+  },
+});
+
+Deno.test("logcat e2e: out-of-range, wrong-typed and hostile arguments are invalid_params", async () => {
+  await using world = await startWorld();
+  await using sess = await connect(world, []);
+  const before = (await world.sim.readJournal()).length;
+  const hostile = ["x; reboot", "$(reboot)", "`id`", "a'b\"c", "*", "line\nbreak", "ünï"];
+  const cases: [string, Record<string, unknown>][] = [
+    ["get_logcat_entries", { count: 0 }],
+    ["get_logcat_entries", { count: 10_001 }],
+    ["get_logcat_entries", { count: "5" }],
+    ["get_logcat_entries", { min_level: "LOUD" }],
+    ["get_logcat_entries", { only_crashes: "yes" }],
+    ["get_crash_logs", { count: 201 }],
+    ["get_crash_logs", { count: 1.5 }],
+    ["get_crash_stack_trace", { crash_group_id: "zz" }],
+    ...hostile.flatMap((h): [string, Record<string, unknown>][] => [
+      ["start_logcat", { device_serial: h }],
+      ["stop_logcat", { device_serial: h }],
+      ["get_logcat_entries", { package: h }],
+      ["get_crash_stack_trace", { package: h }],
+      ["get_crash_stack_trace", { crash_group_id: h }],
+    ]),
+  ];
+  for (const [tool, args] of cases) {
+    const r = await call(sess, tool, args);
+    assertEquals(r.isError, true, `${tool} ${JSON.stringify(args)}`);
+    assertEquals(s(r).error.code, "invalid_params", `${tool} ${JSON.stringify(args)}`);
+  }
+  // Hostile filter text never reaches a device: it only filters the buffer.
+  for (const h of hostile) {
+    const r = await call(sess, "get_logcat_entries", { text: h, tag: h });
+    assert(!r.isError, r.content[0].text);
+  }
+  assertEquals((await world.sim.readJournal()).length, before, "no device command ran");
+  await assertNoInjection(world.sim);
+});

@@ -1,0 +1,169 @@
+import { assert, assertEquals } from "../assert.ts";
+import { Level } from "../../lib/logcat/line_parser.ts";
+import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { MIN_RING_ENTRIES } from "../../lib/logcat/ring_store.ts";
+
+function line(t: number, pid: number, tid: number, level: string, tag: string, msg: string) {
+  const s = String(t % 60).padStart(2, "0");
+  const ms = String(t % 1000).padStart(3, "0");
+  return `04-04 10:53:${s}.${ms} ${String(pid).padStart(5)} ${String(tid).padStart(5)} ${level} ${
+    tag.padEnd(8)
+  }: ${msg}\n`;
+}
+
+function javaCrash(pid: number, pkg: string, method: string): string {
+  return [
+    "FATAL EXCEPTION: main",
+    `Process: ${pkg}, PID: ${pid}`,
+    "java.lang.IllegalStateException: boom " + pid,
+    `\tat ${pkg}.Main.${method}(Main.kt:10)`,
+    "\tat android.view.View.performClick(View.java:7448)",
+  ].map((m) => line(1, pid, pid, "E", "AndroidRuntime", m)).join("");
+}
+
+Deno.test("DevicePipeline streams well past the ring: bounded, evictions counted, crash kept", () => {
+  const p = new DevicePipeline("emu", { capacity: MIN_RING_ENTRIES });
+  let text = "";
+  for (let i = 0; i < 500; i++) text += line(i, 100, 100, "I", "Before", `line ${i}`);
+  text += javaCrash(4242, "com.example.app", "onClick");
+  for (let i = 0; i < 20_000; i++) text += line(i, 200, 201, i % 7 ? "D" : "W", "Noise", `n ${i}`);
+  // Feed in odd-sized chunks so lines are cut between chunks.
+  for (let i = 0; i < text.length; i += 4093) p.ingestText(text.slice(i, i + 4093));
+  p.flush();
+  const total = 500 + 5 + 20_000;
+  assertEquals(p.lines, total);
+  assertEquals(p.store.size, MIN_RING_ENTRIES);
+  assertEquals(p.store.evicted, total - MIN_RING_ENTRIES);
+  assertEquals(p.querySlots({ count: 10, onlyCrashes: true }).length, 0, "crash lines evicted");
+  assertEquals(p.crashes.length, 1);
+  const r = p.crashes[0];
+  assertEquals(r.lines.length, 5);
+  assertEquals(r.contextBefore.length, 20);
+  assert(r.contextBefore[19].endsWith("Before: line 499"), r.contextBefore[19]);
+  assertEquals(r.contextAfter.length, 20);
+  assert(r.contextAfter[0].includes("Noise: n 0"));
+  const c = p.parsedOf(r);
+  assertEquals([c.exception_type, c.package, c.first_app_frame?.method], [
+    "java.lang.IllegalStateException",
+    "com.example.app",
+    "onClick",
+  ]);
+  const levels = p.store.levelCounts;
+  assertEquals(levels[Level.D] + levels[Level.W], MIN_RING_ENTRIES);
+});
+
+Deno.test("DevicePipeline filters by level, tag, text, package and crash flag", () => {
+  const p = new DevicePipeline("emu");
+  p.applyProcessList([{ pid: 300, name: "com.example.app" }, { pid: 301, name: "com.other" }]);
+  p.ingestText(
+    line(1, 300, 300, "D", "App", "hello World") +
+      line(2, 300, 300, "W", "App", "careful") +
+      line(3, 301, 301, "E", "Other", "hello error") +
+      line(4, 999, 999, "I", "Sys", "HELLO system"),
+  );
+  const msgs = (q: Parameters<DevicePipeline["querySlots"]>[0]) =>
+    p.querySlots(q).map((s) => p.store.message[s]).reverse();
+  assertEquals(msgs({ count: 10, minLevel: Level.W }), ["careful", "hello error"]);
+  assertEquals(msgs({ count: 10, tag: "App" }), ["hello World", "careful"]);
+  assertEquals(msgs({ count: 10, text: "hello" }), ["hello World", "hello error", "HELLO system"]);
+  assertEquals(msgs({ count: 10, package: "com.example.app" }), ["hello World", "careful"]);
+  assertEquals(msgs({ count: 1, text: "hello" }), ["HELLO system"], "newest first, then count");
+  assertEquals(msgs({ count: 10, text: "hello", minLevel: Level.E, package: "com.other" }), [
+    "hello error",
+  ]);
+  const e = p.entryAt(p.querySlots({ count: 1, tag: "App" })[0]);
+  assertEquals([e.package, e.process, e.level, e.category], [
+    "com.example.app",
+    "com.example.app",
+    "W",
+    "app",
+  ]);
+});
+
+Deno.test("DevicePipeline attributes earlier lines when a crash names its process", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(line(1, 5572, 5572, "D", "App", "before the crash"));
+  assertEquals(p.entryAt(p.store.newestSlot()).package, null);
+  p.ingestText(javaCrash(5572, "com.example.late", "run"));
+  const first = p.entryAt(p.store.slot(0));
+  assertEquals([first.message, first.package], ["before the crash", "com.example.late"]);
+  assertEquals(p.querySlots({ count: 10, package: "com.example.late" }).length, 6);
+  assertEquals(p.querySlots({ count: 10, onlyCrashes: true }).length, 5);
+});
+
+Deno.test("DevicePipeline learns pids from Start proc and keeps pid reuse apart", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(
+    line(1, 500, 510, "I", "ActivityManager", "Start proc 777:com.first/u0a1 for activity x") +
+      line(2, 777, 777, "D", "T", "first") +
+      line(3, 500, 510, "I", "ActivityManager", "Process com.first (pid 777) has died: fg") +
+      line(4, 500, 510, "I", "ActivityManager", "Start proc 777:com.second/u0a2 for service y") +
+      line(5, 777, 777, "D", "T", "second"),
+  );
+  const slots = p.querySlots({ count: 10, tag: "T" }).reverse();
+  assertEquals(slots.map((s) => p.entryAt(s).package), ["com.first", "com.second"]);
+});
+
+Deno.test("DevicePipeline groups identical crashes and separates a different one", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(javaCrash(10, "com.example.app", "onClick"));
+  p.ingestText(line(1, 1, 1, "I", "x", "between"));
+  p.ingestText(javaCrash(11, "com.example.app", "onClick"));
+  p.ingestText(javaCrash(12, "com.example.app", "onLoad"));
+  const ids = p.crashes.map((r) => p.groupOf(r));
+  assertEquals(ids.length, 3);
+  assertEquals(ids[0], ids[1]);
+  assert(ids[0] !== ids[2]);
+});
+
+Deno.test("DevicePipeline merges libc's Fatal signal with the tombstone that follows", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(
+    line(
+      1,
+      4000,
+      4010,
+      "F",
+      "libc",
+      "Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid 4010 (Thread-2), pid 4000 (com.example.nat)",
+    ) +
+      [
+        "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***",
+        "pid: 4000, tid: 4010, name: Thread-2  >>> com.example.nat <<<",
+        "signal 6 (SIGABRT), code -1 (SI_QUEUE), fault addr --------",
+        "Abort message: 'bad state'",
+        "backtrace:",
+        "      #00 pc 000000000004f8ec  /apex/com.android.runtime/lib64/bionic/libc.so (abort+164)",
+        "      #01 pc 0000000000001234  /data/app/~~a==/com.example.nat-b==/lib/arm64/libnat.so (crash()+8)",
+      ].map((m) => line(2, 4100, 4100, "F", "DEBUG", m)).join(""),
+  );
+  assertEquals(p.crashes.length, 1);
+  const c = p.parsedOf(p.crashes[0]);
+  assertEquals([c.exception_type, c.message, c.pid, c.package], [
+    "SIGABRT",
+    "bad state",
+    4000,
+    "com.example.nat",
+  ]);
+  assertEquals(c.first_app_frame?.symbol, "crash()");
+});
+
+Deno.test("DevicePipeline keeps continuation and malformed lines and detects JSON", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText("garbage before anything\n");
+  p.ingestText(line(1, 42, 42, "I", "Net", 'payload {"a":1,"b":[2]}'));
+  p.ingestText("  a continuation without prefix\r\n");
+  p.ingestText("--------- beginning of main\n");
+  assertEquals([p.malformed, p.continuation, p.dividers, p.store.size], [1, 1, 1, 3]);
+  const all = p.querySlots({ count: 10 }).reverse().map((s) => p.entryAt(s));
+  assertEquals(all[0].malformed, true);
+  assertEquals(all[1].json, { a: 1, b: [2] });
+  assertEquals([all[2].continuation, all[2].pid, all[2].tag], [true, 42, "Net"]);
+});
+
+Deno.test("DevicePipeline.clear() empties entries, crashes and counters", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(javaCrash(10, "com.example.app", "onClick"));
+  p.clear();
+  assertEquals([p.store.size, p.crashes.length, p.lines, p.store.evicted], [0, 0, 0, 0]);
+});

@@ -1,0 +1,149 @@
+import { assert, assertEquals } from "../assert.ts";
+import type { ShellStream } from "../../lib/adb/client.ts";
+import { LogcatService, skipReplayed } from "../../lib/logcat/logcat_service.ts";
+
+const enc = new TextEncoder();
+
+/** A fake device: each openShellStream gives a stream the test writes to and ends. */
+class FakeAdb {
+  listed = true;
+  opened: string[][] = [];
+  controllers: ReadableStreamDefaultController<Uint8Array>[] = [];
+  exits: ((code: number | null) => void)[] = [];
+  shellCalls: string[][] = [];
+
+  openShellStream(_serial: string, argv: readonly string[]): Promise<ShellStream> {
+    this.opened.push([...argv]);
+    let ctl!: ReadableStreamDefaultController<Uint8Array>;
+    let resolveExit!: (v: number | null) => void;
+    const exitCode = new Promise<number | null>((r) => resolveExit = r);
+    const stdout = new ReadableStream<Uint8Array>({
+      start(c) {
+        ctl = c;
+      },
+      cancel() {
+        resolveExit(null);
+      },
+    });
+    this.controllers.push(ctl);
+    this.exits.push(resolveExit);
+    return Promise.resolve({
+      stdout,
+      stderr: new ReadableStream({ start: (c) => c.close() }),
+      exitCode,
+      close: async () => {
+        try {
+          ctl.close();
+        } catch { /* already closed */ }
+        resolveExit(null);
+        await Promise.resolve();
+      },
+    });
+  }
+
+  shell(_serial: string, argv: readonly string[]) {
+    this.shellCalls.push([...argv]);
+    const out = enc.encode("PID NAME\n  321 com.example.app\n");
+    return Promise.resolve({
+      stdout: out,
+      stderr: new Uint8Array(),
+      exitCode: 0,
+      text: () => new TextDecoder().decode(out),
+    });
+  }
+
+  listDevices() {
+    return Promise.resolve(
+      this.listed ? [{ serial: "emu", state: "device" as const, kind: "emulator" as const }] : [],
+    );
+  }
+
+  write(text: string) {
+    this.controllers.at(-1)!.enqueue(enc.encode(text));
+  }
+
+  end() {
+    this.controllers.at(-1)!.close();
+    this.exits.at(-1)!(0);
+  }
+}
+
+async function until(cond: () => boolean) {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert(cond(), "condition not reached");
+}
+
+Deno.test("LogcatService streams, reports a disconnect with a reason, keeps data, resumes", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  const r = await svc.start({ serial: "emu", capacity: 1000 });
+  assertEquals([r.state, r.already, r.resumed, r.processes_known], ["streaming", false, false, 1]);
+  assertEquals(adb.opened[0], ["logcat", "-v", "threadtime"]);
+  assertEquals(adb.shellCalls[0], ["ps", "-A", "-o", "PID,NAME"]);
+  adb.write(
+    "04-04 10:00:00.001   321   321 I App     : one\n04-04 10:00:00.002   321   321 E App     : two\n",
+  );
+  await until(() => svc.stats().devices[0].stored === 2);
+  const e = svc.entries({ count: 10, package: "com.example.app" });
+  assertEquals(e.entries.map((x) => x.message), ["one", "two"]);
+
+  adb.listed = false;
+  adb.end();
+  await until(() => svc.stats().devices[0].state === "disconnected");
+  const st = svc.stats().devices[0];
+  assert(st.reason!.includes("disconnected"), st.reason!);
+  assertEquals(st.stored, 2);
+
+  adb.listed = true;
+  const again = await svc.start({ serial: "emu", capacity: 1000 });
+  assertEquals([again.state, again.resumed], ["streaming", true]);
+  // The device replays its buffer: lines up to the last stored time are not stored twice.
+  adb.write(
+    "04-04 10:00:00.001   321   321 I App     : one\n04-04 10:00:00.002   321   321 E App     : two\n04-04 10:00:01.000   321   321 W App     : three\n",
+  );
+  await until(() => svc.stats().devices[0].stored === 3);
+  assertEquals(svc.entries({ count: 10 }).entries.map((x) => x.message), ["one", "two", "three"]);
+
+  const stopped = await svc.stop();
+  assertEquals(stopped.stopped, ["emu"]);
+  assertEquals(svc.stats().devices[0].state, "stopped");
+  assertEquals(svc.clear().cleared, ["emu"]);
+  assertEquals(svc.stats().devices[0].stored, 0);
+});
+
+Deno.test("LogcatService groups crashes across devices and finds the newest trace", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 1000 });
+  const crash = (pid: number, m: string) =>
+    [
+      "FATAL EXCEPTION: main",
+      `Process: com.example.app, PID: ${pid}`,
+      "java.lang.Error: x",
+      `\tat com.example.app.A.${m}(A.kt:1)`,
+    ]
+      .map((l) => `04-04 10:00:0${pid % 10}.000 ${pid} ${pid} E AndroidRuntime: ${l}\n`).join("");
+  adb.write(crash(1001, "a") + crash(1002, "a") + crash(1003, "b"));
+  await until(() => svc.crashes(20).total_crashes === 3);
+  const c = svc.crashes(20);
+  assertEquals(c.groups.map((g) => g.count).sort(), [1, 2]);
+  const two = c.groups.find((g) => g.count === 2)!;
+  assertEquals(two.pids, [1001, 1002]);
+  const t = svc.trace({ crash_group_id: two.crash_group_id })!;
+  assertEquals([t.crash.pid, t.frames[0].method, t.first_app_frame!.method], [1002, "a", "a"]);
+  assertEquals(svc.trace({ package: "com.example.app" })!.crash.pid, 1003);
+  assertEquals(svc.trace({ package: "com.other.app" }), null);
+  await svc.shutdown();
+});
+
+Deno.test("skipReplayed() drops lines at or before the last stored time", () => {
+  const t = "04-04 10:00:00.002";
+  assertEquals(skipReplayed("04-04 10:00:00.001 a\n04-04 10:00:00.002 b\n", t), {
+    rest: "",
+    done: false,
+  });
+  assertEquals(skipReplayed("04-04 10:00:00.002 b\n04-04 10:00:00.003 c\n", t), {
+    rest: "04-04 10:00:00.003 c\n",
+    done: true,
+  });
+});

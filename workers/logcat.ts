@@ -1,0 +1,27 @@
+/**
+ * The logcat worker: the message loop over lib/logcat/logcat_service.ts. Started by
+ * lib/logcat/logcat_client.ts with network access to the ADB server only; it opens its own ADB
+ * connections (one stream per device) and never starts an ADB server itself.
+ */
+import { AdbClient } from "../lib/adb/client.ts";
+import { parseServerSocketSpec } from "../lib/adb/server_address.ts";
+import { mapEnv } from "../lib/core/env.ts";
+import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
+import type { LogcatMethods } from "../lib/logcat/logcat_protocol.ts";
+import { LogcatService } from "../lib/logcat/logcat_service.ts";
+
+const params = new URL(import.meta.url).searchParams;
+const address = parseServerSocketSpec(`tcp:${params.get("adb") ?? "127.0.0.1:5037"}`);
+const adb = new AdbClient({ address, env: mapEnv({}), startServer: false });
+const service = new LogcatService({ adb });
+
+serveWorker<LogcatMethods>(workerScope(), {
+  "logcat.start": (p, { signal }) => service.start(p, signal),
+  "logcat.stop": ({ serial }) => service.stop(serial),
+  "logcat.clear": ({ serial }) => service.clear(serial),
+  "logcat.entries": (p) => service.entries(p),
+  "logcat.stats": () => service.stats(),
+  "logcat.crashes": ({ count }) => service.crashes(count),
+  "logcat.trace": (p) => service.trace(p),
+  "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),
+}, { name: "logcat" });
