@@ -7,12 +7,14 @@
  *   dispatch) and `list_devices` against the simulator
  * - the size in bytes of `tools/list` for each toolset
  * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
+ * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { TOOLSETS } from "../lib/mcp/tool_def.ts";
 import { benchParse } from "../lib/gradle/build_parser_bench.ts";
+import { benchElementList, syntheticDump } from "../lib/ui/bench.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
 
@@ -200,6 +202,30 @@ try {
     });
   }
 
+  // UI: a 1,000-node dump → element list (budget ≤ 10 ms), and each real dump's parse.
+  {
+    const r = benchElementList(syntheticDump(1_000), 100);
+    results.push({
+      what: "UI dump → element list, 1,000 nodes",
+      value: `${r.medianMs.toFixed(2)} ms median (p90 ${r.p90Ms.toFixed(2)}, ${r.xmlChars} chars)`,
+      budget: "10 ms",
+    });
+    const realDir = new URL("../../shared/fixtures/real/uiautomator/", import.meta.url);
+    try {
+      for await (const e of Deno.readDir(realDir)) {
+        if (!e.isFile || !e.name.endsWith(".xml")) continue;
+        const x = benchElementList(await Deno.readTextFile(new URL(e.name, realDir)), 50);
+        results.push({
+          what: `UI real dump → element list, ${e.name}`,
+          value: `${x.medianMs.toFixed(2)} ms median (${x.nodes} nodes)`,
+          budget: "—",
+        });
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+
   // tools/call → gradlew spawned: a trusted project whose gradlew only stamps the time it started.
   {
     const proj = `${home}/spawn-bench`;
@@ -254,6 +280,7 @@ try {
     });
     await t.close();
   }
+  results.push(...await benchLogcat());
 } finally {
   await sim.close();
   await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -265,4 +292,64 @@ for (const r of results) {
   console.log(
     `${r.what.padEnd(width)}  ${r.value}${r.budget === "—" ? "" : `  (budget ${r.budget})`}`,
   );
+}
+
+/**
+ * Logcat worker ingest and queries: lib/logcat/logcat_bench.ts in its own process (it starts the
+ * worker, which needs --unstable-worker-options), streaming 1,000,000 lines of the real captures.
+ */
+async function benchLogcat(): Promise<{ what: string; value: string; budget: string }[]> {
+  const real = new URL("../../shared/fixtures/real/logcat/", import.meta.url).pathname;
+  const files = [
+    "fatal_exception_caused_by_chain_threadtime.txt",
+    "microg_fatal_exception_unknown_source_threadtime_trimmed.txt",
+    "long_boot_log_lineageos_crlf_with_native_crash_trimmed.txt",
+    "system_server_crash_loop_crash_buffer_trimmed.txt",
+  ].map((f) => real + f).filter((f) => {
+    try {
+      return Deno.statSync(f).isFile;
+    } catch {
+      return false;
+    }
+  });
+  const script = new URL("../lib/logcat/logcat_bench.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-worker-options",
+      "--allow-net=127.0.0.1",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      script,
+      "1000000",
+      ...files,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    return [{ what: "logcat bench", value: `failed: ${dec.decode(out.stderr)}`, budget: "—" }];
+  }
+  const r = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
+  const source = files.length ? "real captures" : "synthetic lines";
+  return [
+    {
+      what: `logcat ingest in the worker (${source})`,
+      value: `${r.lines_per_sec_ingest} lines/s parse+classify+store; ${r.lines_per_sec_wall} ` +
+        `lines/s end to end over ADB (${r.lines} lines, ${r.evicted} evicted)`,
+      budget: "≥ 300,000 lines/s",
+    },
+    {
+      what: "logcat query, 100k-entry buffer with filters",
+      value: `${r.query_ms_median} ms median in the worker (max ${r.query_ms_max}), ` +
+        `${r.query_round_trip_ms_median} ms round trip`,
+      budget: "≤ 20 ms",
+    },
+    {
+      what: "logcat worker memory, full 100k buffer",
+      value: `${r.worker_heap_mb} MB worker heap (process RSS ${r.process_rss_mb} MB)`,
+      budget: "—",
+    },
+  ];
 }

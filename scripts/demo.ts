@@ -86,6 +86,22 @@ try {
   await show("run_gradle_task", { task: "assembleDemoDebug" });
   await show("find_apk_path", { variant: "demoDebug" });
 
+  await crashDiagnosis();
+
+  section("install and launch");
+  const apk = await client.callTool({
+    name: "find_apk_path",
+    arguments: { variant: "demoDebug" },
+  }) as { structuredContent?: { path?: string } };
+  await show("install_apk", {
+    device_serial: "emulator-5554",
+    apk_path: apk.structuredContent?.path,
+  });
+  await show("launch_app", {
+    device_serial: "emulator-5554",
+    package: "com.example.keynobi.sample.demo.debug",
+  });
+
   section("a refusal (hostile argument)");
   await show("get_device_info", { device_serial: "emulator-5554; rm -rf /sdcard" });
 
@@ -106,3 +122,27 @@ try {
   await Deno.remove(home, { recursive: true }).catch(() => {});
 }
 Deno.exit(failed ? 1 : 0);
+
+/** Logcat: stream a device, the app crashes twice, the agent reads the grouped crash. */
+async function crashDiagnosis() {
+  section("crash diagnosis");
+  const serial = "emulator-5554";
+  const logcat = sim.device(serial).service("logcat") as unknown as
+    | { crash(pkg: string, kind: string, variant?: string): unknown; setRate(n: number): void }
+    | undefined;
+  if (!logcat) {
+    console.log("  (this simulator has no logcat service yet)");
+    return;
+  }
+  await show("start_logcat", { device_serial: serial });
+  console.log("  (the app crashes twice the same way, then once differently)");
+  logcat.crash("com.example.sample", "java");
+  logcat.crash("com.example.sample", "java");
+  logcat.crash("com.example.sample", "java", "click");
+  await new Promise((r) => setTimeout(r, 500));
+  await show("get_crash_logs", { count: 5 });
+  await show("get_crash_stack_trace", { package: "com.example.sample" });
+  await show("get_logcat_entries", { package: "com.example.sample", min_level: "W", count: 8 });
+  await show("get_logcat_stats");
+  await show("stop_logcat");
+}

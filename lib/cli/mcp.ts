@@ -4,7 +4,9 @@
  */
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../gradle/build_client.ts";
+import { LogcatClient } from "../logcat/logcat_client.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
+import { UiClient } from "../ui/client.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -105,9 +107,13 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   };
   const adb = makeAdbClient(opts.env);
   const builds = new BuildClient({ dataDir, version: VERSION });
+  const logcat = new LogcatClient({ dataDir, address: adb.address });
+  const ui = new UiClient({ dataDir, adbServer: adb.address });
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb,
     builds,
+    ui,
+    logcat,
     env: opts.env,
     dataDir,
     project,
@@ -190,6 +196,8 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     }
     await builds.shutdown("keynobi exited");
     builds.close();
+    ui.close();
+    await logcat.close();
   } finally {
     for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);
     await housekeeping;

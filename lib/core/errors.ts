@@ -24,6 +24,16 @@ export type ToolErrorCode =
   | "build_busy"
   /** A Gradle build ran and failed (or could not be started by Gradle). */
   | "build_failed"
+  /** The device's package manager refused an APK (`Failure [...]`), or it could not be sent. */
+  | "install_failed"
+  /** An app or an emulator did not start (`am start` error, emulator exited early). */
+  | "launch_failed"
+  /** A device command ran and reported a failure (`pm grant` refused, `pm clear` failed). */
+  | "command_failed"
+  /** The device serves another UI Automator client, or another keynobi process captures it. */
+  | "device_busy"
+  /** A handle or tree path from a screen that is no longer shown (the screen hash changed). */
+  | "screen_changed"
   /** Our own bug or a broken invariant (for example a worker denied what its grant should cover). */
   | "internal_error";
 

@@ -6,7 +6,6 @@ import { z } from "zod";
 import { ToolError } from "../core/errors.ts";
 import { readSettings } from "../core/settings.ts";
 import { findApk } from "../gradle/apk_outputs.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
 import {
   type BuildRecord,
   describeOrigin,
@@ -20,15 +19,12 @@ import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
 import {
   agentOrigin,
   appModel,
-  BUILD_PROGRESS_INTERVAL_MS,
-  buildEnvironment,
-  buildTimeoutMs,
   diagnosticLine,
   modeLine,
   presentDiagnostic,
   projectRoot,
-  requireTrusted,
   resolveTasks,
+  runInWorker,
 } from "./build_support.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -45,48 +41,9 @@ async function runBuild(
   kind: "gradle_task" | "tests",
   resolved: { tasks: string[]; variant: string | null; module: string | null },
 ): Promise<ToolOutput> {
-  const root = await requireTrusted(ctx);
-  const [env, timeoutMs, project] = await Promise.all([
-    buildEnvironment(ctx, root),
-    buildTimeoutMs(ctx),
-    readGradleProject(root),
-  ]);
-  const appDirs = project.modules.filter((m) => m.application).map((m) => m.dir);
-  const started = performance.now();
-  let lastTask: string | null = null;
-  const tick = () => {
-    const secs = Math.round((performance.now() - started) / 1000);
-    ctx.request.progress(
-      secs,
-      undefined,
-      `${secs} s elapsed${lastTask ? ` — > Task ${lastTask}` : ""}`,
-    );
-  };
-  const timer = setInterval(tick, BUILD_PROGRESS_INTERVAL_MS);
-  let result;
-  try {
-    result = await ctx.builds.run({
-      project: root,
-      tasks: resolved.tasks,
-      kind,
-      variant: resolved.variant,
-      module: resolved.module,
-      origin: agentOrigin(ctx),
-      timeoutMs,
-      javaHome: env.java.java_home,
-      androidHome: env.sdk.path,
-      appModuleDirs: appDirs,
-      gradleVersion: env.wrapper.gradle_version,
-      jdkVersion: env.java.version,
-    }, {
-      signal: ctx.signal,
-      onProgress: (_ms, task) => {
-        lastTask = task;
-      },
-    });
-  } finally {
-    clearInterval(timer);
-  }
+  const result = await runInWorker(ctx, kind, resolved, (secs, task) => {
+    ctx.request.progress(secs, undefined, `${secs} s elapsed${task ? ` — > Task ${task}` : ""}`);
+  });
   return renderBuild(ctx, result.record, result.tail);
 }
 

@@ -17,6 +17,7 @@ import { checkGradleTask } from "../gradle/task_policy.ts";
 import { validateVariant } from "../gradle/variants.ts";
 import { inspectWrapper } from "../gradle/wrapper.ts";
 import type { ToolContext } from "./context.ts";
+import type { BuildRunResult } from "../gradle/build_protocol.ts";
 
 /** Default Gradle timeout (`mcp.build_timeout_sec`), and the range the setting may take. */
 export const DEFAULT_BUILD_TIMEOUT_SEC = 600;
@@ -208,4 +209,52 @@ export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string 
     ? `${d.file}${d.line !== null ? `:${d.line}` : ""}${d.column !== null ? `:${d.column}` : ""} `
     : "";
   return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}`;
+}
+
+/**
+ * Run resolved tasks in the build worker with the project's JDK, SDK and timeout, calling `onTick`
+ * every BUILD_PROGRESS_INTERVAL_MS with the seconds elapsed and the current task. Shared by the
+ * build tools and the run configurations.
+ */
+export async function runInWorker(
+  ctx: ToolContext,
+  kind: "gradle_task" | "tests",
+  resolved: { tasks: string[]; variant: string | null; module: string | null },
+  onTick: (secs: number, currentTask: string | null) => void,
+): Promise<BuildRunResult> {
+  const root = await requireTrusted(ctx);
+  const [env, timeoutMs, project] = await Promise.all([
+    buildEnvironment(ctx, root),
+    buildTimeoutMs(ctx),
+    readGradleProject(root),
+  ]);
+  const started = performance.now();
+  let lastTask: string | null = null;
+  const timer = setInterval(
+    () => onTick(Math.round((performance.now() - started) / 1000), lastTask),
+    BUILD_PROGRESS_INTERVAL_MS,
+  );
+  try {
+    return await ctx.builds.run({
+      project: root,
+      tasks: resolved.tasks,
+      kind,
+      variant: resolved.variant,
+      module: resolved.module,
+      origin: agentOrigin(ctx),
+      timeoutMs,
+      javaHome: env.java.java_home,
+      androidHome: env.sdk.path,
+      appModuleDirs: project.modules.filter((m) => m.application).map((m) => m.dir),
+      gradleVersion: env.wrapper.gradle_version,
+      jdkVersion: env.java.version,
+    }, {
+      signal: ctx.signal,
+      onProgress: (_ms, task) => {
+        lastTask = task;
+      },
+    });
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -1,7 +1,9 @@
 /** What every tool handler receives from the server session that calls it. */
 import type { AdbClient } from "../adb/client.ts";
 import type { BuildClient } from "../gradle/build_client.ts";
+import type { LogcatClient } from "../logcat/logcat_client.ts";
 import type { Env } from "../core/env.ts";
+import type { UiClient } from "../ui/client.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 
@@ -17,6 +19,10 @@ export interface ToolContext {
   adb: AdbClient;
   /** This process's build slot (the build worker). */
   builds: BuildClient;
+  /** This process's logcat worker: streams, buffers, crash groups. */
+  logcat: LogcatClient;
+  /** This process's UI worker: captures, element lists and handles, settling. */
+  ui: UiClient;
   env: Env;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;

@@ -8,11 +8,19 @@ import type { ToolContext } from "./context.ts";
 import { projectTools } from "./project.ts";
 import { devicesTools } from "./devices.ts";
 import { buildTools } from "./build.ts";
+import { deployTools } from "./deploy.ts";
+import { avdTools } from "./avds.ts";
+import { appsTools } from "./apps.ts";
+import { logcatTools } from "./logcat.ts";
 
 export const TOOLS: readonly AnyTool<ToolContext>[] = [
   ...projectTools,
   ...buildTools,
+  ...logcatTools,
+  ...deployTools,
+  ...avdTools,
   ...devicesTools,
+  ...appsTools,
 ];
 
 export function findTool(name: string): AnyTool<ToolContext> | undefined {

@@ -1,4 +1,6 @@
 import { BuildClient } from "../../lib/gradle/build_client.ts";
+import { UiClient } from "../../lib/ui/client.ts";
+import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { devicesTools } from "../../lib/tools/devices.ts";
 import { AdbClient } from "../../lib/adb/client.ts";
@@ -34,6 +36,11 @@ function ctxWith(adb: AdbClient): ToolContext {
     signal: new AbortController().signal,
     request: { progress: () => {}, clientName: null, sessionId: "test" },
     builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
+    ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
+    logcat: new LogcatClient({
+      dataDir: "/nonexistent",
+      address: { host: "127.0.0.1", port: 5037 },
+    }),
   };
 }
 

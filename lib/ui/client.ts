@@ -1,0 +1,136 @@
+/**
+ * The main thread's handle on the UI worker. The worker starts on the first UI call, with network
+ * access to the ADB server only and read/write of the data directory (the UI Automator locks),
+ * and lives until `close()`. Every method takes the tool's cancellation signal and answers with
+ * plain data (lib/ui/protocol.ts).
+ */
+import type { AdbServerAddress } from "../adb/server_address.ts";
+import { startWorker, uiWorkerPermissions } from "../core/worker_permissions.ts";
+import type { WorkerClient } from "../core/worker_rpc.ts";
+import { CAPTURE_TOTAL_DEADLINE_MS } from "./capture.ts";
+import type {
+  FindParams,
+  FindResult,
+  ObserveParams,
+  ObserveResult,
+  ResolveParams,
+  ResolveResult,
+  SettleParams,
+  SettleResultMessage,
+  TreeParams,
+  TreeResult,
+  UiMethods,
+  WaitParams,
+  WaitResult,
+} from "./protocol.ts";
+import { instrumentationBusyError, MAX_WAIT_TIMEOUT_MS } from "./ui_service.ts";
+import { MAX_SETTLE_MAX_MS } from "./settle.ts";
+
+/** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
+export const UI_WORKER_ANSWER_SLACK_MS = 15_000;
+
+export interface UiClientOptions {
+  dataDir: string;
+  /** The ADB server the worker dials. */
+  adbServer: AdbServerAddress;
+  /** Whether a connected test run this process started holds `serial` (spec: fail at once). */
+  instrumentationRunning?: (serial: string) => boolean;
+  /** Where workers/ui.ts is (tests and the compiled binary may point elsewhere). */
+  workerUrl?: URL;
+}
+
+export interface UiCallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+}
+
+/** `host:port` as a net grant writes it (IPv6 in brackets). */
+export function adbServerGrant(a: AdbServerAddress): string {
+  return a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+}
+
+export class UiClient {
+  #opts: UiClientOptions;
+  #worker: WorkerClient<UiMethods> | null = null;
+
+  constructor(opts: UiClientOptions) {
+    this.#opts = opts;
+  }
+
+  #ensure(): WorkerClient<UiMethods> {
+    if (this.#worker && !this.#worker.closed) return this.#worker;
+    const url = new URL(this.#opts.workerUrl ?? new URL("../../workers/ui.ts", import.meta.url));
+    url.searchParams.set("dataDir", this.#opts.dataDir);
+    url.searchParams.set("adbHost", this.#opts.adbServer.host);
+    url.searchParams.set("adbPort", String(this.#opts.adbServer.port));
+    const permissions = uiWorkerPermissions({
+      dataDir: this.#opts.dataDir,
+      adbServer: adbServerGrant(this.#opts.adbServer),
+    });
+    this.#worker = startWorker<UiMethods>(url, permissions, "ui");
+    return this.#worker;
+  }
+
+  #call<K extends keyof UiMethods & string>(
+    method: K,
+    params: UiMethods[K]["params"] & { serial: string },
+    budgetMs: number,
+    opts: UiCallOptions,
+  ): Promise<UiMethods[K]["result"]> {
+    if (this.#opts.instrumentationRunning?.(params.serial)) {
+      return Promise.reject(instrumentationBusyError(params.serial));
+    }
+    return this.#ensure().request(method, params, {
+      signal: opts.signal,
+      timeoutMs: budgetMs + UI_WORKER_ANSWER_SLACK_MS,
+      onProgress: opts.onProgress
+        ? (p) => opts.onProgress!(p.progress, p.total, p.message)
+        : undefined,
+    });
+  }
+
+  /** Capture and return the element list (stored: its handles become the device's). */
+  observe(p: ObserveParams, opts: UiCallOptions = {}): Promise<ObserveResult> {
+    return this.#call("ui.observe", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** Capture and return the full tree (and optionally the XML). */
+  tree(p: TreeParams, opts: UiCallOptions = {}): Promise<TreeResult> {
+    return this.#call("ui.tree", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** Capture and return the nodes matching a selector (validated in the worker). */
+  find(p: FindParams, opts: UiCallOptions = {}): Promise<FindResult> {
+    return this.#call("ui.find", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** Capture and resolve a handle or tree path; `screen_changed` / `not_found` when it cannot. */
+  resolve(p: ResolveParams, opts: UiCallOptions = {}): Promise<ResolveResult> {
+    return this.#call("ui.resolve", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** After an action: capture until the screen responded and settled; returns the list. */
+  settle(p: SettleParams, opts: UiCallOptions = {}): Promise<SettleResultMessage> {
+    const budget = Math.min(p.options?.maxMs ?? MAX_SETTLE_MAX_MS, MAX_SETTLE_MAX_MS) +
+      2 * CAPTURE_TOTAL_DEADLINE_MS;
+    return this.#call("ui.settle", p, budget, opts);
+  }
+
+  /** Capture until a selector matches (or, with `gone`, stops matching) or the timeout. */
+  wait(p: WaitParams, opts: UiCallOptions = {}): Promise<WaitResult> {
+    const budget = Math.min(p.timeoutMs ?? MAX_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS) +
+      CAPTURE_TOTAL_DEADLINE_MS;
+    return this.#call("ui.wait", p, budget, opts);
+  }
+
+  /** Forget a device's list and last capture (it went away). No-op before the worker runs. */
+  async forget(serial: string): Promise<void> {
+    if (!this.#worker || this.#worker.closed) return;
+    await this.#worker.request("ui.forget", { serial }, { timeoutMs: 5_000 });
+  }
+
+  close(): void {
+    this.#worker?.close();
+    this.#worker = null;
+  }
+}

@@ -1,0 +1,327 @@
+/**
+ * UI Automator XML → a bounded, flat node tree with tree paths. Pure.
+ *
+ * The XML is repaired first (xml_sanitize.ts), then parsed strictly by `fast-xml-parser` with
+ * `preserveOrder` (the fastest of its modes here, and it keeps sibling order), then walked without
+ * recursion into `UiNode`s in document order. A tree path is the dot-separated child indexes from
+ * the root (`0.1.2`): the first `<node>` under `<hierarchy>` is `0` (a dump of several windows has
+ * roots `0`, `1`, …), the indexing Android Studio's Layout Inspector uses.
+ *
+ * Bounds: XML over `MAX_HIERARCHY_XML_CHARS` is refused; nodes past `MAX_TREE_NODES` or deeper
+ * than `MAX_TREE_DEPTH` are dropped and `truncated` says so; attribute values are cut at
+ * `MAX_ATTRIBUTE_CHARS`.
+ */
+import { XMLParser } from "fast-xml-parser";
+import { sanitizeHierarchyXml, type SanitizeRepair } from "./xml_sanitize.ts";
+
+/** Largest dump accepted (characters of XML; a 1,000-node screen is about 400 k). */
+export const MAX_HIERARCHY_XML_CHARS = 8 * 1024 * 1024;
+/** Nodes kept from one dump; later nodes (in document order) are dropped. */
+export const MAX_TREE_NODES = 20_000;
+/** Deepest node kept (the root is depth 0); deeper subtrees are dropped. */
+export const MAX_TREE_DEPTH = 200;
+/** Deepest nesting the XML parser accepts at all (deeper dumps are refused). */
+export const MAX_XML_NESTING = 1_000;
+/** Longest attribute value kept; longer ones end with `…`. */
+export const MAX_ATTRIBUTE_CHARS = 4_096;
+
+export interface Bounds {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+export interface UiNode {
+  /** Position in `UiTree.nodes` (document order). */
+  id: number;
+  /** Tree path, `0.1.2`. */
+  path: string;
+  /** Parent's id, -1 for a root. */
+  parent: number;
+  children: number[];
+  depth: number;
+  className: string;
+  text: string;
+  resourceId: string;
+  packageName: string;
+  contentDesc: string;
+  /** `hint` (newer dumpers); empty when absent. */
+  hint: string;
+  checkable: boolean;
+  checked: boolean;
+  clickable: boolean;
+  enabled: boolean;
+  focusable: boolean;
+  focused: boolean;
+  scrollable: boolean;
+  longClickable: boolean;
+  password: boolean;
+  selected: boolean;
+  /** `NAF="true"`: not accessibility-friendly (clickable without label). */
+  naf: boolean;
+  bounds: Bounds;
+}
+
+export interface UiTree {
+  /** `<hierarchy rotation>`: 0..3 quarter turns. */
+  rotation: number;
+  /** Every kept node in document order; `nodes[i].id === i`. */
+  nodes: UiNode[];
+  /** Ids of the window roots. */
+  roots: number[];
+  /** The screen the roots span: their largest right and bottom edges. */
+  width: number;
+  height: number;
+  /** Nodes were dropped by `MAX_TREE_NODES` or `MAX_TREE_DEPTH`. */
+  truncated: boolean;
+  /** What the sanitizer repaired. */
+  repairs: SanitizeRepair[];
+  /** Characters of the XML parsed. */
+  xmlChars: number;
+}
+
+/** The XML could not be parsed even after repair. */
+export class HierarchyParseError extends Error {
+  constructor(detail: string, options?: ErrorOptions) {
+    super(`Cannot parse the UI hierarchy: ${detail}`, options);
+    this.name = "HierarchyParseError";
+  }
+}
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "",
+  parseAttributeValue: false,
+  parseTagValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Entities are decoded by `attr()` only in the few values that hold one: faster.
+  processEntities: false,
+  htmlEntities: false,
+  trimValues: true,
+  maxNestedTags: MAX_XML_NESTING,
+});
+
+type Ordered = Record<string, unknown>;
+
+const BOUNDS_RE = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/;
+
+/** `[l,t][r,b]` → bounds; anything else is an empty box at the origin. */
+export function parseBounds(value: string): Bounds {
+  const m = BOUNDS_RE.exec(value);
+  if (!m) return { left: 0, top: 0, right: 0, bottom: 0 };
+  return { left: +m[1], top: +m[2], right: +m[3], bottom: +m[4] };
+}
+
+const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#(\d{1,7})|#x([0-9a-fA-F]{1,6}));/g;
+const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+/** Decodes the five XML entities and numeric references (the sanitizer escaped every bare `&`). */
+export function decodeEntities(v: string): string {
+  if (!v.includes("&")) return v;
+  return v.replace(ENTITY, (m, name?: string, dec?: string, hex?: string) => {
+    if (name) return NAMED[name];
+    const cp = dec !== undefined ? parseInt(dec, 10) : parseInt(hex!, 16);
+    return cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : m;
+  });
+}
+
+function attr(attrs: Record<string, string>, name: string): string {
+  const raw = attrs[name];
+  if (typeof raw !== "string") return "";
+  const v = decodeEntities(raw);
+  return v.length > MAX_ATTRIBUTE_CHARS ? v.slice(0, MAX_ATTRIBUTE_CHARS - 1) + "…" : v;
+}
+
+function makeNode(
+  attrs: Record<string, string>,
+  id: number,
+  path: string,
+  parent: number,
+  depth: number,
+): UiNode {
+  return {
+    id,
+    path,
+    parent,
+    children: [],
+    depth,
+    className: attr(attrs, "class"),
+    text: attr(attrs, "text"),
+    resourceId: attr(attrs, "resource-id"),
+    packageName: attr(attrs, "package"),
+    contentDesc: attr(attrs, "content-desc"),
+    hint: attr(attrs, "hint"),
+    checkable: attrs.checkable === "true",
+    checked: attrs.checked === "true",
+    clickable: attrs.clickable === "true",
+    enabled: attrs.enabled !== "false",
+    focusable: attrs.focusable === "true",
+    focused: attrs.focused === "true",
+    scrollable: attrs.scrollable === "true",
+    longClickable: attrs["long-clickable"] === "true",
+    password: attrs.password === "true",
+    selected: attrs.selected === "true",
+    naf: attrs.NAF === "true",
+    bounds: parseBounds(attrs.bounds ?? ""),
+  };
+}
+
+/** Children of an ordered element that are `<node>`s, with their attributes. */
+function nodeChildren(list: unknown): { attrs: Record<string, string>; kids: unknown }[] {
+  const out: { attrs: Record<string, string>; kids: unknown }[] = [];
+  if (!Array.isArray(list)) return out;
+  for (const item of list as Ordered[]) {
+    if (item && Object.hasOwn(item, "node")) {
+      out.push({ attrs: (item[":@"] as Record<string, string>) ?? {}, kids: item.node });
+    }
+  }
+  return out;
+}
+
+/** Repairs, parses and bounds a UI Automator dump. Throws `HierarchyParseError`. */
+export function parseHierarchy(text: string): UiTree {
+  if (text.length > MAX_HIERARCHY_XML_CHARS) {
+    throw new HierarchyParseError(
+      `the dump has ${text.length} characters, the limit is ${MAX_HIERARCHY_XML_CHARS}`,
+    );
+  }
+  let sanitized;
+  try {
+    sanitized = sanitizeHierarchyXml(text);
+  } catch (e) {
+    throw new HierarchyParseError((e as Error).message, { cause: e });
+  }
+  let doc: unknown;
+  try {
+    doc = parser.parse(sanitized.xml);
+  } catch (e) {
+    throw new HierarchyParseError((e as Error).message, { cause: e });
+  }
+  const top = Array.isArray(doc) ? (doc as Ordered[]) : [];
+  const hierarchy = top.find((item) => item && Object.hasOwn(item, "hierarchy"));
+  if (!hierarchy) throw new HierarchyParseError("no <hierarchy> element after parsing");
+  const hAttrs = (hierarchy[":@"] as Record<string, string>) ?? {};
+  const rotation = Number.parseInt(hAttrs.rotation ?? "0", 10);
+
+  const nodes: UiNode[] = [];
+  const roots: number[] = [];
+  let truncated = false;
+  // Depth-first in document order with an explicit stack (no recursion on hostile depth).
+  type Frame = { attrs: Record<string, string>; kids: unknown; path: string; parent: number };
+  const stack: Frame[] = [];
+  const rootKids = nodeChildren(hierarchy.hierarchy);
+  for (let i = rootKids.length - 1; i >= 0; i--) {
+    stack.push({ ...rootKids[i], path: String(i), parent: -1 });
+  }
+  while (stack.length > 0) {
+    const f = stack.pop()!;
+    if (nodes.length >= MAX_TREE_NODES) {
+      truncated = true;
+      break;
+    }
+    const depth = f.parent < 0 ? 0 : nodes[f.parent].depth + 1;
+    const node = makeNode(f.attrs, nodes.length, f.path, f.parent, depth);
+    nodes.push(node);
+    if (f.parent < 0) roots.push(node.id);
+    else nodes[f.parent].children.push(node.id);
+    const kids = nodeChildren(f.kids);
+    if (kids.length === 0) continue;
+    if (depth + 1 > MAX_TREE_DEPTH) {
+      truncated = true;
+      continue;
+    }
+    for (let i = kids.length - 1; i >= 0; i--) {
+      stack.push({ ...kids[i], path: `${f.path}.${i}`, parent: node.id });
+    }
+  }
+  let width = 0;
+  let height = 0;
+  for (const r of roots) {
+    width = Math.max(width, nodes[r].bounds.right);
+    height = Math.max(height, nodes[r].bounds.bottom);
+  }
+  return {
+    rotation: Number.isFinite(rotation) ? rotation : 0,
+    nodes,
+    roots,
+    width,
+    height,
+    truncated,
+    repairs: sanitized.repairs,
+    xmlChars: sanitized.xml.length,
+  };
+}
+
+/** Longest tree path accepted from a caller. */
+export const MAX_TREE_PATH_CHARS = 1_024;
+
+const TREE_PATH_RE = /^\d{1,5}(\.\d{1,5})*$/;
+
+/** Whether `value` is written as a tree path (`0`, `0.1.2`). */
+export function isTreePath(value: string): boolean {
+  return value.length <= MAX_TREE_PATH_CHARS && TREE_PATH_RE.test(value);
+}
+
+/** The node at `path`, or `null` when the screen has no such node. */
+export function nodeAtPath(tree: UiTree, path: string): UiNode | null {
+  if (!isTreePath(path)) return null;
+  const steps = path.split(".").map(Number);
+  const rootId = tree.roots[steps[0]];
+  if (rootId === undefined) return null;
+  let node = tree.nodes[rootId];
+  for (let i = 1; i < steps.length; i++) {
+    const childId = node.children[steps[i]];
+    if (childId === undefined) return null;
+    node = tree.nodes[childId];
+  }
+  return node;
+}
+
+/** `[l,t][r,b]`, as the dump writes bounds. */
+export function formatBounds(b: Bounds): string {
+  return `[${b.left},${b.top}][${b.right},${b.bottom}]`;
+}
+
+export function boundsWidth(b: Bounds): number {
+  return Math.max(0, b.right - b.left);
+}
+
+export function boundsHeight(b: Bounds): number {
+  return Math.max(0, b.bottom - b.top);
+}
+
+/** The overlap of two boxes (empty boxes have zero width or height). */
+export function intersect(a: Bounds, b: Bounds): Bounds {
+  return {
+    left: Math.max(a.left, b.left),
+    top: Math.max(a.top, b.top),
+    right: Math.min(a.right, b.right),
+    bottom: Math.min(a.bottom, b.bottom),
+  };
+}
+
+/** Whether `inner` lies within `outer`. */
+export function contains(outer: Bounds, inner: Bounds): boolean {
+  return inner.left >= outer.left && inner.top >= outer.top && inner.right <= outer.right &&
+    inner.bottom <= outer.bottom;
+}
+
+/** The center point, rounded down as `input tap` wants integers. */
+export function center(b: Bounds): { x: number; y: number } {
+  return { x: Math.floor((b.left + b.right) / 2), y: Math.floor((b.top + b.bottom) / 2) };
+}
+
+/** `android.widget.Button` → `Button`. */
+export function shortClass(className: string): string {
+  const i = className.lastIndexOf(".");
+  return i >= 0 ? className.slice(i + 1) : className;
+}
+
+/** `com.example:id/sign_in` → `sign_in`. */
+export function shortResourceId(resourceId: string): string {
+  const i = resourceId.indexOf(":id/");
+  return i >= 0 ? resourceId.slice(i + 4) : resourceId;
+}

@@ -1,0 +1,146 @@
+/**
+ * The UI worker's messages (workers/ui.ts ↔ lib/ui/client.ts). The worker owns UI Automator
+ * captures, the per-device lock, each device's latest element list (what handles mean) and its
+ * latest capture (the baseline for settling). Everything here is plain data.
+ */
+import type { Bounds } from "./hierarchy.ts";
+import type { ElementList } from "./element_list.ts";
+import type { NodeInfo } from "./handles.ts";
+import type { UiSelector } from "./selectors.ts";
+import type { SettleOptions, SettleReason } from "./settle.ts";
+import type { DumpForm } from "./capture.ts";
+
+export interface CaptureInfo {
+  screenHash: string;
+  form: DumpForm;
+  attempts: number;
+  captureMs: number;
+  /** Nodes in the capture's tree. */
+  nodes: number;
+  /** The tree was cut at MAX_TREE_NODES / MAX_TREE_DEPTH. */
+  truncated: boolean;
+  /** What the XML sanitizer repaired. */
+  repairs: string[];
+}
+
+export interface ObserveParams {
+  serial: string;
+  /** Rows to show (default 80, max 500). */
+  maxRows?: number;
+  /** Ask the device for its resumed activity too (one more command). Default true. */
+  activity?: boolean;
+}
+
+export interface ObserveResult {
+  list: ElementList;
+  /** The list as the agent reads it (header + rows). */
+  text: string;
+  capture: CaptureInfo;
+}
+
+export interface TreeParams {
+  serial: string;
+  /** Nodes returned, at most (default and max MAX_TREE_RESULT_NODES). */
+  maxNodes?: number;
+  /** Include the parsed (sanitized) XML, cut at MAX_XML_RESULT_CHARS. */
+  xml?: boolean;
+}
+
+export interface TreeResult {
+  screenHash: string;
+  rotation: number;
+  width: number;
+  height: number;
+  /** In document order; `total` may be larger. */
+  nodes: NodeInfo[];
+  total: number;
+  xml: string | null;
+  capture: CaptureInfo;
+}
+
+export interface Match extends NodeInfo {
+  /** The row's handle when the latest list shows this node on this screen. */
+  handle: string | null;
+}
+
+export interface FindParams {
+  serial: string;
+  selector: UiSelector;
+  /** Default 20, max 100. */
+  limit?: number;
+}
+
+export interface FindResult {
+  screenHash: string;
+  matches: Match[];
+  total: number;
+  capture: CaptureInfo;
+}
+
+export interface ResolveParams {
+  serial: string;
+  /** A handle (`e7`) or a tree path (`0.1.2`). */
+  target: string;
+  expectScreenHash?: string | null;
+}
+
+export interface ResolveResult {
+  screenHash: string;
+  node: Match;
+  /** Where a tap on it lands. */
+  x: number;
+  y: number;
+  capture: CaptureInfo;
+}
+
+export interface SettleParams {
+  serial: string;
+  /** The touched element's bounds: changes inside it do not count as the response. */
+  touched?: Bounds | null;
+  /** Compare against the device's last capture (default) or assume it responded already. */
+  baseline?: "last" | "none";
+  options?: SettleOptions;
+  maxRows?: number;
+  activity?: boolean;
+}
+
+export interface SettleResultMessage extends ObserveResult {
+  settleMs: number;
+  settled: boolean;
+  reason: SettleReason;
+  responded: boolean;
+  captures: number;
+}
+
+export interface WaitParams {
+  serial: string;
+  selector: UiSelector;
+  /** Default 15 s, max 30 s. */
+  timeoutMs?: number;
+  /** Wait until nothing matches instead. */
+  gone?: boolean;
+  /** Between captures; default 250 ms. */
+  pollMs?: number;
+  limit?: number;
+}
+
+export interface WaitResult {
+  /** The condition held before the timeout. */
+  met: boolean;
+  elapsedMs: number;
+  captures: number;
+  screenHash: string;
+  matches: Match[];
+  total: number;
+}
+
+export type UiMethods = {
+  "ui.observe": { params: ObserveParams; result: ObserveResult };
+  "ui.tree": { params: TreeParams; result: TreeResult };
+  "ui.find": { params: FindParams; result: FindResult };
+  "ui.resolve": { params: ResolveParams; result: ResolveResult };
+  "ui.settle": { params: SettleParams; result: SettleResultMessage };
+  "ui.wait": { params: WaitParams; result: WaitResult };
+  /** Drop what the worker remembers of a device (it went away). */
+  "ui.forget": { params: { serial: string }; result: null };
+};

@@ -1,0 +1,156 @@
+/**
+ * What the parts of a screen are, decided from the tree alone. Pure.
+ *
+ * - The status bar: System UI's clock, signal, Wi-Fi and battery icons. They change on their own
+ *   (the clock every minute, the battery), so they are left out of the element list and of the
+ *   screen hash. Recognized by System UI resource ids, and for dumps of every window (uiautomator2
+ *   style) by a System UI window that is a strip along the top edge.
+ * - The soft keyboard: a window (not the first) from an input method, in the lower part of the
+ *   screen. A plain `uiautomator dump` holds only the app's window and never shows it.
+ * - The keyboard's action key (Search, Go, Send, Next, Done): what `enter` should tap.
+ * - Loading: a visible progress bar or spinner, or a node that says it is loading.
+ */
+import {
+  type Bounds,
+  boundsHeight,
+  boundsWidth,
+  shortClass,
+  shortResourceId,
+} from "./hierarchy.ts";
+import type { UiNode, UiTree } from "./hierarchy.ts";
+
+const SYSTEMUI = "com.android.systemui";
+
+/** System UI ids of status-bar containers; everything inside them is status bar. */
+export const STATUS_BAR_CONTAINER_IDS: ReadonlySet<string> = new Set([
+  "status_bar",
+  "status_bar_container",
+  "status_bar_contents",
+  "system_icons",
+  "system_icon_area",
+  "statusIcons",
+  "notification_icon_area",
+  "notificationIcons",
+  "status_icons_container",
+]);
+
+/** System UI ids of single status-bar items (also shown in the Quick Settings header). */
+export const STATUS_BAR_ITEM_IDS: ReadonlySet<string> = new Set([
+  "clock",
+  "date",
+  "battery",
+  "batteryRemainingIcon",
+  "battery_percentage_view",
+  "wifi_combo",
+  "wifi_signal",
+  "mobile_combo",
+  "mobile_signal",
+  "statusIcons",
+  "privacy_chip",
+]);
+
+/** A System UI window this tall or less along the top edge is the status bar. */
+export const STATUS_BAR_MAX_HEIGHT_FRACTION = 0.08;
+
+/** Input method packages that do not say so in their name. */
+const IME_PACKAGES =
+  /inputmethod|keyboard|\.ime\b|swiftkey|gboard|honeyboard|\.sogou\.|baidu\.input/i;
+/** A keyboard window starts below this fraction of the screen height. */
+export const KEYBOARD_MIN_TOP_FRACTION = 0.3;
+
+/** Labels and ids of an input method's action key. */
+const ACTION_KEY_LABEL =
+  /^(search|go|send|next|done|enter|return|submit|previous|buscar|suchen|rechercher|ok)$/i;
+const ACTION_KEY_ID = /(ime_action|key_pos_ime_action|action_key|key_enter|enter_key|key_return)/i;
+
+/** Ids of the nodes that belong to the status bar. */
+export function statusBarNodes(tree: UiTree): Set<number> {
+  const out = new Set<number>();
+  const screenH = tree.height;
+  for (const rootId of tree.roots) {
+    const root = tree.nodes[rootId];
+    if (
+      rootId !== tree.roots[0] && root.packageName === SYSTEMUI && root.bounds.top <= 0 &&
+      boundsHeight(root.bounds) > 0 &&
+      boundsHeight(root.bounds) <= screenH * STATUS_BAR_MAX_HEIGHT_FRACTION
+    ) {
+      markSubtree(tree, rootId, out);
+    }
+  }
+  for (const node of tree.nodes) {
+    if (out.has(node.id) || node.packageName !== SYSTEMUI || node.resourceId === "") continue;
+    const id = shortResourceId(node.resourceId);
+    if (STATUS_BAR_CONTAINER_IDS.has(id) || STATUS_BAR_ITEM_IDS.has(id)) {
+      markSubtree(tree, node.id, out);
+    }
+  }
+  return out;
+}
+
+function markSubtree(tree: UiTree, id: number, out: Set<number>): void {
+  const stack = [id];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    out.add(n);
+    for (const c of tree.nodes[n].children) stack.push(c);
+  }
+}
+
+export interface KeyboardInfo {
+  /** The keyboard window's root. */
+  root: number;
+  /** Its area; rows whose center is inside are `under-keyboard`. */
+  bounds: Bounds;
+  /** Every node of the keyboard window. */
+  nodes: Set<number>;
+  /** The action key, when one was found. */
+  actionKey: number | null;
+}
+
+/** The soft keyboard shown in this dump, or `null`. */
+export function findKeyboard(tree: UiTree): KeyboardInfo | null {
+  for (let i = 1; i < tree.roots.length; i++) {
+    const root = tree.nodes[tree.roots[i]];
+    if (!IME_PACKAGES.test(root.packageName)) continue;
+    if (root.packageName === tree.nodes[tree.roots[0]].packageName) continue;
+    if (boundsHeight(root.bounds) <= 0 || boundsWidth(root.bounds) <= 0) continue;
+    if (root.bounds.top < tree.height * KEYBOARD_MIN_TOP_FRACTION) continue;
+    const nodes = new Set<number>();
+    markSubtree(tree, root.id, nodes);
+    let actionKey: number | null = null;
+    for (const id of nodes) {
+      const n = tree.nodes[id];
+      const label = (n.contentDesc || n.text).trim();
+      if (ACTION_KEY_ID.test(n.resourceId) || ACTION_KEY_LABEL.test(label)) {
+        if (boundsWidth(n.bounds) > 0 && boundsHeight(n.bounds) > 0) {
+          actionKey = id;
+          // The innermost match wins (a key inside a labelled row).
+        }
+      }
+    }
+    return { root: root.id, bounds: root.bounds, nodes, actionKey };
+  }
+  return null;
+}
+
+const PROGRESS_CLASS = /(ProgressBar|ProgressIndicator)$/;
+const NOT_PROGRESS_CLASS = /(SeekBar|RatingBar|AbsSeekBar|Slider)$/;
+const LOADING_TEXT =
+  /^(loading|please wait|chargement|cargando|wird geladen|加载中|載入中|読み込み中)\b/i;
+
+/** Whether `node` is a progress bar or spinner, or says it is loading. */
+export function isLoadingNode(node: UiNode): boolean {
+  if (boundsWidth(node.bounds) <= 0 || boundsHeight(node.bounds) <= 0) return false;
+  const cls = shortClass(node.className);
+  if (PROGRESS_CLASS.test(cls) && !NOT_PROGRESS_CLASS.test(cls)) return true;
+  const label = (node.text || node.contentDesc).trim();
+  return label.length > 0 && label.length < 40 && LOADING_TEXT.test(label);
+}
+
+/** Whether a progress bar or spinner is visible (outside the status bar). */
+export function isLoading(tree: UiTree, exclude: ReadonlySet<number> = new Set()): boolean {
+  for (const node of tree.nodes) {
+    if (!exclude.has(node.id) && isLoadingNode(node)) return true;
+  }
+  return false;
+}

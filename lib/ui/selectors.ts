@@ -1,0 +1,162 @@
+/**
+ * Selectors for find / wait / assert: which nodes of a capture match. Pure.
+ *
+ * Keys are snake_case as on the wire. Every given key must match (AND). Text comparisons:
+ * `text`, `content_desc` and `hint` are exact after collapsing whitespace; the `_contains`
+ * forms are case-insensitive substrings. `resource_id` matches the full id
+ * (`com.example:id/sign_in`) or the part after `:id/` (`sign_in`); `class` the full class name or
+ * the short one (`Button`). Boolean keys compare the node's state; `editable` means a text field.
+ */
+import { invalidParams } from "../core/errors.ts";
+import { shortClass, shortResourceId, type UiNode, type UiTree } from "./hierarchy.ts";
+import { isEditable } from "./element_list.ts";
+
+/** Results a search returns when the caller names no limit. */
+export const DEFAULT_FIND_RESULTS = 20;
+/** Most results one search returns (the spec's find_ui_elements maximum). */
+export const MAX_FIND_RESULTS = 100;
+/** Longest selector string value. */
+export const MAX_SELECTOR_VALUE_CHARS = 1_000;
+
+export interface UiSelector {
+  text?: string;
+  text_contains?: string;
+  content_desc?: string;
+  content_desc_contains?: string;
+  hint?: string;
+  resource_id?: string;
+  class?: string;
+  package?: string;
+  clickable?: boolean;
+  long_clickable?: boolean;
+  enabled?: boolean;
+  checkable?: boolean;
+  checked?: boolean;
+  focused?: boolean;
+  scrollable?: boolean;
+  selected?: boolean;
+  editable?: boolean;
+}
+
+export const SELECTOR_STRING_KEYS = [
+  "text",
+  "text_contains",
+  "content_desc",
+  "content_desc_contains",
+  "hint",
+  "resource_id",
+  "class",
+  "package",
+] as const;
+
+export const SELECTOR_BOOLEAN_KEYS = [
+  "clickable",
+  "long_clickable",
+  "enabled",
+  "checkable",
+  "checked",
+  "focused",
+  "scrollable",
+  "selected",
+  "editable",
+] as const;
+
+/** Checks a selector from a caller; throws `invalid_params` naming what is wrong. */
+export function validateSelector(value: unknown, param = "selector"): UiSelector {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalidParams(`Invalid ${param}: expected an object such as {"text": "Sign in"}`);
+  }
+  const v = value as Record<string, unknown>;
+  const known = new Set<string>([...SELECTOR_STRING_KEYS, ...SELECTOR_BOOLEAN_KEYS]);
+  const out: Record<string, string | boolean> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (!known.has(k)) {
+      throw invalidParams(
+        `Invalid ${param}: unknown key ${JSON.stringify(k)}; use ${[...known].join(", ")}`,
+      );
+    }
+    if ((SELECTOR_STRING_KEYS as readonly string[]).includes(k)) {
+      if (typeof x !== "string") throw invalidParams(`Invalid ${param}.${k}: expected a string`);
+      if (x.length > MAX_SELECTOR_VALUE_CHARS) {
+        throw invalidParams(
+          `Invalid ${param}.${k}: ${x.length} characters, the limit is ${MAX_SELECTOR_VALUE_CHARS}`,
+        );
+      }
+      if (k.endsWith("_contains") && x.trim() === "") {
+        throw invalidParams(`Invalid ${param}.${k}: it is empty; pass the text to look for`);
+      }
+      out[k] = x;
+    } else {
+      if (typeof x !== "boolean") {
+        throw invalidParams(`Invalid ${param}.${k}: expected true or false`);
+      }
+      out[k] = x;
+    }
+  }
+  if (!SELECTOR_STRING_KEYS.some((k) => k in out)) {
+    throw invalidParams(
+      `Invalid ${param}: name at least one of ${SELECTOR_STRING_KEYS.join(", ")}; ` +
+        "state keys alone (clickable, enabled, …) match too much",
+    );
+  }
+  return out as UiSelector;
+}
+
+const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** Whether `node` matches every key of `sel`. */
+export function matchesSelector(node: UiNode, sel: UiSelector): boolean {
+  if (sel.text !== undefined && norm(node.text) !== norm(sel.text)) return false;
+  if (
+    sel.text_contains !== undefined &&
+    !node.text.toLowerCase().includes(sel.text_contains.toLowerCase())
+  ) return false;
+  if (sel.content_desc !== undefined && norm(node.contentDesc) !== norm(sel.content_desc)) {
+    return false;
+  }
+  if (
+    sel.content_desc_contains !== undefined &&
+    !node.contentDesc.toLowerCase().includes(sel.content_desc_contains.toLowerCase())
+  ) return false;
+  if (sel.hint !== undefined && norm(node.hint) !== norm(sel.hint)) return false;
+  if (
+    sel.resource_id !== undefined && node.resourceId !== sel.resource_id &&
+    (node.resourceId === "" || shortResourceId(node.resourceId) !== sel.resource_id)
+  ) return false;
+  if (
+    sel.class !== undefined && node.className !== sel.class &&
+    shortClass(node.className) !== sel.class
+  ) return false;
+  if (sel.package !== undefined && node.packageName !== sel.package) return false;
+  if (sel.clickable !== undefined && node.clickable !== sel.clickable) return false;
+  if (sel.long_clickable !== undefined && node.longClickable !== sel.long_clickable) return false;
+  if (sel.enabled !== undefined && node.enabled !== sel.enabled) return false;
+  if (sel.checkable !== undefined && node.checkable !== sel.checkable) return false;
+  if (sel.checked !== undefined && node.checked !== sel.checked) return false;
+  if (sel.focused !== undefined && node.focused !== sel.focused) return false;
+  if (sel.scrollable !== undefined && node.scrollable !== sel.scrollable) return false;
+  if (sel.selected !== undefined && node.selected !== sel.selected) return false;
+  if (sel.editable !== undefined && isEditable(node) !== sel.editable) return false;
+  return true;
+}
+
+export interface FindResult {
+  /** Matching node ids in document order, at most `limit`. */
+  nodes: number[];
+  /** How many nodes matched in all. */
+  total: number;
+}
+
+/** The nodes of `tree` that match `sel`, in document order, at most `limit`. */
+export function findNodes(tree: UiTree, sel: UiSelector, limit = DEFAULT_FIND_RESULTS): FindResult {
+  const cap = Math.min(MAX_FIND_RESULTS, Math.max(1, Math.floor(limit) || DEFAULT_FIND_RESULTS));
+  const nodes: number[] = [];
+  let total = 0;
+  for (const n of tree.nodes) {
+    if (!matchesSelector(n, sel)) continue;
+    total++;
+    if (nodes.length < cap) nodes.push(n.id);
+  }
+  return { nodes, total };
+}

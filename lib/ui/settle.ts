@@ -1,0 +1,196 @@
+/**
+ * Settling after an action: has the screen responded, and has it stopped changing?
+ *
+ * `SettleTracker` is the pure core: it is fed successive captures (their time, the whole-screen
+ * hash, the hash of everything outside the touched element, and whether something is loading)
+ * and says when to stop. `settle()` is the driver that captures until the tracker is done.
+ *
+ * The rules (after droidpilot's, with hierarchy captures instead of frames):
+ * - A change inside the touched element (a ripple, a pressed state) is not the response; the
+ *   screen has responded once something outside it differs from the capture before the action.
+ *   Some actions only change the touched element (a checkbox): after `responseWaitMs` without a
+ *   response elsewhere, the screen is taken as it is once stable.
+ * - Stable: two successive captures with the same hash, `quietMs` apart or more.
+ * - A visible progress bar or spinner keeps it waiting for up to `loadingWaitMs` more once the
+ *   screen is otherwise stable (pages keep bars up for resources that never arrive); the list
+ *   still says `loading`.
+ * - Never longer than `maxMs` from the action: the last capture is returned, `settled: false`.
+ */
+
+/** Whole settle, default. */
+export const DEFAULT_SETTLE_MAX_MS = 5_000;
+/** Whole settle, the most a caller may ask for. */
+export const MAX_SETTLE_MAX_MS = 30_000;
+/** How long the screen must look the same. */
+export const DEFAULT_SETTLE_QUIET_MS = 300;
+/** How long to wait for a response outside the touched element. */
+export const DEFAULT_RESPONSE_WAIT_MS = 1_000;
+/** How long a visible progress bar keeps a stable screen from counting as settled. */
+export const DEFAULT_LOADING_WAIT_MS = 2_000;
+/** Pause between captures (a capture itself takes 100 ms or more on a device). */
+export const SETTLE_POLL_MS = 50;
+/** Captures one settle may take. */
+export const MAX_SETTLE_CAPTURES = 120;
+
+export interface SettleOptions {
+  maxMs?: number;
+  quietMs?: number;
+  responseWaitMs?: number;
+  loadingWaitMs?: number;
+}
+
+export interface SettleObservation {
+  /** Milliseconds since the action ended (when the capture completed). */
+  atMs: number;
+  hash: string;
+  /** Hash of the screen outside the touched element (equal to `hash` without one). */
+  outsideHash: string;
+  loading: boolean;
+}
+
+export type SettleReason = "stable" | "loading_timeout" | "timeout";
+
+export interface SettleDecision {
+  done: boolean;
+  /** When done: why. */
+  reason: SettleReason | null;
+  /** Something outside the touched element changed (or there was no baseline). */
+  responded: boolean;
+}
+
+function clamp(v: number | undefined, def: number, max: number): number {
+  if (v === undefined || !Number.isFinite(v)) return def;
+  return Math.min(max, Math.max(0, Math.floor(v)));
+}
+
+export function resolveSettleOptions(o: SettleOptions = {}): Required<SettleOptions> {
+  const maxMs = clamp(o.maxMs, DEFAULT_SETTLE_MAX_MS, MAX_SETTLE_MAX_MS);
+  return {
+    maxMs,
+    quietMs: clamp(o.quietMs, DEFAULT_SETTLE_QUIET_MS, maxMs),
+    responseWaitMs: clamp(o.responseWaitMs, DEFAULT_RESPONSE_WAIT_MS, maxMs),
+    loadingWaitMs: clamp(o.loadingWaitMs, DEFAULT_LOADING_WAIT_MS, MAX_SETTLE_MAX_MS),
+  };
+}
+
+/** The pure core: feed captures in order, stop when `observe` says done. */
+export class SettleTracker {
+  readonly options: Required<SettleOptions>;
+  #baselineOutside: string | null;
+  #responded: boolean;
+  #lastHash: string | null = null;
+  #stableSince = 0;
+  #loadingSince: number | null = null;
+
+  /** `baselineOutsideHash`: the outside hash before the action; `null` when unknown. */
+  constructor(baselineOutsideHash: string | null, options: SettleOptions = {}) {
+    this.options = resolveSettleOptions(options);
+    this.#baselineOutside = baselineOutsideHash;
+    this.#responded = baselineOutsideHash === null;
+  }
+
+  get responded(): boolean {
+    return this.#responded;
+  }
+
+  observe(o: SettleObservation): SettleDecision {
+    const { maxMs, quietMs, responseWaitMs, loadingWaitMs } = this.options;
+    if (!this.#responded && o.outsideHash !== this.#baselineOutside) {
+      this.#responded = true;
+      // The response starts a new screen: stability counts from here.
+      this.#lastHash = null;
+    }
+    const repeated = this.#lastHash === o.hash;
+    if (!repeated) {
+      this.#lastHash = o.hash;
+      this.#stableSince = o.atMs;
+      this.#loadingSince = null;
+    }
+    const waitedForResponse = this.#responded || o.atMs >= responseWaitMs;
+    const stable = repeated && o.atMs - this.#stableSince >= quietMs;
+    if (waitedForResponse && stable) {
+      if (!o.loading) return this.#done("stable");
+      this.#loadingSince ??= o.atMs;
+      if (o.atMs - this.#loadingSince >= loadingWaitMs) return this.#done("loading_timeout");
+    }
+    if (o.atMs >= maxMs) return this.#done("timeout");
+    return { done: false, reason: null, responded: this.#responded };
+  }
+
+  #done(reason: SettleReason): SettleDecision {
+    return { done: true, reason, responded: this.#responded };
+  }
+}
+
+export interface SettleCapture {
+  hash: string;
+  outsideHash: string;
+  loading: boolean;
+}
+
+export interface SettleResult<C> {
+  capture: C;
+  /** From the start of settling to the end of the settled capture. */
+  settleMs: number;
+  settled: boolean;
+  reason: SettleReason;
+  responded: boolean;
+  captures: number;
+}
+
+export interface SettleDriver<C extends SettleCapture> {
+  capture(signal: AbortSignal): Promise<C>;
+  signal?: AbortSignal;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Aborts with the signal's reason; resolves after `ms` otherwise. Clears its timer. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Captures until the tracker is done; returns the last capture. */
+export async function settle<C extends SettleCapture>(
+  tracker: SettleTracker,
+  driver: SettleDriver<C>,
+): Promise<SettleResult<C>> {
+  const now = driver.now ?? (() => performance.now());
+  const sleep = driver.sleep ?? abortableSleep;
+  const signal = driver.signal ?? new AbortController().signal;
+  const start = now();
+  let captures = 0;
+  while (true) {
+    const capture = await driver.capture(signal);
+    captures++;
+    const atMs = Math.round(now() - start);
+    const d = tracker.observe({ atMs, ...pick(capture) });
+    if (d.done || captures >= MAX_SETTLE_CAPTURES) {
+      const reason = d.reason ?? "timeout";
+      return {
+        capture,
+        settleMs: atMs,
+        settled: reason === "stable",
+        reason,
+        responded: d.responded,
+        captures,
+      };
+    }
+    await sleep(SETTLE_POLL_MS, signal);
+  }
+}
+
+function pick(c: SettleCapture): SettleCapture {
+  return { hash: c.hash, outsideHash: c.outsideHash, loading: c.loading };
+}

@@ -1,0 +1,254 @@
+/**
+ * The UI worker's service: captures through one lock set, and per device the latest element list
+ * (what handles mean) and the latest capture (the baseline for settling). workers/ui.ts serves it
+ * over the worker channel; tests call it directly with a fake ADB.
+ */
+import { ToolError } from "../core/errors.ts";
+import { UiAutomatorLocks } from "./automator_lock.ts";
+import { type Capture, captureHierarchy, DumpFormMemory, type UiAdb } from "./capture.ts";
+import { buildElementList, formatElementList } from "./element_list.ts";
+import { formatActivity, readForeground } from "./foreground.ts";
+import { HandleTable, nodeInfo, parseTarget, resolveTarget } from "./handles.ts";
+import type { UiTree } from "./hierarchy.ts";
+import type {
+  CaptureInfo,
+  FindParams,
+  FindResult,
+  Match,
+  ObserveParams,
+  ObserveResult,
+  ResolveParams,
+  ResolveResult,
+  SettleParams,
+  SettleResultMessage,
+  TreeParams,
+  TreeResult,
+  WaitParams,
+  WaitResult,
+} from "./protocol.ts";
+import { hashOutside } from "./screen_hash.ts";
+import { isLoading } from "./screen_parts.ts";
+import { findNodes, validateSelector } from "./selectors.ts";
+import { abortableSleep, settle, SettleTracker } from "./settle.ts";
+import type { ElementList } from "./element_list.ts";
+
+/** Nodes `ui.tree` returns, at most. */
+export const MAX_TREE_RESULT_NODES = 5_000;
+/** XML characters `ui.tree` returns, at most. */
+export const MAX_XML_RESULT_CHARS = 2 * 1024 * 1024;
+/** `wait_for_element` default and maximum (spec). */
+export const DEFAULT_WAIT_TIMEOUT_MS = 15_000;
+export const MAX_WAIT_TIMEOUT_MS = 30_000;
+/** Pause between captures while waiting. */
+export const DEFAULT_WAIT_POLL_MS = 250;
+export const MAX_WAIT_POLL_MS = 5_000;
+/** Devices whose last capture is kept. */
+export const MAX_CAPTURED_DEVICES = 32;
+
+export interface UiServiceOptions {
+  adb: UiAdb;
+  dataDir: string;
+  /** Shared lock set (tests give two services one to act as two processes' worth). */
+  locks?: UiAutomatorLocks;
+  now?: () => number;
+}
+
+export interface CallContext {
+  signal: AbortSignal;
+  progress?: (progress: number, total?: number, message?: string) => void;
+}
+
+function info(c: Capture): CaptureInfo {
+  return {
+    screenHash: c.hash,
+    form: c.form,
+    attempts: c.attempts,
+    captureMs: c.captureMs,
+    nodes: c.tree.nodes.length,
+    truncated: c.tree.truncated,
+    repairs: [...c.tree.repairs],
+  };
+}
+
+export class UiService {
+  readonly locks: UiAutomatorLocks;
+  #adb: UiAdb;
+  #forms = new DumpFormMemory();
+  #handles = new HandleTable();
+  #last = new Map<string, Capture>();
+
+  constructor(opts: UiServiceOptions) {
+    this.#adb = opts.adb;
+    this.locks = opts.locks ?? new UiAutomatorLocks(opts.dataDir);
+  }
+
+  /** One capture; remembered as the device's latest. */
+  async capture(serial: string, signal: AbortSignal): Promise<Capture> {
+    const c = await captureHierarchy(this.#adb, serial, {
+      locks: this.locks,
+      forms: this.#forms,
+      signal,
+    });
+    this.#last.delete(serial);
+    this.#last.set(serial, { ...c, xml: "" });
+    while (this.#last.size > MAX_CAPTURED_DEVICES) {
+      const oldest = this.#last.keys().next().value;
+      if (oldest === undefined) break;
+      this.#last.delete(oldest);
+    }
+    return c;
+  }
+
+  async #list(serial: string, c: Capture, maxRows?: number, activity = true, signal?: AbortSignal) {
+    const fg = activity ? await readForeground(this.#adb, serial, signal) : null;
+    const list = buildElementList(c.tree, {
+      maxRows,
+      screenHash: c.hash,
+      activity: fg ? formatActivity(fg) : null,
+    });
+    this.#handles.remember(serial, list);
+    return list;
+  }
+
+  async observe(p: ObserveParams, ctx: CallContext): Promise<ObserveResult> {
+    const c = await this.capture(p.serial, ctx.signal);
+    const list = await this.#list(p.serial, c, p.maxRows, p.activity ?? true, ctx.signal);
+    return { list, text: formatElementList(list), capture: info(c) };
+  }
+
+  async tree(p: TreeParams, ctx: CallContext): Promise<TreeResult> {
+    const c = await this.capture(p.serial, ctx.signal);
+    const max = Math.min(MAX_TREE_RESULT_NODES, Math.max(1, p.maxNodes ?? MAX_TREE_RESULT_NODES));
+    return {
+      screenHash: c.hash,
+      rotation: c.tree.rotation,
+      width: c.tree.width,
+      height: c.tree.height,
+      nodes: c.tree.nodes.slice(0, max).map((n) => nodeInfo(c.tree, n)),
+      total: c.tree.nodes.length,
+      xml: p.xml ? c.xml.slice(0, MAX_XML_RESULT_CHARS) : null,
+      capture: info(c),
+    };
+  }
+
+  #match(serial: string, tree: UiTree, hash: string, id: number): Match {
+    const latest = this.#handles.latest(serial);
+    const node = tree.nodes[id];
+    const row = latest?.screenHash === hash ? latest.rows.find((r) => r.node === id) : undefined;
+    return { ...nodeInfo(tree, node), handle: row?.handle ?? null };
+  }
+
+  async find(p: FindParams, ctx: CallContext): Promise<FindResult> {
+    const selector = validateSelector(p.selector);
+    const c = await this.capture(p.serial, ctx.signal);
+    const found = findNodes(c.tree, selector, p.limit);
+    return {
+      screenHash: c.hash,
+      matches: found.nodes.map((id) => this.#match(p.serial, c.tree, c.hash, id)),
+      total: found.total,
+      capture: info(c),
+    };
+  }
+
+  async resolve(p: ResolveParams, ctx: CallContext): Promise<ResolveResult> {
+    const target = parseTarget(p.target);
+    const c = await this.capture(p.serial, ctx.signal);
+    const r = resolveTarget(
+      c.tree,
+      c.hash,
+      target,
+      this.#handles.latest(p.serial),
+      p.expectScreenHash,
+    );
+    return {
+      screenHash: c.hash,
+      node: this.#match(p.serial, c.tree, c.hash, r.node.id),
+      x: r.x,
+      y: r.y,
+      capture: info(c),
+    };
+  }
+
+  async settle(p: SettleParams, ctx: CallContext): Promise<SettleResultMessage> {
+    const touched = p.touched ?? null;
+    const base = (p.baseline ?? "last") === "last" ? this.#last.get(p.serial) : undefined;
+    const tracker = new SettleTracker(
+      base ? hashOutside(base.tree, touched, base.statusBar) : null,
+      p.options,
+    );
+    const result = await settle(tracker, {
+      signal: ctx.signal,
+      capture: async (signal) => {
+        const c = await this.capture(p.serial, signal);
+        return {
+          c,
+          hash: c.hash,
+          outsideHash: hashOutside(c.tree, touched, c.statusBar),
+          loading: isLoading(c.tree, c.statusBar),
+        };
+      },
+    });
+    const c = result.capture.c;
+    const list = await this.#list(p.serial, c, p.maxRows, p.activity ?? true, ctx.signal);
+    return {
+      list,
+      text: formatElementList(list),
+      capture: info(c),
+      settleMs: result.settleMs,
+      settled: result.settled,
+      reason: result.reason,
+      responded: result.responded,
+      captures: result.captures,
+    };
+  }
+
+  async wait(p: WaitParams, ctx: CallContext): Promise<WaitResult> {
+    const selector = validateSelector(p.selector);
+    const timeoutMs = Math.min(
+      MAX_WAIT_TIMEOUT_MS,
+      Math.max(0, p.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS),
+    );
+    const pollMs = Math.min(MAX_WAIT_POLL_MS, Math.max(0, p.pollMs ?? DEFAULT_WAIT_POLL_MS));
+    const started = performance.now();
+    let captures = 0;
+    while (true) {
+      const c = await this.capture(p.serial, ctx.signal);
+      captures++;
+      const found = findNodes(c.tree, selector, p.limit);
+      const met = p.gone ? found.total === 0 : found.total > 0;
+      const elapsedMs = Math.round(performance.now() - started);
+      if (met || elapsedMs >= timeoutMs) {
+        return {
+          met,
+          elapsedMs,
+          captures,
+          screenHash: c.hash,
+          matches: found.nodes.map((id) => this.#match(p.serial, c.tree, c.hash, id)),
+          total: found.total,
+        };
+      }
+      ctx.progress?.(elapsedMs, timeoutMs, `waiting (${captures} captures)`);
+      await abortableSleep(Math.min(pollMs, Math.max(0, timeoutMs - elapsedMs)), ctx.signal);
+    }
+  }
+
+  /** The latest list of `serial` (what its handles mean), or `null`. */
+  latestList(serial: string): ElementList | null {
+    return this.#handles.latest(serial);
+  }
+
+  forget(serial: string): void {
+    this.#handles.forget(serial);
+    this.#last.delete(serial);
+  }
+}
+
+/** "busy: instrumentation running" (spec): captures refused while this process runs tests. */
+export function instrumentationBusyError(serial: string): ToolError {
+  return new ToolError(
+    "device_busy",
+    `Device ${serial} is busy: instrumentation running (a connected test run started by this ` +
+      "server holds UI Automator); wait for the run to finish or cancel it, then retry",
+    { serial },
+  );
+}

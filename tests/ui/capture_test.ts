@@ -1,0 +1,234 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { ToolError } from "../../lib/core/errors.ts";
+import {
+  captureHierarchy,
+  classifyDumpOutput,
+  DUMP_FILE,
+  DumpFormMemory,
+} from "../../lib/ui/capture.ts";
+import { LEASE_STALE_MS, UiAutomatorLocks, uiLockPath } from "../../lib/ui/automator_lock.ts";
+import { dump, screen } from "./_xml.ts";
+import { FakeAdb } from "./_fake_adb.ts";
+
+const XML = dump(
+  screen([{ cls: "android.widget.Button", text: "OK", b: [0, 0, 100, 100], click: true }]),
+);
+const TTY_LINE = "UI hierchary dumped to: /dev/tty\r\n";
+
+async function withDir(fn: (dir: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-ui-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("classifyDumpOutput() tells XML, busy, errors and the success line apart", () => {
+  assertEquals(classifyDumpOutput(XML + TTY_LINE).kind, "xml");
+  assertEquals(
+    classifyDumpOutput("UI hierarchy dumped to: /sdcard/window_dump.xml").kind,
+    "dumped",
+  );
+  assertEquals(classifyDumpOutput("UI hierchary dumped to: /dev/tty").kind, "dumped");
+  assertEquals(
+    classifyDumpOutput("ERROR: null root node returned by UiTestAutomationBridge.").kind,
+    "error",
+  );
+  assertEquals(classifyDumpOutput("ERROR: could not get idle state.").kind, "error");
+  assertEquals(classifyDumpOutput("Killed").kind, "error");
+  const busy = classifyDumpOutput(
+    "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@2d2b6c8already registered!",
+  );
+  assertEquals(busy.kind, "busy");
+  assertEquals(classifyDumpOutput("").kind, "no_xml");
+  // An app that says "already registered" on screen is a screen, not a busy device.
+  assertEquals(
+    classifyDumpOutput(XML.replace('text="OK"', 'text="Email already registered"')).kind,
+    "xml",
+  );
+});
+
+Deno.test("captureHierarchy() reads the fast tty form", async () => {
+  await withDir(async (dir) => {
+    const adb = new FakeAdb(() => XML + TTY_LINE);
+    const c = await captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir) });
+    assertEquals(c.form, "tty");
+    assertEquals(c.tree.nodes[1].text, "OK");
+    assertEquals(adb.calls.map((x) => `${x.kind} ${x.argv.join(" ")}`), [
+      "exec uiautomator dump /dev/tty",
+    ]);
+  });
+});
+
+Deno.test("captureHierarchy() falls back to the file form and remembers it per device", async () => {
+  await withDir(async (dir) => {
+    const adb = new FakeAdb((kind, argv) => {
+      if (kind === "exec" && argv[2] === "/dev/tty") return TTY_LINE;
+      if (kind === "shell") return { stderr: "", stdout: `UI hierarchy dumped to: ${DUMP_FILE}\n` };
+      return XML;
+    });
+    const forms = new DumpFormMemory();
+    const locks = new UiAutomatorLocks(dir);
+    const c = await captureHierarchy(adb, "R5CT1", { locks, forms });
+    assertEquals(c.form, "file");
+    await captureHierarchy(adb, "R5CT1", { locks, forms });
+    assertEquals(adb.calls.map((x) => `${x.kind} ${x.argv.join(" ")}`), [
+      "exec uiautomator dump /dev/tty",
+      `shell uiautomator dump ${DUMP_FILE}`,
+      `exec cat ${DUMP_FILE}`,
+      `shell uiautomator dump ${DUMP_FILE}`,
+      `exec cat ${DUMP_FILE}`,
+    ]);
+  });
+});
+
+Deno.test("captureHierarchy() fails at once when another UI Automator client is registered", async () => {
+  await withDir(async (dir) => {
+    const adb = new FakeAdb(() => ({
+      stderr: "java.lang.IllegalStateException: UiAutomationService x@1already registered!",
+    }));
+    const e = await assertRejects(
+      () => captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir) }),
+      ToolError,
+    );
+    assertEquals(e.code, "device_busy");
+    assertEquals(adb.calls.length, 1);
+  });
+});
+
+Deno.test("captureHierarchy() retries dump errors and a truncated-beyond-repair output", async () => {
+  await withDir(async (dir) => {
+    const answers = ["ERROR: null root node returned by UiTestAutomationBridge.", "Killed", XML];
+    const adb = new FakeAdb(() => answers.shift() ?? XML);
+    const c = await captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir) });
+    assertEquals(c.attempts, 3);
+    assertEquals(c.form, "tty");
+  });
+});
+
+Deno.test("captureHierarchy() says the total deadline was hit", async () => {
+  await withDir(async (dir) => {
+    const adb = new FakeAdb(() => "hang");
+    const e = await assertRejects(
+      () =>
+        captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir), totalMs: 150 }),
+      ToolError,
+    );
+    assertEquals(e.code, "timeout");
+    assertStringIncludes(e.message, "total deadline of 150 ms");
+  });
+});
+
+Deno.test("captureHierarchy() stops when the request is cancelled", async () => {
+  await withDir(async (dir) => {
+    const adb = new FakeAdb(() => "hang");
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 50);
+    const e = await assertRejects(
+      () =>
+        captureHierarchy(adb, "emulator-5554", {
+          locks: new UiAutomatorLocks(dir),
+          signal: ctl.signal,
+        }),
+      ToolError,
+    );
+    assertEquals(e.code, "cancelled");
+  });
+});
+
+Deno.test("UiAutomatorLocks: two processes take turns on one device; the loser names the pid", async () => {
+  await withDir(async (dir) => {
+    const a = new UiAutomatorLocks(dir);
+    const b = new UiAutomatorLocks(dir); // another process's lock set over the same data dir
+    let release!: () => void;
+    const held = new Promise<void>((r) => release = r);
+    const order: string[] = [];
+    const first = a.run("emulator-5554", { signal: new AbortController().signal }, async () => {
+      order.push("a start");
+      await held;
+      order.push("a end");
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const lock = JSON.parse(await Deno.readTextFile(await uiLockPath(dir, "emulator-5554")));
+    assertEquals(lock.pid, Deno.pid);
+    // b gives up at its deadline with the busy error.
+    const adb = new FakeAdb(() => XML);
+    const e = await assertRejects(
+      () => captureHierarchy(adb, "emulator-5554", { locks: b, totalMs: 200 }),
+      ToolError,
+    );
+    assertEquals(e.code, "device_busy");
+    assertStringIncludes(e.message, `another Keynobi process (pid ${Deno.pid})`);
+    assertEquals(adb.calls.length, 0);
+    // b waits its turn when it has time.
+    const second = b.run("emulator-5554", { signal: new AbortController().signal }, () => {
+      order.push("b");
+      return Promise.resolve();
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    release();
+    await Promise.all([first, second]);
+    assertEquals(order, ["a start", "a end", "b"]);
+  });
+});
+
+Deno.test("UiAutomatorLocks: different devices run in parallel, one device in turn", async () => {
+  await withDir(async (dir) => {
+    const locks = new UiAutomatorLocks(dir);
+    let running = 0;
+    let peak = 0;
+    const job = () => async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 60));
+      running--;
+    };
+    const signal = new AbortController().signal;
+    await Promise.all([locks.run("A", { signal }, job()), locks.run("B", { signal }, job())]);
+    assertEquals(peak, 2);
+    peak = 0;
+    await Promise.all([locks.run("A", { signal }, job()), locks.run("A", { signal }, job())]);
+    assertEquals(peak, 1);
+  });
+});
+
+Deno.test("UiAutomatorLocks: a lease its process stopped renewing is taken over", async () => {
+  await withDir(async (dir) => {
+    const path = await uiLockPath(dir, "emulator-5554");
+    await Deno.mkdir(`${dir}/ui-automator-locks`, { recursive: true });
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({
+        pid: 999999,
+        serial: "emulator-5554",
+        token: "dead",
+        acquired_at: "",
+        renewed_at: Date.now() - LEASE_STALE_MS - 1,
+      }),
+    );
+    let ran = false;
+    await new UiAutomatorLocks(dir).run(
+      "emulator-5554",
+      { signal: AbortSignal.timeout(1000) },
+      () => {
+        ran = true;
+        return Promise.resolve();
+      },
+    );
+    assert(ran);
+  });
+});
+
+Deno.test("UiAutomatorLocks: a lock that cannot be written fails the capture, nothing is sent", async () => {
+  await withDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/ui-automator-locks`, "not a folder");
+    const adb = new FakeAdb(() => XML);
+    const e = await assertRejects(
+      () => captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir) }),
+      ToolError,
+    );
+    assertEquals(e.code, "io_error");
+    assertEquals(adb.calls.length, 0);
+  });
+});

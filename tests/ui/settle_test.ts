@@ -1,0 +1,106 @@
+import { assert, assertEquals } from "../assert.ts";
+import { settle, type SettleCapture, SettleTracker } from "../../lib/ui/settle.ts";
+
+interface Step {
+  at: number;
+  hash: string;
+  outside?: string;
+  loading?: boolean;
+}
+
+/** Feeds a scripted sequence through the real driver with a fake clock. */
+async function run(baseline: string | null, steps: Step[], opts = {}) {
+  let i = 0;
+  let clock = 0;
+  const tracker = new SettleTracker(baseline, opts);
+  return await settle<SettleCapture & { i: number }>(tracker, {
+    now: () => clock,
+    sleep: () => Promise.resolve(),
+    capture: () => {
+      const s = steps[Math.min(i, steps.length - 1)];
+      clock = s.at + (i >= steps.length ? (i - steps.length + 1) * 100 : 0);
+      const c = { i, hash: s.hash, outsideHash: s.outside ?? s.hash, loading: s.loading ?? false };
+      i++;
+      return Promise.resolve(c);
+    },
+  });
+}
+
+Deno.test("settle() ignores a ripple inside the touched element and waits for the response", async () => {
+  const r = await run("A", [
+    { at: 100, hash: "A-ripple", outside: "A" },
+    { at: 200, hash: "A-ripple", outside: "A" },
+    { at: 500, hash: "A-ripple", outside: "A" },
+    { at: 600, hash: "B1", outside: "B1" }, // the transition starts
+    { at: 700, hash: "B2", outside: "B2" },
+    { at: 800, hash: "B", outside: "B" },
+    { at: 1200, hash: "B", outside: "B" },
+  ]);
+  assertEquals(r.capture.i, 6);
+  assertEquals(r.settleMs, 1200);
+  assert(r.settled && r.responded);
+  assertEquals(r.reason, "stable");
+});
+
+Deno.test("settle() accepts a change only inside the touched element after the response wait", async () => {
+  const r = await run("A", [
+    { at: 100, hash: "A-checked", outside: "A" },
+    { at: 600, hash: "A-checked", outside: "A" },
+    { at: 1100, hash: "A-checked", outside: "A" },
+  ], { responseWaitMs: 1000 });
+  assertEquals(r.capture.i, 2);
+  assert(r.settled);
+  assert(!r.responded);
+});
+
+Deno.test("settle() without a baseline settles on two quiet captures", async () => {
+  const r = await run(null, [{ at: 100, hash: "X" }, { at: 200, hash: "Y" }, {
+    at: 550,
+    hash: "Y",
+  }]);
+  assertEquals([r.capture.i, r.settleMs, r.reason], [2, 550, "stable"]);
+});
+
+Deno.test("settle() keeps waiting while a progress bar shows, up to the loading bound", async () => {
+  const spinner = await run(null, [
+    { at: 100, hash: "S", loading: true },
+    { at: 500, hash: "S", loading: true },
+    { at: 1500, hash: "S", loading: true },
+    { at: 2000, hash: "Done" },
+    { at: 2400, hash: "Done" },
+  ]);
+  assertEquals([spinner.capture.i, spinner.reason], [4, "stable"]);
+  const stuck = await run(null, [
+    { at: 100, hash: "S", loading: true },
+    { at: 500, hash: "S", loading: true },
+    { at: 1500, hash: "S", loading: true },
+    { at: 2600, hash: "S", loading: true },
+  ], { loadingWaitMs: 2000 });
+  assertEquals(stuck.reason, "loading_timeout");
+  assert(!stuck.settled);
+});
+
+Deno.test("settle() gives up at maxMs with the last capture", async () => {
+  const steps: Step[] = [];
+  for (let t = 100; t <= 3000; t += 100) steps.push({ at: t, hash: `frame${t}` });
+  const r = await run("A", steps, { maxMs: 2000 });
+  assertEquals(r.reason, "timeout");
+  assert(!r.settled);
+  assertEquals(r.settleMs, 2000);
+});
+
+Deno.test("settle() stops when the signal aborts", async () => {
+  const ctl = new AbortController();
+  const tracker = new SettleTracker(null);
+  let n = 0;
+  const p = settle(tracker, {
+    signal: ctl.signal,
+    capture: () => {
+      if (++n === 2) ctl.abort(new Error("stop"));
+      return Promise.resolve({ hash: String(n), outsideHash: String(n), loading: false });
+    },
+  });
+  let err: unknown;
+  await p.catch((e) => err = e);
+  assertEquals((err as Error).message, "stop");
+});

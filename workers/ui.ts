@@ -1,0 +1,34 @@
+/**
+ * The UI worker: the message loop over lib/ui/ui_service.ts. Started by lib/ui/client.ts with
+ * network access to the ADB server only and read/write of the data directory (UI Automator
+ * locks). It never starts the ADB server (that needs `run`); the main thread already has.
+ */
+import { AdbClient } from "../lib/adb/client.ts";
+import { mapEnv } from "../lib/core/env.ts";
+import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
+import type { UiMethods } from "../lib/ui/protocol.ts";
+import { UiService } from "../lib/ui/ui_service.ts";
+
+const params = new URL(import.meta.url).searchParams;
+const adb = new AdbClient({
+  address: {
+    host: params.get("adbHost") ?? "127.0.0.1",
+    port: Number(params.get("adbPort") ?? 5037),
+  },
+  env: mapEnv({}),
+  startServer: false,
+});
+const service = new UiService({ adb, dataDir: params.get("dataDir") ?? "" });
+
+serveWorker<UiMethods>(workerScope(), {
+  "ui.observe": (p, ctx) => service.observe(p, ctx),
+  "ui.tree": (p, ctx) => service.tree(p, ctx),
+  "ui.find": (p, ctx) => service.find(p, ctx),
+  "ui.resolve": (p, ctx) => service.resolve(p, ctx),
+  "ui.settle": (p, ctx) => service.settle(p, ctx),
+  "ui.wait": (p, ctx) => service.wait(p, ctx),
+  "ui.forget": ({ serial }) => {
+    service.forget(serial);
+    return null;
+  },
+}, { name: "ui" });
