@@ -1,11 +1,13 @@
 /**
  * UI Automator XML → a bounded, flat node tree with tree paths. Pure.
  *
- * The XML is repaired first (xml_sanitize.ts), then parsed strictly by `fast-xml-parser` with
- * `preserveOrder` (the fastest of its modes here, and it keeps sibling order), then walked without
- * recursion into `UiNode`s in document order. A tree path is the dot-separated child indexes from
- * the root (`0.1.2`): the first `<node>` under `<hierarchy>` is `0` (a dump of several windows has
- * roots `0`, `1`, …), the indexing Android Studio's Layout Inspector uses.
+ * The XML is repaired first (xml_sanitize.ts), then read by the dedicated scanner (xml_scan.ts),
+ * which builds `UiNode`s in document order as it goes. Input the scanner does not handle (a
+ * DOCTYPE, unquoted values, unclosed markup, odd names) goes to `fast-xml-parser` with
+ * `preserveOrder`, walked without recursion; both readers give the same tree (a test checks
+ * real, simulated and random dumps). A tree path is the dot-separated child indexes from the root
+ * (`0.1.2`): the first `<node>` under `<hierarchy>` is `0` (a dump of several windows has roots
+ * `0`, `1`, …), the indexing Android Studio's Layout Inspector uses.
  *
  * Bounds: XML over `MAX_HIERARCHY_XML_CHARS` is refused; nodes past `MAX_TREE_NODES` or deeper
  * than `MAX_TREE_DEPTH` are dropped and `truncated` says so; attribute values are cut at
@@ -13,6 +15,7 @@
  */
 import { XMLParser } from "fast-xml-parser";
 import { sanitizeHierarchyXml, type SanitizeRepair } from "./xml_sanitize.ts";
+import { scanUiXml, type XmlAttrs, type XmlScanVisitor } from "./xml_scan.ts";
 
 /** Largest dump accepted (characters of XML; a 1,000-node screen is about 400 k). */
 export const MAX_HIERARCHY_XML_CHARS = 8 * 1024 * 1024;
@@ -169,6 +172,88 @@ function makeNode(
   };
 }
 
+/** Which XML reader `parseHierarchy` uses. */
+export const HierarchyReader = {
+  /** The scanner, and `fast-xml-parser` for what it does not handle (the default). */
+  auto: "auto",
+  /** The scanner alone: what it does not handle is refused (tests). */
+  scan: "scan",
+  /** `fast-xml-parser` alone (tests, the reference). */
+  fastXmlParser: "fast-xml-parser",
+} as const;
+export type HierarchyReader = typeof HierarchyReader[keyof typeof HierarchyReader];
+
+/** The tree as read, before its screen size is worked out. */
+interface ReadTree {
+  hierarchyAttrs: XmlAttrs;
+  nodes: UiNode[];
+  roots: number[];
+  truncated: boolean;
+}
+
+const TOP = -3;
+const SKIPPED = -2;
+const ROOT = -1;
+
+/**
+ * Builds nodes as the scanner reports elements: a `<node>` counts when its parent is the first
+ * top-level `<hierarchy>` or a kept node, which is the set the `fast-xml-parser` walk reaches.
+ */
+class TreeBuilder implements XmlScanVisitor {
+  hierarchyAttrs: XmlAttrs | null = null;
+  readonly nodes: UiNode[] = [];
+  readonly roots: number[] = [];
+  truncated = false;
+  /** Per open element: a kept node's id, `ROOT` or `SKIPPED`. */
+  readonly #open: number[] = [];
+
+  open(name: string, attrs: XmlAttrs, selfClosing: boolean): void {
+    const stack = this.#open;
+    const parent = stack.length === 0 ? TOP : stack[stack.length - 1];
+    let kind = SKIPPED;
+    if (name === "node") {
+      if (parent >= 0 || parent === ROOT) kind = this.#addNode(attrs, parent);
+    } else if (name === "hierarchy" && parent === TOP && this.hierarchyAttrs === null) {
+      this.hierarchyAttrs = attrs;
+      kind = ROOT;
+    }
+    if (!selfClosing) stack.push(kind);
+  }
+
+  close(): void {
+    this.#open.pop();
+  }
+
+  #addNode(attrs: XmlAttrs, parent: number): number {
+    const nodes = this.nodes;
+    const depth = parent === ROOT ? 0 : nodes[parent].depth + 1;
+    if (depth > MAX_TREE_DEPTH || nodes.length >= MAX_TREE_NODES) {
+      this.truncated = true;
+      return SKIPPED;
+    }
+    const id = nodes.length;
+    const siblings = parent === ROOT ? this.roots : nodes[parent].children;
+    const path = parent === ROOT
+      ? String(siblings.length)
+      : `${nodes[parent].path}.${siblings.length}`;
+    nodes.push(makeNode(attrs, id, path, parent, depth));
+    siblings.push(id);
+    return id;
+  }
+
+  result(): ReadTree {
+    if (this.hierarchyAttrs === null) {
+      throw new HierarchyParseError("no <hierarchy> element after parsing");
+    }
+    return {
+      hierarchyAttrs: this.hierarchyAttrs,
+      nodes: this.nodes,
+      roots: this.roots,
+      truncated: this.truncated,
+    };
+  }
+}
+
 /** Children of an ordered element that are `<node>`s, with their attributes. */
 function nodeChildren(list: unknown): { attrs: Record<string, string>; kids: unknown }[] {
   const out: { attrs: Record<string, string>; kids: unknown }[] = [];
@@ -181,30 +266,18 @@ function nodeChildren(list: unknown): { attrs: Record<string, string>; kids: unk
   return out;
 }
 
-/** Repairs, parses and bounds a UI Automator dump. Throws `HierarchyParseError`. */
-export function parseHierarchy(text: string): UiTree {
-  if (text.length > MAX_HIERARCHY_XML_CHARS) {
-    throw new HierarchyParseError(
-      `the dump has ${text.length} characters, the limit is ${MAX_HIERARCHY_XML_CHARS}`,
-    );
-  }
-  let sanitized;
-  try {
-    sanitized = sanitizeHierarchyXml(text);
-  } catch (e) {
-    throw new HierarchyParseError((e as Error).message, { cause: e });
-  }
+/** Reads the XML with `fast-xml-parser` and walks its ordered output. */
+function readWithFastXmlParser(xml: string): ReadTree {
   let doc: unknown;
   try {
-    doc = parser.parse(sanitized.xml);
+    doc = parser.parse(xml);
   } catch (e) {
     throw new HierarchyParseError((e as Error).message, { cause: e });
   }
   const top = Array.isArray(doc) ? (doc as Ordered[]) : [];
   const hierarchy = top.find((item) => item && Object.hasOwn(item, "hierarchy"));
   if (!hierarchy) throw new HierarchyParseError("no <hierarchy> element after parsing");
-  const hAttrs = (hierarchy[":@"] as Record<string, string>) ?? {};
-  const rotation = Number.parseInt(hAttrs.rotation ?? "0", 10);
+  const hierarchyAttrs = (hierarchy[":@"] as Record<string, string>) ?? {};
 
   const nodes: UiNode[] = [];
   const roots: number[] = [];
@@ -237,6 +310,40 @@ export function parseHierarchy(text: string): UiTree {
       stack.push({ ...kids[i], path: `${f.path}.${i}`, parent: node.id });
     }
   }
+  return { hierarchyAttrs, nodes, roots, truncated };
+}
+
+/** Repairs, parses and bounds a UI Automator dump. Throws `HierarchyParseError`. */
+export function parseHierarchy(
+  text: string,
+  reader: HierarchyReader = HierarchyReader.auto,
+): UiTree {
+  if (text.length > MAX_HIERARCHY_XML_CHARS) {
+    throw new HierarchyParseError(
+      `the dump has ${text.length} characters, the limit is ${MAX_HIERARCHY_XML_CHARS}`,
+    );
+  }
+  let sanitized;
+  try {
+    sanitized = sanitizeHierarchyXml(text);
+  } catch (e) {
+    throw new HierarchyParseError((e as Error).message, { cause: e });
+  }
+  let read: ReadTree | null = null;
+  if (reader !== HierarchyReader.fastXmlParser) {
+    const builder = new TreeBuilder();
+    const unhandled = scanUiXml(sanitized.xml, builder, MAX_XML_NESTING);
+    if (unhandled === null) {
+      read = builder.result();
+    } else if (reader === HierarchyReader.scan) {
+      throw new HierarchyParseError(
+        `the scanner does not read ${unhandled}: parse it with fast-xml-parser instead`,
+      );
+    }
+  }
+  read ??= readWithFastXmlParser(sanitized.xml);
+  const { nodes, roots } = read;
+  const rotation = Number.parseInt(read.hierarchyAttrs.rotation ?? "0", 10);
   let width = 0;
   let height = 0;
   for (const r of roots) {
@@ -249,7 +356,7 @@ export function parseHierarchy(text: string): UiTree {
     roots,
     width,
     height,
-    truncated,
+    truncated: read.truncated,
     repairs: sanitized.repairs,
     xmlChars: sanitized.xml.length,
   };

@@ -14,7 +14,6 @@ export type SanitizeRepair =
   | "trailing_junk"
   | "control_chars"
   | "ampersands"
-  | "attribute_lt"
   | "surrogate_refs"
   | "truncated";
 
@@ -36,7 +35,6 @@ const BAD_CHARS =
   // deno-lint-ignore no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const BARE_AMP = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)/g;
-const ATTR_WITH_LT = /="[^"]*<[^"]*"/g;
 const SURROGATE_REFS = /&#(x[0-9a-fA-F]+|\d+);&#(x[0-9a-fA-F]+|\d+);|&#(x[0-9a-fA-F]+|\d+);/g;
 const NODE_TAGS = /<node\b[^>]*?(\/?)>|<\/node\s*>/g;
 
@@ -91,13 +89,8 @@ export function sanitizeHierarchyXml(text: string): SanitizedXml {
     });
     if (changed) repairs.push("surrogate_refs");
   }
-  // Past the declaration and the opening tag, a `<` inside a quoted value breaks the parser.
-  ATTR_WITH_LT.lastIndex = 0;
-  if (ATTR_WITH_LT.test(xml)) {
-    ATTR_WITH_LT.lastIndex = 0;
-    xml = xml.replace(ATTR_WITH_LT, (m) => m.replaceAll("<", "&lt;"));
-    repairs.push("attribute_lt");
-  }
+  // A raw `<` inside a quoted value needs no repair: both readers (lib/ui/xml_scan.ts and
+  // fast-xml-parser) accept it, and a regex "repair" across tags broke correct XML.
   if (endTag < 0) {
     xml = closeTruncated(xml);
     repairs.push("truncated");
