@@ -562,8 +562,11 @@ export class AdbServer implements DeviceHost {
         }
       }
       endStdin();
-      // A v2 client that goes away ends the command (adbd gets SIGHUP-like teardown).
-      if (v2) abort.abort();
+      // A client that goes away ends the command (adbd tears the subprocess down). Every form:
+      // shell,v2 (which also has close-stdin for EOF), and exec:/shell: whose only end of input
+      // is the connection closing (adb's smart sockets have no half-close), so a streaming
+      // `logcat` over exec: stops with its reader.
+      abort.abort();
     })();
 
     const closer = () => abort.abort();

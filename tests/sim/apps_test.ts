@@ -41,7 +41,8 @@ Deno.test("pm list packages, pm path and sha256sum agree with the device's files
   for (const p of ["com.android.settings", "com.android.chrome", "com.google.android.gms"]) {
     assert(all.out.split("\n").includes(`package:${p}`), all.out);
   }
-  assertEquals((await shell(sim.port, EMU, "pm list packages -3")).out, "");
+  // The sample app is preinstalled as the only user app.
+  assertEquals((await shell(sim.port, EMU, "pm list packages -3")).out, `package:${PKG}\n`);
   const path = await shell(sim.port, EMU, "pm path com.android.chrome");
   assertMatch(
     path.out,
@@ -186,7 +187,20 @@ Deno.test("revoke kills the process and records exit-info reason 8; app-crash re
   assertEquals((await shell(sim.port, EMU, `pm revoke ${PKG} android.permission.CAMERA`)).code, 0);
   assertEquals((await shell(sim.port, EMU, `pidof ${PKG}`)).code, 1);
   await shell(sim.port, EMU, `am start -W -n ${q(PKG + "/" + ACT)}`);
+  const crashedPid = (await shell(sim.port, EMU, `pidof ${PKG}`)).out.trim();
   assertEquals((await shell(sim.port, EMU, `simctl app-crash ${PKG}`)).code, 0);
+  // A Java crash: the activity is gone (the launcher is on top), the process restarts.
+  const restarted = (await shell(sim.port, EMU, `pidof ${PKG}`)).out.trim();
+  assertMatch(restarted, /^\d+$/);
+  assert(restarted !== crashedPid, "a new pid after the crash");
+  const focus = /mCurrentFocus=Window\{\w+ u0 ([^}]+)\}/.exec(
+    (await shell(sim.port, EMU, "dumpsys window")).out,
+  );
+  assertEquals(
+    focus?.[1],
+    "com.google.android.apps.nexuslauncher/" +
+      "com.google.android.apps.nexuslauncher.NexusLauncherActivity",
+  );
   const info = (await shell(sim.port, EMU, `dumpsys activity exit-info ${PKG}`)).out;
   const lines = info.split("\n");
   assertEquals(lines[0], "ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)");
@@ -200,7 +214,13 @@ Deno.test("revoke kills the process and records exit-info reason 8; app-crash re
   assertMatch(lines[9], new RegExp(`^ {10}timestamp=\\S+ \\S+ pid=${pid} realUid=10190 `));
   assertMatch(lines[10], /reason=8 \(PERMISSION CHANGE\)/);
   const log = sim.device(EMU).log.entries();
-  assert(log.some((e) => e.tag === "AndroidRuntime" && e.message === "FATAL EXCEPTION: main"));
+  // One crash writer (the logcat service's): one FATAL EXCEPTION block for the crashed pid.
+  const fatal = log.filter((e) =>
+    e.tag === "AndroidRuntime" && e.message.startsWith("FATAL EXCEPTION: main\n")
+  );
+  assertEquals(fatal.length, 1);
+  assertEquals(fatal[0].pid, Number(crashedPid));
+  assertStringIncludes(fatal[0].message, `Process: ${PKG}, PID: ${crashedPid}\n`);
   assert(
     log.some((e) =>
       e.message.startsWith(`Killing ${pid}:${PKG}/u0a190 (adj 0): permissions revoked`)

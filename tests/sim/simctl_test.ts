@@ -14,27 +14,33 @@ async function exec(port: number, serial: string, cmd: string): Promise<string> 
   return all.slice(4);
 }
 
+/** A command no device service answers (apps, logcat and ui all pass on it). */
+const CANNED = "keynobi-canned";
+const notFound = (cmd: string) => `/system/bin/sh: ${cmd}: inaccessible or not found\n`;
+
 Deno.test("simctl respond answers a matching argv prefix with the host file's bytes", async () => {
   await using sim = await startSimulator();
   const file = `${sim.root}/canned.txt`;
   await Deno.writeTextFile(file, "package:com.example.one\npackage:com.example.two\n");
+  const canned = "package:com.example.one\npackage:com.example.two\n";
+  // Before the rule: the device has no such command.
+  assertEquals(await exec(sim.port, "emulator-5554", `${CANNED} list packages`), notFound(CANNED));
   assertEquals(
-    await exec(sim.port, "emulator-5554", `simctl respond pm list packages ${file}`),
+    await exec(sim.port, "emulator-5554", `simctl respond ${CANNED} list packages ${file}`),
     "",
   );
-  assertEquals(
-    await exec(sim.port, "emulator-5554", "pm list packages -3"),
-    "package:com.example.one\npackage:com.example.two\n",
-  );
-  // Not a match: another prefix, or another device.
-  // (the apps service answers those itself).
-  assert(!(await exec(sim.port, "emulator-5554", "pm list")).includes("com.example.one"));
-  assert(!(await exec(sim.port, "R5CT1234ABC", "pm list packages")).includes("com.example.one"));
-  // The Simulator method installs the same kind of rule.
+  assertEquals(await exec(sim.port, "emulator-5554", `${CANNED} list packages -3`), canned);
+  assertEquals(await exec(sim.port, "emulator-5554", `${CANNED} list packages`), canned);
+  // Not a match: a shorter or other argv, or another device.
+  assertEquals(await exec(sim.port, "emulator-5554", `${CANNED} list`), notFound(CANNED));
+  assertEquals(await exec(sim.port, "emulator-5554", `${CANNED} list apps`), notFound(CANNED));
+  assertEquals(await exec(sim.port, "R5CT1234ABC", `${CANNED} list packages`), notFound(CANNED));
+  // A rule wins over a service that knows the command; the Simulator method installs one too.
   sim.respond("R5CT1234ABC", ["getprop", "ro.product.model"], file);
+  assertEquals(await exec(sim.port, "R5CT1234ABC", "getprop ro.product.model"), canned);
   assertEquals(
-    await exec(sim.port, "R5CT1234ABC", "getprop ro.product.model"),
-    "package:com.example.one\npackage:com.example.two\n",
+    await exec(sim.port, "emulator-5554", "getprop ro.product.model"),
+    sim.device("emulator-5554").model + "\n",
   );
   const journal = await sim.readJournal();
   const ctl = journal.find((e) => e.raw.startsWith("simctl respond"));

@@ -36,6 +36,8 @@ export const EXIT_SUBREASONS: Readonly<Record<number, string>> = {
 
 export const ExitReason = {
   crash: 4,
+  crashNative: 5,
+  anr: 6,
   permissionChange: 8,
   userRequested: 10,
   packageUpdated: 16,
@@ -304,48 +306,58 @@ export interface TopActivity {
   uid: number;
 }
 
-function record(a: TopActivity): string {
+/** `ActivityRecord{<id> u0 pkg/.Act t<task>}` as dumpsys prints an activity. */
+export function activityRecord(a: TopActivity): string {
   const h = ((a.task * 2654435761) >>> 0).toString(16).slice(0, 7);
   return `ActivityRecord{${h} u0 ${shortComponent(a.pkg, a.cls)} t${a.task}}`;
 }
 
 /** `dumpsys activity activities`: the task list with the resumed-activity lines. */
-export function activitiesText(stack: TopActivity[], api: number): string {
+export function activitiesText(
+  stack: TopActivity[],
+  api: number,
+  home: TopActivity | undefined = stack[stack.length - 1],
+): string {
   const top = stack[0];
   let out = "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n" +
     "Display #0 (activities from top to bottom):\n";
   for (const a of stack) {
     out +=
-      `  * Task{${record(a).slice(15, 22)} #${a.task} type=${
-        a === stack[stack.length - 1] ? "home" : "standard"
+      `  * Task{${activityRecord(a).slice(15, 22)} #${a.task} type=${
+        a === home ? "home" : "standard"
       } A=${a.uid}:${a.pkg} U=0 visible=${a === top} mode=fullscreen translucent=false sz=1}\n` +
-      `    * Hist  #0: ${record(a)}\n` +
+      `    * Hist  #0: ${activityRecord(a)}\n` +
       `      packageName=${a.pkg} processName=${a.pkg}\n` +
       `      intent={act=android.intent.action.MAIN flg=0x10000000 cmp=${
         shortComponent(a.pkg, a.cls)
       }}\n`;
-    if (api < 31 && a === top) out += `    mResumedActivity: ${record(a)}\n`;
+    if (api < 31 && a === top) out += `    mResumedActivity: ${activityRecord(a)}\n`;
   }
   if (top) {
     if (api >= 31) {
       out += "\n  Resumed activities in task display areas (from top to bottom):\n" +
-        `    ResumedActivity: ${record(top)}\n`;
+        `    ResumedActivity: ${activityRecord(top)}\n`;
     }
-    out += `\n  ResumedActivity: ${record(top)}\n`;
-    out += ` mFocusedApp=${record(top)}\n`;
-    if (api >= 29) out += ` topResumedActivity=${record(top)}\n`;
+    out += `\n  ResumedActivity: ${activityRecord(top)}\n`;
+    out += ` mFocusedApp=${activityRecord(top)}\n`;
+    if (api >= 29) out += ` topResumedActivity=${activityRecord(top)}\n`;
   }
   return out;
 }
 
 /** `dumpsys window` (windows section): the focus lines. */
+/** The window id `dumpsys window` shows for the top activity's window (`Window{<id> u0 …}`). */
+export function windowId(top: TopActivity): string {
+  return ((top.task * 40503) >>> 0).toString(16).padStart(7, "0").slice(0, 7);
+}
+
 export function windowText(top: TopActivity | undefined): string {
   if (!top) return "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mCurrentFocus=null\n";
-  const h = ((top.task * 40503) >>> 0).toString(16).padStart(7, "0").slice(0, 7);
+  const h = windowId(top);
   return "WINDOW MANAGER WINDOWS (dumpsys window windows)\n" +
     `  Window #0 Window{${h} u0 ${top.pkg}/${top.cls}}:\n` +
     `    mDisplayId=0 rootTaskId=${top.task} mSession=Session{${h} ${top.uid}:${top.uid}} ` +
     `mClient=android.os.BinderProxy@${h}\n\n` +
     `  mCurrentFocus=Window{${h} u0 ${top.pkg}/${top.cls}}\n` +
-    `  mFocusedApp=${record(top)}\n`;
+    `  mFocusedApp=${activityRecord(top)}\n`;
 }

@@ -6,14 +6,22 @@
  * output formats, error texts and exit codes. Launches, stops, crashes and revokes write
  * real-format lines into the device's log.
  *
- * simctl (tests): `app-crash <pkg>`, `airplane-cmd fail|ok`, `app-home`,
- * `launch-times <cold> <warm> <hot>` (ms).
+ * Every device starts with the sample app (tests/sim/apps/sample.ts) installed as a user app, its
+ * process running and its MainActivity on top: the other services (the UI draws the app's screens
+ * when it is on top) take "what is in front" from `topActivity()` here.
+ *
+ * simctl (tests): `app-crash <pkg>` (a Java crash, written by the logcat service's crash formatter
+ * when one is attached), `airplane-cmd fail|ok`, `app-home`, `launch-times <cold> <warm> <hot>`
+ * (ms).
  */
 import type { DeviceService, VirtualDevice } from "../device.ts";
 import type { LogLevel } from "../device_log.ts";
 import type { SimWorld } from "../services.ts";
 import type { ShellRun, ShIo } from "../sh_exec.ts";
-import { ApkError, readApk } from "./apk.ts";
+import type { CrashKind } from "../logcat/crashes.ts";
+import { javaCrashLines, startProcLines } from "../logcat/crashes.ts";
+import type { Proc as LogProc } from "../logcat/traffic.ts";
+import { ApkError, type ApkInfo, readApk } from "./apk.ts";
 import {
   activitiesText,
   exitInfoText,
@@ -39,6 +47,7 @@ import {
   systemPackages,
   userName,
 } from "./packages.ts";
+import { SAMPLE_ACTIVITY, sampleApkBytes, sampleApkInfo } from "./sample.ts";
 
 const enc = new TextEncoder();
 
@@ -56,6 +65,27 @@ export const REBOOT_SECONDS = 3;
 export const SHELL_PID = 4242;
 
 const SYSTEM_SERVER_PID = 612;
+const ZYGOTE_PID = 402;
+
+/** The exit-info reason each crash kind records (`ApplicationExitInfo.REASON_*`). */
+export const CRASH_EXIT_REASON: Readonly<Record<CrashKind, number>> = {
+  java: ExitReason.crash,
+  anr: ExitReason.anr,
+  native: ExitReason.crashNative,
+};
+
+/** How a crashed process ended, as the logcat service reports it to `processDied`. */
+export interface ProcessDeath {
+  /** Whether the activity manager starts the process again (Java crashes). */
+  restart?: boolean;
+  /** The signal that killed it (native crashes: 11 SIGSEGV, 6 SIGABRT); the exit status. */
+  signal?: number | null;
+}
+
+/** What this service uses of the logcat service when one is attached (tests/sim/logcat/). */
+interface CrashWriter {
+  crash(pkg: string, kind: CrashKind): unknown;
+}
 const EXCEPTION_HEAD = (cmd: string) => `Exception occurred while executing '${cmd}':\n`;
 
 export interface Proc {
@@ -100,8 +130,10 @@ export class AppsService implements DeviceService {
   readonly name = "apps";
   readonly packages = new Map<string, AppPackage>();
   readonly procs = new Map<number, Proc>();
-  /** Tasks, top first; the launcher's home task is always last. */
+  /** Tasks, top first; the launcher's home task (`home`) is in it for good. */
   stack: TopActivity[] = [];
+  /** The launcher's home task (HOME brings it to the front; it is never removed). */
+  home!: TopActivity;
   readonly exits: ExitRecord[] = [];
   readonly settings = new Map<string, Map<string, string>>();
   airplaneCmdFails = false;
@@ -145,6 +177,24 @@ export class AppsService implements DeviceService {
     );
     this.settings.set("secure", new Map([["android_id", "6f1d3c2b9a8e7d10"]]));
     this.boot();
+    this.preinstallSample();
+  }
+
+  /**
+   * The sample app as the developer left it: installed earlier (a real APK under /data/app),
+   * running, its MainActivity on top of the launcher. Devices older than its minSdk go without.
+   */
+  private preinstallSample() {
+    const info = sampleApkInfo();
+    if (info.minSdk > this.device.api) return;
+    const p = this.packageRecord(info, undefined, {});
+    const installedAt = Date.now() - 3_600_000;
+    p.firstInstallTime = installedAt;
+    p.lastUpdateTime = installedAt;
+    this.packages.set(p.name, p);
+    this.device.writeFile(p.apkPath, sampleApkBytes());
+    this.spawn(p.name);
+    this.stack.unshift({ pkg: p.name, cls: SAMPLE_ACTIVITY, task: this.nextTask++, uid: p.uid });
   }
 
   /** Processes and home screen right after boot. */
@@ -165,12 +215,13 @@ export class AppsService implements DeviceService {
     for (const pkg of ["com.android.systemui", launcher.pkg, "com.google.android.gms"]) {
       this.spawn(pkg);
     }
-    this.stack = [{
+    this.home = {
       pkg: launcher.pkg,
       cls: launcher.activity,
       task: this.nextTask++,
       uid: this.packages.get(launcher.pkg)!.uid,
-    }];
+    };
+    this.stack = [this.home];
   }
 
   // ---- state helpers (also used by tests)
@@ -255,62 +306,110 @@ export class AppsService implements DeviceService {
   }
 
   private removeTasks(pkg: string) {
-    const launcher = this.stack[this.stack.length - 1];
-    this.stack = this.stack.filter((t) => t.pkg !== pkg || t === launcher);
+    this.stack = this.stack.filter((t) => t.pkg !== pkg || t === this.home);
   }
 
-  /** `simctl app-crash`: FATAL EXCEPTION in the log, exit record reason 4, process gone. */
+  /**
+   * `simctl app-crash`: a Java crash of the running `pkg`. The logcat service writes it when one is
+   * attached (its crash formatter is the only crash writer; it reports back through
+   * `processDied`); alone, this service writes the same formatter's lines itself.
+   */
   crash(pkg: string): boolean {
     const pid = this.pidOf(pkg);
     if (pid === null) return false;
+    const logcat = this.device.service("logcat") as unknown as Partial<CrashWriter> | undefined;
+    if (typeof logcat?.crash === "function") {
+      logcat.crash(pkg, "java");
+      return true;
+    }
     const proc = this.procs.get(pid)!;
-    const lines = [
-      "FATAL EXCEPTION: main",
-      `Process: ${proc.name}, PID: ${pid}`,
-      "java.lang.IllegalStateException: Simulated crash from simctl app-crash",
-      `\tat ${pkg}.MainActivity.onResume(MainActivity.kt:42)`,
-      "\tat android.app.Activity.performResume(Activity.java:8954)",
-      "\tat android.os.Looper.loop(Looper.java:317)",
-      "\tat android.app.ActivityThread.main(ActivityThread.java:8705)",
-    ];
-    for (const l of lines) {
-      this.device.log.append({
-        pid,
-        uid: proc.uid,
-        level: "E",
-        tag: "AndroidRuntime",
-        message: l,
-        buffer: "crash",
-      });
+    const logProc = (pid: number, uid: number, name: string, app: boolean): LogProc => ({
+      pid,
+      uid,
+      name,
+      threads: [pid + 8, pid + 11, pid + 23, pid + 37],
+      app,
+      origin: "apps",
+    });
+    const sys = logProc(SYSTEM_SERVER_PID, 1000, "system_server", false);
+    const zygote = logProc(ZYGOTE_PID, 0, "zygote64", false);
+    const app = logProc(pid, proc.uid, proc.name, true);
+    for (const l of javaCrashLines(app, sys, zygote, "activity")) this.device.log.append(l);
+    const again = this.processDied(pkg, pid, "java", { restart: true });
+    if (again !== null) {
+      const next = logProc(again, proc.uid, proc.name, true);
+      const lines = startProcLines(sys, next, "next-top-activity", this.device.api);
+      for (const l of lines) this.device.log.append(l);
     }
-    const top = this.stack[0];
-    if (top?.pkg === pkg) {
-      this.log("W", this.atmTag, `  Force finishing activity ${shortComponent(pkg, top.cls)}`);
-    }
-    this.log("I", "Process", `Sending signal. PID: ${pid} SIG: 9`, pid, proc.uid);
+    return true;
+  }
+
+  /**
+   * A process of `pkg` crashed (the logcat service wrote its lines): it leaves the process list,
+   * its activities are finished, and an exit record keeps the reason (4 APP CRASH(EXCEPTION) for
+   * Java, 6 ANR, 5 APP CRASH(NATIVE) with the signal as status). With `restart` the activity
+   * manager starts the process again in the background; returns the new pid, else null. A
+   * package this device does not have changes nothing.
+   */
+  processDied(pkg: string, pid: number, kind: CrashKind, how: ProcessDeath = {}): number | null {
+    const p = this.packages.get(pkg);
+    if (!p) return null;
+    const known = this.procs.get(pid);
+    const proc = known?.pkg === pkg ? known : undefined;
+    const top = this.stack[0]?.pkg === pkg;
     this.recordExit({
       timestamp: Date.now(),
       pid,
-      uid: proc.uid,
+      uid: proc?.uid ?? p.uid,
       pkg,
-      process: proc.name,
-      reason: ExitReason.crash,
+      process: proc?.name ?? p.processName,
+      reason: CRASH_EXIT_REASON[kind],
       subreason: 0,
-      status: 0,
-      importance: top?.pkg === pkg ? 100 : 400,
+      status: kind === "native" ? how.signal ?? 11 : 0,
+      importance: top ? 100 : 400,
       pssKb: 0,
-      rssKb: proc.rssKb,
-      description: "crash",
+      rssKb: proc?.rssKb ?? 0,
+      description: kind === "anr" ? "user request after error" : "crash",
     });
-    this.procs.delete(pid);
+    if (proc) this.procs.delete(pid);
     this.removeTasks(pkg);
-    return true;
+    if (!how.restart || this.pidOf(pkg) !== null) return null;
+    return this.spawn(pkg).pid;
+  }
+
+  /**
+   * A tap on the package's launcher icon: its MAIN/LAUNCHER activity starts as the launcher
+   * starts it (START and Displayed lines in the log, a cold start when it was not running).
+   * Returns false when the package has no launcher activity.
+   */
+  launch(pkg: string): boolean {
+    const p = this.packages.get(pkg);
+    const main = p?.activities.find((a) =>
+      a.filters.some((f) =>
+        f.actions.includes("android.intent.action.MAIN") &&
+        f.categories.includes("android.intent.category.LAUNCHER")
+      )
+    );
+    if (!p || !main) return false;
+    const quiet: ShIo = {
+      stdin: () => Promise.resolve(new Uint8Array()),
+      out: () => {},
+      err: () => {},
+    };
+    const args = [
+      "-a",
+      "android.intent.action.MAIN",
+      "-c",
+      "android.intent.category.LAUNCHER",
+      "-n",
+      `${pkg}/${main.name}`,
+    ];
+    return this.amStart(args, quiet, this.home.uid) === 0 && this.stack[0]?.pkg === pkg;
   }
 
   /** Press HOME: the launcher's task comes to the front; processes keep running. */
   goHome() {
-    const home = this.stack[this.stack.length - 1];
-    this.stack = [home, ...this.stack.filter((t) => t !== home)];
+    this.stack = [this.home, ...this.stack.filter((t) => t !== this.home)];
   }
 
   /** The resumed activity (top task), for other services that show the foreground app. */
@@ -326,10 +425,27 @@ export class AppsService implements DeviceService {
     this.settings.get(ns)?.set(key, value);
   }
 
-  /** Adds a package without an APK install (tests). */
+  /**
+   * Adds a package without an APK install (tests). Replacing one that is installed is an
+   * update: its process stops as an install would stop it, its old APK goes.
+   */
   addPackage(p: AppPackage, apkBytes: Uint8Array = enc.encode(`apk ${p.name}\n`)) {
+    const old = this.packages.get(p.name);
+    if (old) this.replacing(old);
     this.packages.set(p.name, p);
     this.device.writeFile(p.apkPath, apkBytes);
+  }
+
+  /** An update of `old` begins: its process is killed (`installPackageLI`), its APK removed. */
+  private replacing(old: AppPackage) {
+    const api = this.device.api;
+    this.kill(old.name, {
+      reason: api >= 34 ? ExitReason.packageUpdated : ExitReason.userRequested,
+      subreason: api >= 34 ? 0 : 25,
+      description: `stop ${old.name} due to installPackageLI`,
+      logReason: `stop ${old.name} due to installPackageLI`,
+    });
+    this.device.files.delete(old.apkPath);
   }
 
   // ---- DeviceService
@@ -569,15 +685,20 @@ export class AppsService implements DeviceService {
     if (!old && this.packages.size >= MAX_PACKAGES) {
       return "Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]";
     }
-    if (old) {
-      this.kill(info.packageName, {
-        reason: api >= 34 ? ExitReason.packageUpdated : ExitReason.userRequested,
-        subreason: api >= 34 ? 0 : 25,
-        description: `stop ${info.packageName} due to installPackageLI`,
-        logReason: `stop ${info.packageName} due to installPackageLI`,
-      });
-      this.device.files.delete(old.apkPath);
-    }
+    if (old) this.replacing(old);
+    const p = this.packageRecord(info, old, opts);
+    this.packages.set(p.name, p);
+    this.device.writeFile(p.apkPath, bytes.slice());
+    return "Success";
+  }
+
+  /** The package record an install of an APK with these manifest facts creates. */
+  private packageRecord(
+    info: ApkInfo,
+    old: AppPackage | undefined,
+    opts: { grant?: boolean },
+  ): AppPackage {
+    const api = this.device.api;
     const dir = dataAppDir(info.packageName);
     const requested = info.permissions.length ? info.permissions : defaultRequested(api);
     const permissions = new Map<string, PermissionState>();
@@ -590,7 +711,7 @@ export class AppsService implements DeviceService {
       });
     }
     const now = Date.now();
-    const p: AppPackage = {
+    return {
       name: info.packageName,
       uid: old?.uid ?? this.nextUid++,
       versionCode: info.versionCode,
@@ -608,9 +729,6 @@ export class AppsService implements DeviceService {
       processName: info.packageName,
       debuggable: true,
     };
-    this.packages.set(p.name, p);
-    this.device.writeFile(p.apkPath, bytes.slice());
-    return "Success";
   }
 
   private grantRevoke(sub: "grant" | "revoke", args: string[], io: ShIo): number {
@@ -875,7 +993,8 @@ export class AppsService implements DeviceService {
     this.removeTasks(pkg);
   }
 
-  private amStart(args: string[], io: ShIo): number {
+  /** `am start`; `callerUid` is who asks (2000 for the shell, the launcher's uid for a tap). */
+  private amStart(args: string[], io: ShIo, callerUid = 2000): number {
     let wait = false, stop = false;
     const rest: string[] = [];
     for (const a of args) {
@@ -912,8 +1031,8 @@ export class AppsService implements DeviceService {
       this.atmTag,
       `START u0 {${this.intentText(it, 0x10000000).slice(9, -2)}} ` +
         (this.device.api >= 34
-          ? "with LAUNCH_MULTIPLE from uid 2000 (BAL_ALLOW_PERMISSION) result code=0"
-          : "from uid 2000"),
+          ? `with LAUNCH_MULTIPLE from uid ${callerUid} (BAL_ALLOW_PERMISSION) result code=0`
+          : `from uid ${callerUid}`),
     );
     const p = this.packages.get(hit.pkg)!;
     const top = this.stack[0];
@@ -1178,7 +1297,9 @@ export class AppsService implements DeviceService {
         const pkg = rest.slice(1).find((a) => !a.startsWith("-")) ?? null;
         return out(exitInfoText(this.exits, pkg, api, this.bootTime));
       }
-      if (sub === "activities" || sub === "a") return out(activitiesText(this.stack, api));
+      if (sub === "activities" || sub === "a") {
+        return out(activitiesText(this.stack, api, this.home));
+      }
       return out(`Bad activity command, or no activities match: ${sub ?? ""}\nUse -h for help.\n`);
     }
     if (svc === "meminfo") {

@@ -80,14 +80,24 @@ export interface ReplayResult {
 
 /**
  * What this service reads of the apps service when one is attached (tests/sim/apps/): its
- * processes (so logcat pids match `ps`) and its packages' uids. Optional `processDied` lets it
- * drop a process this service crashed.
+ * processes (so logcat pids match `ps`) and its packages' uids. `processDied` tells it a process
+ * this service crashed is gone (it records the exit reason); with `restart` it starts the process
+ * again and returns the new pid (null when the package is not its own: then this service
+ * restarts it in its own table).
  */
 interface AppsView {
   procs?: Map<number, ExternalProc>;
   packages?: Map<string, { uid: number }>;
-  processDied?(pkg: string, pid: number, kind: CrashKind): void;
+  processDied?(
+    pkg: string,
+    pid: number,
+    kind: CrashKind,
+    how: { restart: boolean; signal: number | null },
+  ): number | null | void;
 }
+
+/** The signal a native crash variant dies of (the tombstone's `signal` line). */
+const NATIVE_SIGNAL: Readonly<Record<string, number>> = { segv: 11, abort: 6 };
 
 export class LogcatService implements DeviceService {
   readonly name = "logcat";
@@ -206,10 +216,15 @@ export class LogcatService implements DeviceService {
     }
     for (const l of lines) this.device.log.append(l);
     this.procs.kill(app.pid);
-    this.#apps()?.processDied?.(pkg, app.pid, kind);
+    const restart = kind === "java";
+    const signal = kind === "native" ? NATIVE_SIGNAL[v] ?? 11 : null;
+    const theirs = this.#apps()?.processDied?.(pkg, app.pid, kind, { restart, signal }) ?? null;
     let restartedPid: number | null = null;
-    if (kind === "java") {
-      const again = this.procs.spawn(pkg, app.uid);
+    if (restart) {
+      // The apps service's process when it started one (same pid in `ps`), else one of ours.
+      this.#trafficContext();
+      const again = (theirs !== null ? this.procs.get(theirs) : undefined) ??
+        this.procs.spawn(pkg, app.uid);
       for (const l of startProcLines(sys, again, "next-top-activity", this.device.api)) {
         this.device.log.append(l);
       }

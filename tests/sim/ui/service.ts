@@ -15,8 +15,18 @@
  * - `simctl ui-dump-error none|null-root|idle`: dumps print that error instead
  * - `simctl ui-adb-keyboard on|off`: the ADB keyboard IME installed and selected
  * - `simctl ui-rotation 0|1|2|3`, `simctl ui-front app|launcher|stopped`, `simctl ui-state`
+ *
+ * What is in front comes from the apps service (tests/sim/apps/) when the device has one: the
+ * sample app's screens while its activity is on top of the activity stack, the launcher for
+ * anything else; a new process of the app starts it afresh. HOME, BACK at the app's root and the
+ * launcher's icon change that stack through the apps service (so `am`, `dumpsys` and the log
+ * agree). Without an apps service (unit tests) the service follows the activity manager's
+ * START / Force-stop log lines instead.
  */
 import type { DeviceService, VirtualDevice } from "../device.ts";
+import type { LogEntry } from "../device_log.ts";
+import type { AppsService } from "../apps/service.ts";
+import { activityRecord, windowId } from "../apps/dumpsys.ts";
 import type { ShellRun, ShIo } from "../sh_exec.ts";
 import type { SimWorld } from "../services.ts";
 import {
@@ -135,6 +145,9 @@ export class UiService implements DeviceService {
   private appAlive = true;
   private currentIme = IME_ID;
   private unsubscribe: () => void;
+  /** The sample app's pid when the apps service was last looked at (undefined: not yet). */
+  private seenPid: number | null | undefined = undefined;
+  private syncQueued = false;
 
   constructor(readonly device: VirtualDevice, readonly clock: UiClock = REAL_CLOCK) {
     this.settings = {
@@ -149,7 +162,7 @@ export class UiService implements DeviceService {
     };
     this.app = new SampleApp(() => this.size());
     this.app.batteryLevel = () => device.battery.level;
-    this.unsubscribe = device.log.subscribe((e) => this.onLog(e.message));
+    this.unsubscribe = device.log.subscribe((e) => this.onLog(e));
   }
 
   /** The display as apps see it: override size/density, turned by the rotation. */
@@ -168,6 +181,7 @@ export class UiService implements DeviceService {
   // ---- what the screen is now
 
   private tick(t: number) {
+    this.sync(t);
     const p = this.pointer;
     if (p && !p.moved && !p.longFired && t - p.t0 >= LONG_PRESS_MS) {
       p.longFired = true;
@@ -227,10 +241,90 @@ export class UiService implements DeviceService {
     this.shownDump = null;
   }
 
-  // ---- the activity manager's log tells us about launches and deaths
+  // ---- what is in front: the apps service, or the activity manager's log without one
 
-  private onLog(message: string) {
+  private apps(): AppsService | undefined {
+    return this.device.service<AppsService>("apps");
+  }
+
+  /**
+   * Takes what is in front from the apps service: the app's screens while its activity is on
+   * top, the launcher otherwise; a process that died resets the app, a new one on top starts it
+   * cold (the launch transition starting at `t`).
+   */
+  private sync(t: number) {
+    const apps = this.apps();
+    if (!apps) return;
+    const onTop = apps.topActivity()?.pkg === SAMPLE_PACKAGE;
+    const pid = apps.pidOf(SAMPLE_PACKAGE);
+    const app = this.app;
+    if (this.seenPid === undefined) {
+      // The first look: the device was like this already, no transition.
+      this.seenPid = pid;
+      if (onTop) app.front = "app";
+      else app.toLauncher();
+      return;
+    }
+    if (pid !== this.seenPid) {
+      const died = this.seenPid !== null;
+      this.seenPid = pid;
+      this.acted();
+      if (died) app.stopped();
+      if (onTop) {
+        app.coldStart(t);
+        return;
+      }
+    }
+    if (onTop && app.front !== "app") {
+      this.acted();
+      app.bringToFront(t);
+    } else if (!onTop && app.front === "app") {
+      this.acted();
+      app.toLauncher();
+    }
+  }
+
+  /**
+   * Tells the apps service what a touch or key did to the front: BACK at the app's root sent it
+   * to the background; the launcher's icon starts it (cold when it was not running).
+   */
+  private pushFront(t: number) {
+    const apps = this.apps();
+    if (!apps) return;
+    const onTop = apps.topActivity()?.pkg === SAMPLE_PACKAGE;
+    const app = this.app;
+    if (app.front === "launcher" && onTop) {
+      apps.goHome();
+      return;
+    }
+    if (app.front !== "app" || onTop) return;
+    const at = app.launchAt ?? t;
+    if (!apps.launch(SAMPLE_PACKAGE)) {
+      // Not installed (or no launcher activity): the icon does nothing.
+      app.toLauncher();
+      return;
+    }
+    const pid = apps.pidOf(SAMPLE_PACKAGE);
+    if (pid !== this.seenPid) {
+      this.seenPid = pid;
+      app.coldStart(at);
+    }
+  }
+
+  private onLog(e: LogEntry) {
     const t = this.clock.now();
+    if (this.apps()) {
+      // The activity manager changed something: look once its command has finished.
+      if (e.tag !== "ActivityManager" && e.tag !== "ActivityTaskManager") return;
+      if (this.syncQueued) return;
+      this.syncQueued = true;
+      queueMicrotask(() => {
+        this.syncQueued = false;
+        this.sync(t);
+      });
+      return;
+    }
+    const message = e.message;
     if (message.startsWith("START u0 {")) {
       const m = /cmp=([^/\s}]+)\//.exec(message);
       if (!m) return;
@@ -379,6 +473,7 @@ export class UiService implements DeviceService {
         const x = int(rest[0], cmd), y = int(rest[1], rest[0]);
         this.acted();
         this.app.tap(t, x, y);
+        this.pushFront(t);
         return 0;
       }
       case "swipe":
@@ -432,6 +527,7 @@ export class UiService implements DeviceService {
         });
         this.acted();
         for (const code of parsed) this.key(code, t);
+        this.pushFront(t);
         return 0;
       }
       case "motionevent": {
@@ -442,6 +538,7 @@ export class UiService implements DeviceService {
         }
         this.acted();
         this.motion(action, t, x, y);
+        this.pushFront(t);
         return 0;
       }
       case "press":
@@ -476,6 +573,7 @@ export class UiService implements DeviceService {
       const velocity = cmd === "draganddrop" || ms === 0 ? 0 : (y1 - y2) / ms * 1000;
       this.app.drag(t + hold, ms, y1 - y2, velocity);
     }
+    this.pushFront(t);
     await this.clock.sleep(ms + hold, signal);
   }
 
@@ -523,6 +621,7 @@ export class UiService implements DeviceService {
     switch (code) {
       case 3:
         app.toLauncher();
+        this.apps()?.goHome();
         return;
       case 4:
         app.back(t);
@@ -613,7 +712,12 @@ export class UiService implements DeviceService {
     const app = this.app;
     const shown = app.keyboard.shown && app.front === "app";
     const visible = app.keyboardVisible(t);
-    const focus = app.focusedComponent();
+    // The focused window is the apps service's top activity when there is one.
+    const top = this.apps()?.topActivity();
+    const focus = top ? `${top.pkg}/${top.cls}` : app.focusedComponent();
+    const win = top ? windowId(top) : "5f3b2c1";
+    const task = top ? top.task : 12;
+    const record = top ? activityRecord(top) : `ActivityRecord{e4f5a6b u0 ${focus} t12}`;
     if (args[0] === "input_method") {
       const lines = [
         "Current Input Method Manager state:",
@@ -648,16 +752,16 @@ export class UiService implements DeviceService {
         "    mDisplayId=0 rootTaskId=1 mSession=Session{c2d3e4f 3456:u0a10150} mClient=android.os.BinderProxy@9f8e7d6",
         `    isOnScreen=${visible}`,
         `    isVisible=${visible}`,
-        `  Window #2 Window{5f3b2c1 u0 ${focus}}:`,
-        "    mDisplayId=0 rootTaskId=12 mSession=Session{d3e4f5a 4242:u0a10150} mClient=android.os.BinderProxy@1a2b3c4",
+        `  Window #2 Window{${win} u0 ${focus}}:`,
+        `    mDisplayId=0 rootTaskId=${task} mSession=Session{d3e4f5a 4242:u0a10150} mClient=android.os.BinderProxy@1a2b3c4`,
         "    isOnScreen=true",
         "    isVisible=true",
         "",
         `  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - ${this.size().width}, ${this.size().height})} s.6}`,
-        `  mCurrentFocus=Window{5f3b2c1 u0 ${focus}}`,
-        `  mFocusedApp=ActivityRecord{e4f5a6b u0 ${focus} t12}`,
+        `  mCurrentFocus=Window{${win} u0 ${focus}}`,
+        `  mFocusedApp=${record}`,
         `  mInputMethodWindow=${ime}`,
-        `  mInputMethodTarget=${shown ? `Window{5f3b2c1 u0 ${focus}}` : "null"}`,
+        `  mInputMethodTarget=${shown ? `Window{${win} u0 ${focus}}` : "null"}`,
       ];
       io.out(enc.encode(lines.join("\n") + "\n"));
       return 0;
@@ -690,6 +794,7 @@ export class UiService implements DeviceService {
         return 0;
       }
     }
+    this.tick(this.clock.now());
     this.acted();
     this.app.type(text);
     return 0;
@@ -757,6 +862,7 @@ export class UiService implements DeviceService {
         return 0;
       }
       case "ui-front":
+        if (this.apps()) return this.simctlFront(arg, io);
         if (arg === "app") this.app.bringToFront(this.clock.now());
         else if (arg === "launcher") this.app.toLauncher();
         else if (arg === "stopped") {
@@ -770,6 +876,26 @@ export class UiService implements DeviceService {
         return 0;
     }
     return null;
+  }
+
+  /** `simctl ui-front` on a device with an apps service: the change goes through it. */
+  private simctlFront(arg: string | undefined, io: ShIo): number {
+    const apps = this.apps()!;
+    const t = this.clock.now();
+    this.sync(t);
+    if (arg === "app") {
+      if (!apps.launch(SAMPLE_PACKAGE)) {
+        io.err(enc.encode(`simctl: ui-front: ${SAMPLE_PACKAGE} is not installed\n`));
+        return 1;
+      }
+    } else if (arg === "launcher") apps.goHome();
+    else if (arg === "stopped") apps.forceStop(SAMPLE_PACKAGE);
+    else {
+      io.err(enc.encode("simctl: usage: simctl ui-front app|launcher|stopped\n"));
+      return 1;
+    }
+    this.sync(t);
+    return 0;
   }
 
   private async simctlShowDump(hostFile: string | undefined, io: ShIo): Promise<number> {
