@@ -281,6 +281,7 @@ try {
     await t.close();
   }
   results.push(...await benchLogcat());
+  results.push(...await benchScreenshot());
 } finally {
   await sim.close();
   await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -352,4 +353,50 @@ async function benchLogcat(): Promise<{ what: string; value: string; budget: str
       budget: "—",
     },
   ];
+}
+
+/**
+ * Screenshot processing as the UI worker runs it (lib/ui/png.ts): decode a 1080×2400 PNG the way
+ * screencap writes it, area-average it to the default 1,280 long edge, encode the result.
+ */
+async function benchScreenshot(): Promise<{ what: string; value: string; budget: string }[]> {
+  const { decodePng, encodePng, resizeAreaAverage } = await import("../lib/ui/png.ts");
+  const { targetSize, DEFAULT_MAX_DIMENSION } = await import("../lib/ui/screenshot.ts");
+  const w = 1080, h = 2400;
+  // A screen-like picture: flat panels, text-like stripes, a gradient header.
+  const px = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      const row = Math.floor(y / 160);
+      const text = y % 160 > 50 && y % 160 < 80 && x > 60 && x < 700 && (x >> 3) % 3 !== 0;
+      const v = y < 220 ? 40 + (x * 100 / w | 0) : text ? 32 : row % 2 ? 250 : 240;
+      px[i] = v;
+      px[i + 1] = v;
+      px[i + 2] = y < 220 ? 200 : v;
+      px[i + 3] = 255;
+    }
+  }
+  const png = await encodePng({ width: w, height: h, data: px });
+  const size = targetSize(w, h, DEFAULT_MAX_DIMENSION);
+  const dec: number[] = [], rs: number[] = [], encT: number[] = [];
+  let out = 0;
+  for (let k = 0; k < 5; k++) {
+    let t = performance.now();
+    const img = await decodePng(png);
+    dec.push(performance.now() - t);
+    t = performance.now();
+    const small = resizeAreaAverage(img, size.width, size.height);
+    rs.push(performance.now() - t);
+    t = performance.now();
+    out = (await encodePng(small)).length;
+    encT.push(performance.now() - t);
+  }
+  const m = (a: number[]) => median(a).toFixed(0);
+  return [{
+    what: `screenshot ${w}x${h} PNG → ${size.width}x${size.height}`,
+    value: `decode ${m(dec)} ms + downscale ${m(rs)} ms + encode ${m(encT)} ms (median of 5; ` +
+      `${png.length} → ${out} bytes)`,
+    budget: "—",
+  }];
 }

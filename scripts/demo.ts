@@ -102,6 +102,8 @@ try {
     package: "com.example.keynobi.sample.demo.debug",
   });
 
+  await uiStep();
+
   section("a refusal (hostile argument)");
   await show("get_device_info", { device_serial: "emulator-5554; rm -rf /sdcard" });
 
@@ -145,4 +147,38 @@ async function crashDiagnosis() {
   await show("get_logcat_entries", { package: "com.example.sample", min_level: "W", count: 8 });
   await show("get_logcat_stats");
   await show("stop_logcat");
+}
+
+/** UI: read the screen as an element list, tap a row by handle, read the settled screen. */
+async function uiStep() {
+  section("UI: read, act, read the settled screen");
+  const serial = "emulator-5554";
+  // The app was just launched: wait until its window has settled, then read it.
+  const read = await client.callTool({
+    name: "ui_wait_for_idle",
+    arguments: { device_serial: serial },
+  }) as { content: { type: string; text?: string }[] };
+  const listText = read.content.find((c) => c.type === "text")?.text ?? "";
+  console.log(`> ui_wait_for_idle {"device_serial":"${serial}"}\n${indent(listText)}`);
+  const handle = /^\[(e\d+)\] \S+ "Sign in/m.exec(listText)?.[1];
+  if (!handle) {
+    console.log("  (no Sign in row on this screen)");
+    return;
+  }
+  console.log(`> ui_tap_element {"device_serial":"${serial}","tree_path":"${handle}"}`);
+  const tapped = await client.callTool({
+    name: "ui_tap_element",
+    arguments: { device_serial: serial, tree_path: handle },
+  }) as { content: { type: string; text?: string }[] };
+  const settled = tapped.content.find((c) => c.type === "text")?.text ?? "";
+  console.log(indent(settled));
+  const email = /^\[(e\d+)\] [^\n]*#email/m.exec(settled)?.[1];
+  if (email) {
+    await show("ui_fill_input", {
+      device_serial: serial,
+      tree_path: email,
+      text: "demo@example.com",
+    });
+  }
+  await show("screenshot", { device_serial: serial, max_dimension: 512 });
 }

@@ -8,6 +8,7 @@ import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
 import type { UiMethods } from "../lib/ui/protocol.ts";
 import { UiService } from "../lib/ui/ui_service.ts";
+import { captureScreenshot } from "../lib/ui/screenshot.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const adb = new AdbClient({
@@ -27,6 +28,7 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.resolve": (p, ctx) => service.resolve(p, ctx),
   "ui.settle": (p, ctx) => service.settle(p, ctx),
   "ui.wait": (p, ctx) => service.wait(p, ctx),
+  "ui.screenshot": (p, ctx) => captureScreenshot(adb, p.serial, { ...p, signal: ctx.signal }),
   "ui.forget": ({ serial }) => {
     service.forget(serial);
     return null;

@@ -3,7 +3,14 @@ import type { ToolsetName } from "../mcp/tool_def.ts";
 import { parseToolsets } from "../mcp/toolsets.ts";
 
 export type Command =
-  | { kind: "mcp"; project: string | null; attachOnly: boolean; toolsets: ToolsetName[] | null }
+  | {
+    kind: "mcp";
+    project: string | null;
+    attachOnly: boolean;
+    toolsets: ToolsetName[] | null;
+    /** `--min-interval-ms`: the minimum gap between UI actions on one device. */
+    minIntervalMs?: number | null;
+  }
   | { kind: "trust" | "untrust"; path: string }
   | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
@@ -12,6 +19,9 @@ export type Command =
   | { kind: "status" }
   | { kind: "version" }
   | { kind: "help" };
+
+/** The largest `--min-interval-ms` (lib/ui/actions.ts MAX_MIN_ACTION_INTERVAL_MS). */
+export const MAX_MIN_INTERVAL_FLAG_MS = 10_000;
 
 /** A usage error: the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
@@ -24,7 +34,7 @@ export class UsageError extends Error {
 export const USAGE = `keynobi — the Android development loop for coding agents (MCP server)
 
 Usage:
-  keynobi --mcp [--project <path>] [--attach-only] [--toolsets <a,b>]
+  keynobi --mcp [--project <path>] [--attach-only] [--toolsets <a,b>] [--min-interval-ms <ms>]
                           serve MCP on stdio (what MCP clients run)
   keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
   keynobi untrust <path>  revoke that trust
@@ -75,6 +85,9 @@ export function parseArgs(argv: readonly string[]): Command {
       const mcpArgs: string[] = [];
       if (opts.project) mcpArgs.push("--project", opts.project);
       if (opts.toolsets) mcpArgs.push("--toolsets", opts.toolsets.join(","));
+      if (opts.minIntervalMs !== undefined) {
+        mcpArgs.push("--min-interval-ms", String(opts.minIntervalMs));
+      }
       return { kind: "setup", mcpArgs };
     }
     case "--mcp": {
@@ -101,6 +114,7 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
   let project: string | null = null;
   let attachOnly = false;
   let toolsets: ToolsetName[] | null = null;
+  let minIntervalMs: number | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const eq = arg.indexOf("=");
@@ -135,6 +149,17 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
           throw e;
         }
         break;
+      case "--min-interval-ms": {
+        if (minIntervalMs !== null) throw new UsageError("--min-interval-ms is given twice");
+        const v = value();
+        if (!/^\d{1,5}$/.test(v) || Number(v) > MAX_MIN_INTERVAL_FLAG_MS) {
+          throw new UsageError(
+            `--min-interval-ms takes milliseconds from 0 to ${MAX_MIN_INTERVAL_FLAG_MS}, got "${v}"`,
+          );
+        }
+        minIntervalMs = Number(v);
+        break;
+      }
       case "--attach-only":
         if (!allowAttachOnly || inline !== null) throw new UsageError(`Unknown option "${arg}"`);
         attachOnly = true;
@@ -145,5 +170,5 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         throw new UsageError(`Unknown option "${arg}": see keynobi --help`);
     }
   }
-  return { project, attachOnly, toolsets };
+  return { project, attachOnly, toolsets, ...(minIntervalMs !== null ? { minIntervalMs } : {}) };
 }

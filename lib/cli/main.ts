@@ -76,6 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         project: cmd.project,
         attachOnly: cmd.attachOnly,
         toolsets: cmd.toolsets,
+        minIntervalMs: cmd.minIntervalMs ?? null,
         env,
         cwd,
         stdin: Deno.stdin.readable,

@@ -7,6 +7,8 @@ import { BuildClient } from "../gradle/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
+import { ActionPacer, chooseInterval } from "../ui/actions.ts";
+import { readSettings } from "../core/settings.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -32,6 +34,8 @@ export interface McpLaunchOptions {
   project: string | null;
   attachOnly: boolean;
   toolsets: ToolsetName[] | null;
+  /** `--min-interval-ms` (null: the `mcp.min_action_interval_ms` setting, else 300 ms). */
+  minIntervalMs?: number | null;
   env: Env;
   cwd: string;
   stdin: ReadableStream<Uint8Array>;
@@ -109,10 +113,19 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   const builds = new BuildClient({ dataDir, version: VERSION });
   const logcat = new LogcatClient({ dataDir, address: adb.address });
   const ui = new UiClient({ dataDir, adbServer: adb.address });
+  const uiActions = new ActionPacer(async () =>
+    chooseInterval(
+      opts.minIntervalMs ?? null,
+      opts.minIntervalMs == null
+        ? (await readSettings(dataDir).catch(() => null))?.mcp?.min_action_interval_ms
+        : undefined,
+    )
+  );
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb,
     builds,
     ui,
+    uiActions,
     logcat,
     env: opts.env,
     dataDir,

@@ -14,7 +14,7 @@ import {
   RpcCode,
   RpcError,
 } from "./jsonrpc.ts";
-import { annotationsFor, type ToolDef, type ToolsetName } from "./tool_def.ts";
+import { annotationsFor, type ImageContent, type ToolDef, type ToolsetName } from "./tool_def.ts";
 import { hiddenToolMessage } from "./toolsets.ts";
 import type { PromptDef } from "./prompts.ts";
 import type { ResourceProvider } from "./resources.ts";
@@ -327,7 +327,7 @@ export class McpServer<Ctx> {
     try {
       const out = await tool.run(parsed.data, this.#opts.makeContext(signal, extras));
       return {
-        content: [{ type: "text", text: out.text }],
+        content: [...(out.content ?? []), { type: "text", text: out.text }],
         structuredContent: out.structured,
       };
     } catch (e) {
@@ -413,7 +413,7 @@ export class McpServer<Ctx> {
 }
 
 interface ToolCallResult {
-  content: { type: "text"; text: string }[];
+  content: ({ type: "text"; text: string } | ImageContent)[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
   refused?: boolean;
@@ -432,7 +432,8 @@ function refusal(message: string, data?: Record<string, unknown>): ToolCallResul
 }
 
 function firstText(r: ToolCallResult): string {
-  return r.content[0]?.text ?? "";
+  for (const c of r.content) if (c.type === "text") return c.text;
+  return "";
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

@@ -10,10 +10,21 @@ export type ToolKind = "R" | "W" | "D" | "O";
 export const TOOLSETS = ["core", "ui", "device-admin"] as const;
 export type ToolsetName = typeof TOOLSETS[number];
 
-/** A tool's answer: `structured` becomes `structuredContent`, `text` the text content item. */
+/** An image content item (MCP `ImageContent`): base64 data and its MIME type. */
+export interface ImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+/**
+ * A tool's answer: `structured` becomes `structuredContent`, `text` the text content item, and
+ * `content` (images) comes before that text item, which always stays last.
+ */
 export interface ToolOutput {
   structured: Record<string, unknown>;
   text: string;
+  content?: ImageContent[];
 }
 
 export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {

@@ -4,6 +4,7 @@ import type { BuildClient } from "../gradle/build_client.ts";
 import type { LogcatClient } from "../logcat/logcat_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/client.ts";
+import type { ActionPacer } from "../ui/actions.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 
@@ -23,6 +24,8 @@ export interface ToolContext {
   logcat: LogcatClient;
   /** This process's UI worker: captures, element lists and handles, settling. */
   ui: UiClient;
+  /** Per device: the minimum gap between UI actions and the last element list returned. */
+  uiActions: ActionPacer;
   env: Env;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;

@@ -12,6 +12,7 @@ import { deployTools } from "./deploy.ts";
 import { avdTools } from "./avds.ts";
 import { appsTools } from "./apps.ts";
 import { logcatTools } from "./logcat.ts";
+import { uiTools } from "./ui.ts";
 
 export const TOOLS: readonly AnyTool<ToolContext>[] = [
   ...projectTools,
@@ -21,6 +22,7 @@ export const TOOLS: readonly AnyTool<ToolContext>[] = [
   ...avdTools,
   ...devicesTools,
   ...appsTools,
+  ...uiTools,
 ];
 
 export function findTool(name: string): AnyTool<ToolContext> | undefined {

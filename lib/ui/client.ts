@@ -15,6 +15,7 @@ import type {
   ObserveResult,
   ResolveParams,
   ResolveResult,
+  ScreenshotParams,
   SettleParams,
   SettleResultMessage,
   TreeParams,
@@ -25,6 +26,7 @@ import type {
 } from "./protocol.ts";
 import { instrumentationBusyError, MAX_WAIT_TIMEOUT_MS } from "./ui_service.ts";
 import { MAX_SETTLE_MAX_MS } from "./settle.ts";
+import { SCREENSHOT_TIMEOUT_MS, type ScreenshotResult } from "./screenshot.ts";
 
 /** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
 export const UI_WORKER_ANSWER_SLACK_MS = 15_000;
@@ -121,6 +123,11 @@ export class UiClient {
     const budget = Math.min(p.timeoutMs ?? MAX_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS) +
       CAPTURE_TOTAL_DEADLINE_MS;
     return this.#call("ui.wait", p, budget, opts);
+  }
+
+  /** `screencap -p` in the worker, downscaled there when larger than asked. */
+  screenshot(p: ScreenshotParams, opts: UiCallOptions = {}): Promise<ScreenshotResult> {
+    return this.#call("ui.screenshot", p, SCREENSHOT_TIMEOUT_MS, opts);
   }
 
   /** Forget a device's list and last capture (it went away). No-op before the worker runs. */

@@ -9,6 +9,7 @@ import type { NodeInfo } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
 import type { SettleOptions, SettleReason } from "./settle.ts";
 import type { DumpForm } from "./capture.ts";
+import type { ScreenshotResult } from "./screenshot.ts";
 
 export interface CaptureInfo {
   screenHash: string;
@@ -134,6 +135,13 @@ export interface WaitResult {
   total: number;
 }
 
+export interface ScreenshotParams {
+  serial: string;
+  /** Long edge of the returned image (default 1,280); ignored with `fullSize`. */
+  maxDimension?: number;
+  fullSize?: boolean;
+}
+
 export type UiMethods = {
   "ui.observe": { params: ObserveParams; result: ObserveResult };
   "ui.tree": { params: TreeParams; result: TreeResult };
@@ -141,6 +149,8 @@ export type UiMethods = {
   "ui.resolve": { params: ResolveParams; result: ResolveResult };
   "ui.settle": { params: SettleParams; result: SettleResultMessage };
   "ui.wait": { params: WaitParams; result: WaitResult };
+  /** `screencap -p`, downscaled in the worker when larger than asked (lib/ui/screenshot.ts). */
+  "ui.screenshot": { params: ScreenshotParams; result: ScreenshotResult };
   /** Drop what the worker remembers of a device (it went away). */
   "ui.forget": { params: { serial: string }; result: null };
 };

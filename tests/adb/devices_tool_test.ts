@@ -1,5 +1,6 @@
 import { BuildClient } from "../../lib/gradle/build_client.ts";
 import { UiClient } from "../../lib/ui/client.ts";
+import { ActionPacer } from "../../lib/ui/actions.ts";
 import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { devicesTools } from "../../lib/tools/devices.ts";
@@ -37,6 +38,7 @@ function ctxWith(adb: AdbClient): ToolContext {
     request: { progress: () => {}, clientName: null, sessionId: "test" },
     builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
     ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
+    uiActions: new ActionPacer(() => Promise.resolve(0)),
     logcat: new LogcatClient({
       dataDir: "/nonexistent",
       address: { host: "127.0.0.1", port: 5037 },

@@ -1,5 +1,6 @@
 import { BuildClient } from "../../lib/gradle/build_client.ts";
 import { UiClient } from "../../lib/ui/client.ts";
+import { ActionPacer } from "../../lib/ui/actions.ts";
 import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
@@ -37,6 +38,7 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
     request: { progress: () => {}, clientName: null, sessionId: "test" },
     builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
     ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
+    uiActions: new ActionPacer(() => Promise.resolve(0)),
     logcat: new LogcatClient({
       dataDir: "/nonexistent",
       address: { host: "127.0.0.1", port: 5037 },

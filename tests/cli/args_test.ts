@@ -88,3 +88,17 @@ Deno.test("invocationDir() uses INIT_CWD only when deno task ran us from this ch
   assertEquals(invocationDir(mapEnv({ INIT_CWD: "/src/app" }), "/elsewhere"), "/elsewhere");
   assertEquals(invocationDir(mapEnv({}), checkout), checkout);
 });
+
+Deno.test("parseArgs() reads --min-interval-ms in range and refuses the rest", () => {
+  const cmd = parseArgs(["--mcp", "--min-interval-ms", "150"]);
+  assertEquals((cmd as { minIntervalMs?: number }).minIntervalMs, 150);
+  assertEquals(
+    (parseArgs(["--mcp", "--min-interval-ms=0"]) as { minIntervalMs?: number }).minIntervalMs,
+    0,
+  );
+  for (const bad of ["-1", "10001", "abc", "1.5", ""]) {
+    assertThrows(() => parseArgs(["--mcp", `--min-interval-ms=${bad}`]), (e) => {
+      assertEquals(e instanceof UsageError, true, bad);
+    });
+  }
+});

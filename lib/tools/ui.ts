@@ -1,0 +1,26 @@
+/** The `ui` toolset in the order `tools/list` shows it (the spec's table, then ui_long_press). */
+import { uiReadTools as r } from "./ui_read.ts";
+import { uiActTools as a } from "./ui_act.ts";
+
+export const uiTools = [
+  r.getUiHierarchy,
+  r.listClickableElements,
+  r.findUiElements,
+  r.findUiParent,
+  r.compareUiState,
+  r.waitForElement,
+  r.uiWaitForIdle,
+  r.uiAssertElement,
+  a.uiTap,
+  a.uiTapElement,
+  a.uiLongPress,
+  a.uiTypeText,
+  a.uiFillInput,
+  a.uiTypeTextUnicode,
+  a.clearFocusedInput,
+  a.hideSoftKeyboard,
+  a.sendUiKey,
+  a.uiSwipe,
+  a.uiScrollUntilElement,
+  r.screenshot,
+];

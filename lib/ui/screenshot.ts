@@ -1,0 +1,177 @@
+/**
+ * `screenshot`: `exec:screencap -p` (raw bytes: a PTY shell would corrupt them, PROTOCOLS.md 8),
+ * then either the capture byte for byte (it fits, or `full_size`) or an area-averaged downscale
+ * re-encoded as PNG. Runs in the UI worker so decoding and resizing never block the main thread.
+ *
+ * `prepareScreenshot` is pure over the captured bytes; `captureScreenshot` is the device adapter.
+ */
+import { ToolError } from "../core/errors.ts";
+import type { CallOptions } from "../adb/client.ts";
+import {
+  decodePng,
+  encodePng,
+  isPng,
+  MAX_PNG_PIXELS,
+  PNG_SIGNATURE,
+  PngError,
+  readPngHeader,
+  resizeAreaAverage,
+} from "./png.ts";
+
+/** Long edge of the returned image when the caller names none (spec). */
+export const DEFAULT_MAX_DIMENSION = 1_280;
+export const MIN_MAX_DIMENSION = 256;
+export const MAX_MAX_DIMENSION = 8_192;
+/** A capture larger than this is a tool error (spec). */
+export const MAX_SCREENSHOT_BYTES = 32 * 1024 * 1024;
+/** A capture with more pixels than this is a tool error (spec: 16 Mpx). */
+export const MAX_SCREENSHOT_PIXELS = MAX_PNG_PIXELS;
+/** `screencap`'s deadline (spec). */
+export const SCREENSHOT_TIMEOUT_MS = 30_000;
+/**
+ * Text `screencap` may print before the PNG (stderr merged into `exec:`; a multi-display device
+ * warns "[Warning] Multiple displays were found…"): skipped when the PNG starts within this.
+ */
+export const MAX_SCREENSHOT_PREAMBLE_BYTES = 4_096;
+
+export interface ScreenshotOptions {
+  /** Long edge of the returned image; ignored with `fullSize`. */
+  maxDimension?: number;
+  fullSize?: boolean;
+}
+
+export interface ScreenshotResult {
+  png: Uint8Array;
+  /** The capture's size: the screen in its current rotation (the space ui_tap uses). */
+  deviceWidth: number;
+  deviceHeight: number;
+  imageWidth: number;
+  imageHeight: number;
+  /** Device pixels per image pixel. */
+  scale: number;
+  /** The device's PNG returned as it came. */
+  original: boolean;
+  captureBytes: number;
+}
+
+/** The returned image's size for a capture of `w`×`h` and a long-edge limit. */
+export function targetSize(w: number, h: number, maxDimension: number) {
+  const long = Math.max(w, h);
+  if (long <= maxDimension) return { width: w, height: h };
+  const f = maxDimension / long;
+  return {
+    width: Math.max(1, Math.min(w, Math.round(w * f))),
+    height: Math.max(1, Math.min(h, Math.round(h * f))),
+  };
+}
+
+function notPng(bytes: Uint8Array): ToolError {
+  const head = new TextDecoder().decode(bytes.subarray(0, 200)).replace(/[^\x20-\x7e]+/g, " ")
+    .trim();
+  return new ToolError(
+    "command_failed",
+    `screencap did not return a PNG${head ? ` (it printed "${head.slice(0, 120)}")` : ""}: ` +
+      "the screen may be secure (FLAG_SECURE) or the device asleep; wake it and retry, or use " +
+      "get_ui_hierarchy",
+    { bytes: bytes.length },
+  );
+}
+
+/** Where the PNG starts in `bytes` (after a short text preamble), or -1. */
+export function pngStart(bytes: Uint8Array): number {
+  if (isPng(bytes)) return 0;
+  const limit = Math.min(bytes.length - 8, MAX_SCREENSHOT_PREAMBLE_BYTES);
+  for (let i = 1; i <= limit; i++) {
+    if (bytes[i] === PNG_SIGNATURE[0] && isPng(bytes.subarray(i))) return i;
+  }
+  return -1;
+}
+
+/** Checks the capture and makes the image to return. */
+export async function prepareScreenshot(
+  captured: Uint8Array,
+  opts: ScreenshotOptions = {},
+): Promise<ScreenshotResult> {
+  if (captured.length > MAX_SCREENSHOT_BYTES) throw tooLarge(captured.length);
+  const at = pngStart(captured);
+  if (at < 0) throw notPng(captured);
+  const bytes = at === 0 ? captured : captured.subarray(at);
+  let header;
+  try {
+    header = readPngHeader(bytes);
+  } catch {
+    throw notPng(captured);
+  }
+  const { width: w, height: h } = header;
+  if (w * h > MAX_SCREENSHOT_PIXELS) {
+    throw new ToolError(
+      "command_failed",
+      `The capture is ${w}x${h} (${(w * h / 1e6).toFixed(1)} Mpx), over the ` +
+        `${MAX_SCREENSHOT_PIXELS / (1024 * 1024)} Mpx limit: use get_ui_hierarchy to read this ` +
+        "screen instead",
+      { width: w, height: h },
+    );
+  }
+  const max = opts.maxDimension ?? DEFAULT_MAX_DIMENSION;
+  const size = opts.fullSize ? { width: w, height: h } : targetSize(w, h, max);
+  const base = { deviceWidth: w, deviceHeight: h, captureBytes: captured.length };
+  if (size.width === w && size.height === h) {
+    return { ...base, png: bytes, imageWidth: w, imageHeight: h, scale: 1, original: true };
+  }
+  let img;
+  try {
+    img = await decodePng(bytes);
+  } catch (e) {
+    if (e instanceof PngError) {
+      throw new ToolError(
+        "command_failed",
+        `${e.message}: pass full_size: true to get the capture as the device sent it`,
+      );
+    }
+    throw e;
+  }
+  const small = resizeAreaAverage(img, size.width, size.height);
+  return {
+    ...base,
+    png: await encodePng(small),
+    imageWidth: size.width,
+    imageHeight: size.height,
+    scale: Math.round(w / size.width * 10_000) / 10_000,
+    original: false,
+  };
+}
+
+function tooLarge(n: number): ToolError {
+  return new ToolError(
+    "command_failed",
+    `The capture is over the ${MAX_SCREENSHOT_BYTES}-byte limit (${n} bytes or more): use ` +
+      "get_ui_hierarchy to read this screen instead",
+    { limit_bytes: MAX_SCREENSHOT_BYTES },
+  );
+}
+
+export interface ScreenshotAdb {
+  exec(serial: string, argv: readonly string[], opts?: CallOptions): Promise<Uint8Array>;
+}
+
+/** Captures the screen and prepares the image. */
+export async function captureScreenshot(
+  adb: ScreenshotAdb,
+  serial: string,
+  opts: ScreenshotOptions & { signal?: AbortSignal } = {},
+): Promise<ScreenshotResult> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await adb.exec(serial, ["screencap", "-p"], {
+      signal: opts.signal,
+      timeoutMs: SCREENSHOT_TIMEOUT_MS,
+      maxOutputBytes: MAX_SCREENSHOT_BYTES + MAX_SCREENSHOT_PREAMBLE_BYTES,
+    });
+  } catch (e) {
+    if (e instanceof ToolError && e.data && "limit_bytes" in e.data) {
+      throw tooLarge(MAX_SCREENSHOT_BYTES + MAX_SCREENSHOT_PREAMBLE_BYTES);
+    }
+    throw e;
+  }
+  return await prepareScreenshot(bytes, opts);
+}
