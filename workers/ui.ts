@@ -3,6 +3,7 @@
  * network access to the ADB server only and read/write of the data directory (UI Automator
  * locks). It never starts the ADB server (that needs `run`); the main thread already has.
  */
+import "../lib/ui/xml_fallback.ts";
 import { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";

@@ -4,7 +4,6 @@
  * the only Deno process I/O in lib/adb.
  */
 import { delimiter, join } from "node:path";
-import { statSync } from "node:fs";
 import type { Env } from "../core/env.ts";
 
 /** How long `adb start-server` may take (it waits for the daemon to come up). */
@@ -37,8 +36,8 @@ export function findAdbExecutable(
 
 function isExecutableFile(path: string): boolean {
   try {
-    const st = statSync(path);
-    if (!st.isFile()) return false;
+    const st = Deno.statSync(path);
+    if (!st.isFile) return false;
     return Deno.build.os === "windows" || st.mode === null || (st.mode & 0o111) !== 0;
   } catch {
     return false;

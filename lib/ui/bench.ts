@@ -2,6 +2,7 @@
  * UI timings for `scripts/bench.ts` (tests never assert times): a synthetic 1,000-node dump →
  * element list (budget ≤ 10 ms, DESIGN.md), and parse times of given dumps.
  */
+import "./xml_fallback.ts";
 import { buildElementList, formatElementList } from "./element_list.ts";
 import { parseHierarchy } from "./hierarchy.ts";
 

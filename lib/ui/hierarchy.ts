@@ -13,7 +13,6 @@
  * than `MAX_TREE_DEPTH` are dropped and `truncated` says so; attribute values are cut at
  * `MAX_ATTRIBUTE_CHARS`.
  */
-import { XMLParser } from "fast-xml-parser";
 import { sanitizeHierarchyXml, type SanitizeRepair } from "./xml_sanitize.ts";
 import { scanUiXml, type XmlAttrs, type XmlScanVisitor } from "./xml_scan.ts";
 
@@ -92,23 +91,6 @@ export class HierarchyParseError extends Error {
   }
 }
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  parseAttributeValue: false,
-  parseTagValue: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  // Entities are decoded by `attr()` only in the few values that hold one: faster.
-  processEntities: false,
-  htmlEntities: false,
-  trimValues: true,
-  maxNestedTags: MAX_XML_NESTING,
-});
-
-type Ordered = Record<string, unknown>;
-
 const BOUNDS_RE = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/;
 
 /** `[l,t][r,b]` → bounds; anything else is an empty box at the origin. */
@@ -138,7 +120,7 @@ function attr(attrs: Record<string, string>, name: string): string {
   return v.length > MAX_ATTRIBUTE_CHARS ? v.slice(0, MAX_ATTRIBUTE_CHARS - 1) + "…" : v;
 }
 
-function makeNode(
+export function makeNode(
   attrs: Record<string, string>,
   id: number,
   path: string,
@@ -184,7 +166,7 @@ export const HierarchyReader = {
 export type HierarchyReader = typeof HierarchyReader[keyof typeof HierarchyReader];
 
 /** The tree as read, before its screen size is worked out. */
-interface ReadTree {
+export interface ReadTree {
   hierarchyAttrs: XmlAttrs;
   nodes: UiNode[];
   roots: number[];
@@ -254,63 +236,15 @@ class TreeBuilder implements XmlScanVisitor {
   }
 }
 
-/** Children of an ordered element that are `<node>`s, with their attributes. */
-function nodeChildren(list: unknown): { attrs: Record<string, string>; kids: unknown }[] {
-  const out: { attrs: Record<string, string>; kids: unknown }[] = [];
-  if (!Array.isArray(list)) return out;
-  for (const item of list as Ordered[]) {
-    if (item && Object.hasOwn(item, "node")) {
-      out.push({ attrs: (item[":@"] as Record<string, string>) ?? {}, kids: item.node });
-    }
-  }
-  return out;
-}
+/**
+ * The reader for what the scanner does not handle, registered by lib/ui/xml_fallback.ts (which
+ * loads fast-xml-parser). Only the UI worker and tests load it, so the main thread never pays for
+ * that library at start-up.
+ */
+let fallbackReader: ((xml: string) => ReadTree) | null = null;
 
-/** Reads the XML with `fast-xml-parser` and walks its ordered output. */
-function readWithFastXmlParser(xml: string): ReadTree {
-  let doc: unknown;
-  try {
-    doc = parser.parse(xml);
-  } catch (e) {
-    throw new HierarchyParseError((e as Error).message, { cause: e });
-  }
-  const top = Array.isArray(doc) ? (doc as Ordered[]) : [];
-  const hierarchy = top.find((item) => item && Object.hasOwn(item, "hierarchy"));
-  if (!hierarchy) throw new HierarchyParseError("no <hierarchy> element after parsing");
-  const hierarchyAttrs = (hierarchy[":@"] as Record<string, string>) ?? {};
-
-  const nodes: UiNode[] = [];
-  const roots: number[] = [];
-  let truncated = false;
-  // Depth-first in document order with an explicit stack (no recursion on hostile depth).
-  type Frame = { attrs: Record<string, string>; kids: unknown; path: string; parent: number };
-  const stack: Frame[] = [];
-  const rootKids = nodeChildren(hierarchy.hierarchy);
-  for (let i = rootKids.length - 1; i >= 0; i--) {
-    stack.push({ ...rootKids[i], path: String(i), parent: -1 });
-  }
-  while (stack.length > 0) {
-    const f = stack.pop()!;
-    if (nodes.length >= MAX_TREE_NODES) {
-      truncated = true;
-      break;
-    }
-    const depth = f.parent < 0 ? 0 : nodes[f.parent].depth + 1;
-    const node = makeNode(f.attrs, nodes.length, f.path, f.parent, depth);
-    nodes.push(node);
-    if (f.parent < 0) roots.push(node.id);
-    else nodes[f.parent].children.push(node.id);
-    const kids = nodeChildren(f.kids);
-    if (kids.length === 0) continue;
-    if (depth + 1 > MAX_TREE_DEPTH) {
-      truncated = true;
-      continue;
-    }
-    for (let i = kids.length - 1; i >= 0; i--) {
-      stack.push({ ...kids[i], path: `${f.path}.${i}`, parent: node.id });
-    }
-  }
-  return { hierarchyAttrs, nodes, roots, truncated };
+export function registerFallbackReader(read: (xml: string) => ReadTree): void {
+  fallbackReader = read;
 }
 
 /** Repairs, parses and bounds a UI Automator dump. Throws `HierarchyParseError`. */
@@ -341,7 +275,14 @@ export function parseHierarchy(
       );
     }
   }
-  read ??= readWithFastXmlParser(sanitized.xml);
+  if (read === null) {
+    if (!fallbackReader) {
+      throw new HierarchyParseError(
+        "the dump needs the fallback XML reader, which this thread has not loaded",
+      );
+    }
+    read = fallbackReader(sanitized.xml);
+  }
   const { nodes, roots } = read;
   const rotation = Number.parseInt(read.hierarchyAttrs.rotation ?? "0", 10);
   let width = 0;

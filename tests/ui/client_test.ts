@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assertEquals, assertRejects } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { UiClient } from "../../lib/ui/client.ts";

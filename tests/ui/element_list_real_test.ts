@@ -2,6 +2,7 @@
  * The element list on every real dump in ../shared/fixtures/real/uiautomator/: the rows that
  * matter on each screen, what is left out, and the list at least 10x smaller than the XML.
  */
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { parseHierarchy } from "../../lib/ui/hierarchy.ts";
 import { buildElementList, formatElementList, MAX_ROWS } from "../../lib/ui/element_list.ts";

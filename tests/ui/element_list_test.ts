@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { parseHierarchy } from "../../lib/ui/hierarchy.ts";
 import {

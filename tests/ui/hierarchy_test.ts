@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
   isTreePath,

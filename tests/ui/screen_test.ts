@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals, assertNotEquals, assertThrows } from "../assert.ts";
 import { nodeAtPath, parseHierarchy } from "../../lib/ui/hierarchy.ts";
 import { hashOutside, screenHash } from "../../lib/ui/screen_hash.ts";

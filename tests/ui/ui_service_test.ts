@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { UiService } from "../../lib/ui/ui_service.ts";

@@ -1,3 +1,4 @@
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals, assertThrows } from "../assert.ts";
 import { NoHierarchyError, sanitizeHierarchyXml } from "../../lib/ui/xml_sanitize.ts";
 import { HierarchyParseError, parseHierarchy } from "../../lib/ui/hierarchy.ts";

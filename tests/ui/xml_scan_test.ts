@@ -3,6 +3,7 @@
  * real dump, every simulated screen and random trees; the same refusals; and what the scanner
  * leaves to the general parser.
  */
+import "../../lib/ui/xml_fallback.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   HierarchyReader,
