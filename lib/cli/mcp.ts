@@ -112,7 +112,11 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   const adb = makeAdbClient(opts.env);
   const builds = new BuildClient({ dataDir, version: VERSION });
   const logcat = new LogcatClient({ dataDir, address: adb.address });
-  const ui = new UiClient({ dataDir, adbServer: adb.address });
+  const ui = new UiClient({
+    dataDir,
+    adbServer: adb.address,
+    instrumentationRunning: () => builds.instrumentationRunning(),
+  });
   const uiActions = new ActionPacer(async () =>
     chooseInterval(
       opts.minIntervalMs ?? null,

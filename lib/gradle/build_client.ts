@@ -30,6 +30,8 @@ export class BuildClient {
   #worker: WorkerClient<BuildMethods> | null = null;
   #factsKey = "";
   #running = 0;
+  /** Task lists of the builds this client is running now. */
+  #runningTasks = new Set<string[]>();
 
   constructor(opts: BuildClientOptions) {
     this.#opts = opts;
@@ -63,6 +65,7 @@ export class BuildClient {
   ): Promise<BuildRunResult> {
     const worker = this.#ensure(params);
     this.#running++;
+    this.#runningTasks.add(params.tasks);
     try {
       return await worker.request("build.run", params, {
         signal: opts.signal,
@@ -71,7 +74,22 @@ export class BuildClient {
       });
     } finally {
       this.#running--;
+      this.#runningTasks.delete(params.tasks);
     }
+  }
+
+  /**
+   * Whether a build this process started runs instrumentation on devices (`connected…` tasks, such
+   * as run_tests with test_type connected): UI Automator captures must wait for it. A connected
+   * test run targets every device (or ANDROID_SERIAL), so this does not depend on the serial.
+   */
+  instrumentationRunning(): boolean {
+    for (const tasks of this.#runningTasks) {
+      if (tasks.some((t) => t.slice(t.lastIndexOf(":") + 1).startsWith("connected"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   async status(): Promise<RunningBuild | null> {

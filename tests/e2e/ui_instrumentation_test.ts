@@ -1,0 +1,55 @@
+/** UI captures wait for nobody but refuse while this process runs instrumentation on devices. */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  runKeynobi,
+  type Session,
+  startWorld,
+} from "./harness.ts";
+
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function building(s: Session): Promise<boolean> {
+  const st = (await call(s, "get_build_status")).structuredContent!;
+  return st.status === "running" &&
+    (st.running as { current_task: string | null }).current_task !== null;
+}
+
+Deno.test("a connected test run makes UI captures fail at once with busy: instrumentation running", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-kts"];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle("sample-kts").hangAt("connectedDemoDebugAndroidTest");
+  await using s = await connect(world, ["--project", project]);
+  const before = await call(s, "get_ui_hierarchy", { device_serial: "emulator-5554" });
+  assert(!before.isError, before.content[0].text);
+  const abort = new AbortController();
+  const pending = s.client.callTool(
+    { name: "run_tests", arguments: { test_type: "connected", variant: "demoDebug" } },
+    undefined,
+    { signal: abort.signal, timeout: 60_000 },
+  ).catch((e: unknown) => e);
+  await waitFor(() => building(s), "the connected test run");
+  const busy = await call(s, "get_ui_hierarchy", { device_serial: "emulator-5554" });
+  assertEquals(busy.isError, true);
+  assertEquals((busy.structuredContent!.error as Record<string, unknown>).code, "device_busy");
+  assertStringIncludes(busy.content[0].text!, "instrumentation running");
+  abort.abort();
+  await pending;
+  await waitFor(
+    async () => (await call(s, "get_build_status")).structuredContent!.status === "cancelled",
+    "the cancel",
+  );
+  const after = await call(s, "get_ui_hierarchy", { device_serial: "emulator-5554" });
+  assert(!after.isError, after.content[0].text);
+  await assertNoInjection(world.sim);
+});
