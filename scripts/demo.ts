@@ -138,13 +138,13 @@ async function crashDiagnosis() {
   }
   await show("start_logcat", { device_serial: serial });
   console.log("  (the app crashes twice the same way, then once differently)");
-  logcat.crash("com.example.sample", "java");
-  logcat.crash("com.example.sample", "java");
-  logcat.crash("com.example.sample", "java", "click");
+  logcat.crash("com.example.keynobi.sample.demo.debug", "java");
+  logcat.crash("com.example.keynobi.sample.demo.debug", "java");
+  logcat.crash("com.example.keynobi.sample.demo.debug", "java", "click");
   await new Promise((r) => setTimeout(r, 500));
   await show("get_crash_logs", { count: 5 });
-  await show("get_crash_stack_trace", { package: "com.example.sample" });
-  await show("get_logcat_entries", { package: "com.example.sample", min_level: "W", count: 8 });
+  await show("get_crash_stack_trace", { package: "com.example.keynobi.sample.demo.debug" });
+  await show("get_logcat_entries", { package: "com.example.keynobi.sample.demo.debug", min_level: "W", count: 8 });
   await show("get_logcat_stats");
   await show("stop_logcat");
 }
