@@ -144,7 +144,11 @@ async function crashDiagnosis() {
   await new Promise((r) => setTimeout(r, 500));
   await show("get_crash_logs", { count: 5 });
   await show("get_crash_stack_trace", { package: "com.example.keynobi.sample.demo.debug" });
-  await show("get_logcat_entries", { package: "com.example.keynobi.sample.demo.debug", min_level: "W", count: 8 });
+  await show("get_logcat_entries", {
+    package: "com.example.keynobi.sample.demo.debug",
+    min_level: "W",
+    count: 8,
+  });
   await show("get_logcat_stats");
   await show("stop_logcat");
 }

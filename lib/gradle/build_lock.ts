@@ -17,6 +17,7 @@
 import { join } from "node:path";
 import { buildLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
+import { isPid, parseJsonRecord } from "../core/json.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { log } from "../core/log.ts";
 import { probeProcess, type ProcessProbe, staleReason } from "../mcp/session_records.ts";
@@ -85,15 +86,8 @@ export const buildLockGuardPath = (dataDir: string, key: string) =>
 
 /** The holder in a lock file's text, or `null` when it is not a valid lock. Pure. */
 export function parseLockHolder(text: string): LockHolder | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const r = v as Record<string, unknown>;
-  if (typeof r.pid !== "number" || !Number.isSafeInteger(r.pid) || r.pid <= 0) return null;
+  const r = parseJsonRecord(text);
+  if (r === null || !isPid(r.pid)) return null;
   if (typeof r.binary !== "string" || typeof r.project !== "string") return null;
   const holder: LockHolder = {
     pid: r.pid,

@@ -7,8 +7,6 @@
  */
 import { z } from "zod";
 import { defineTool } from "../mcp/tool_def.ts";
-import type { CallOptions } from "../adb/client.ts";
-import { resolveDeviceSerial } from "../adb/select_device.ts";
 import { invalidParams } from "../core/errors.ts";
 import {
   validateDeepLink,
@@ -51,31 +49,11 @@ import {
 import { checkNetworkRequest, describeNetwork } from "../android/network.ts";
 import { ORIENTATIONS } from "../android/orientation.ts";
 import type { ToolContext } from "./context.ts";
+import { callOpts, deviceFor, optionalSerial } from "./device_args.ts";
+import { allowForeignParam, packageParam, requiredSerialParam, serialParam } from "./params.ts";
 
-/** Bound on the device listing used to pick a device when `device_serial` is left out. */
-export const APP_TOOL_LISTING_TIMEOUT_MS = 10_000;
 /** Candidate application ids considered for `get_exit_reasons`' default package. */
 export const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;
-
-const serialParam = z.string().optional().describe(
-  "Serial from list_devices; optional when exactly one device is online",
-);
-const requiredSerialParam = z.string().describe("Serial from list_devices");
-const packageParam = z.string().describe("Application id, like com.example.app");
-const allowForeignParam = z.boolean().optional().describe(
-  "Act on a package that is not this project's app; only when the user asked for that package",
-);
-
-function callOpts(ctx: ToolContext): CallOptions {
-  return { signal: ctx.signal };
-}
-
-async function deviceFor(ctx: ToolContext, requested: string | undefined): Promise<string> {
-  return await resolveDeviceSerial(ctx.adb, requested, {
-    signal: ctx.signal,
-    timeoutMs: APP_TOOL_LISTING_TIMEOUT_MS,
-  });
-}
 
 const EMPTY_SCOPE: PackageScope = { application_ids: [], suffixes: [], built_ids: [] };
 
@@ -465,7 +443,7 @@ const setNetworkStateTool = defineTool({
       mobile_data: args.mobile_data,
       airplane_mode: args.airplane_mode,
     };
-    const given = args.device_serial === undefined ? undefined : validateSerial(args.device_serial);
+    const given = optionalSerial(args.device_serial);
     // Refused before anything runs; a device picked from the listing is checked again.
     checkNetworkRequest(given ?? "", req);
     const serial = given ?? await deviceFor(ctx, undefined);

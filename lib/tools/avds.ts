@@ -31,6 +31,7 @@ import { readSettings } from "../core/settings.ts";
 import { validateSerial } from "../core/validation.ts";
 import { defineTool } from "../mcp/tool_def.ts";
 import type { ToolContext } from "./context.ts";
+import { callOpts } from "./device_args.ts";
 
 /** Bound on the device calls these tools make. */
 export const AVD_TOOL_TIMEOUT_MS = 15_000;
@@ -61,9 +62,9 @@ const listAvds = defineTool({
   async run(_args, ctx: ToolContext) {
     const [{ sdk, home, avds, emulatorError }, devices] = await Promise.all([
       listAll(ctx),
-      ctx.adb.listDevices({ timeoutMs: AVD_TOOL_TIMEOUT_MS, signal: ctx.signal }),
+      ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS)),
     ]);
-    const running = await runningAvds(ctx.adb, devices, { signal: ctx.signal });
+    const running = await runningAvds(ctx.adb, devices, callOpts(ctx));
     const serialOf = (name: string) => [...running].find(([, n]) => n === name)?.[0] ?? null;
     const list = avds.map((a) => ({
       ...a,
@@ -110,11 +111,8 @@ const launchAvd = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const name = validateAvdName(args.name);
-    const devices = await ctx.adb.listDevices({
-      timeoutMs: AVD_TOOL_TIMEOUT_MS,
-      signal: ctx.signal,
-    });
-    const running = await runningAvds(ctx.adb, devices, { signal: ctx.signal });
+    const devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
+    const running = await runningAvds(ctx.adb, devices, callOpts(ctx));
     const already = [...running].find(([, n]) => n === name)?.[0];
     const done = (serial: string, alreadyRunning: boolean) => ({
       structured: { serial, avd_name: name, already_running: alreadyRunning },
@@ -185,10 +183,7 @@ const stopAvd = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = validateSerial(args.serial, "serial");
-    const devices = await ctx.adb.listDevices({
-      timeoutMs: AVD_TOOL_TIMEOUT_MS,
-      signal: ctx.signal,
-    });
+    const devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     const d = devices.find((x) => x.serial === serial);
     if (!d) {
       throw new ToolError(
@@ -204,12 +199,9 @@ const stopAvd = defineTool({
         `${serial} is not an emulator: stop_avd only powers off emulators; pass an emulator-NNNN serial`,
       );
     }
-    const avd = await runningAvds(ctx.adb, [d], { signal: ctx.signal });
+    const avd = await runningAvds(ctx.adb, [d], callOpts(ctx));
     try {
-      await ctx.adb.shell(serial, ["reboot", "-p"], {
-        timeoutMs: AVD_TOOL_TIMEOUT_MS,
-        signal: ctx.signal,
-      });
+      await ctx.adb.shell(serial, ["reboot", "-p"], callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     } catch (e) {
       // The device may drop the connection as it powers off; only a refusal before that counts.
       if (!(e instanceof ToolError) || e.code === "cancelled" || e.code === "device_unauthorized") {
@@ -217,7 +209,7 @@ const stopAvd = defineTool({
       }
     }
     ctx.request.progress(1, undefined, `${serial}: powering off`);
-    const gone = await waitGone(ctx.adb, serial, { signal: ctx.signal });
+    const gone = await waitGone(ctx.adb, serial, callOpts(ctx));
     if (!gone) {
       throw new ToolError(
         "timeout",

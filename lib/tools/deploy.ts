@@ -46,9 +46,14 @@ import {
   runInWorker,
 } from "./build_support.ts";
 import type { ToolContext } from "./context.ts";
+import { callOpts, optionalSerial } from "./device_args.ts";
 
 /** Longest configuration name accepted as a parameter. */
 export const MAX_CONFIG_NAME_PARAM = 200;
+
+const configNameParam = z.string().max(MAX_CONFIG_NAME_PARAM).describe(
+  "Configuration name from list_run_configurations",
+);
 
 function deployDeps(ctx: ToolContext): DeployDeps {
   return {
@@ -162,9 +167,9 @@ async function loadAll(ctx: ToolContext, needDevices: boolean): Promise<Loaded> 
   let devices: AdbDevice[] = [];
   let avdNames = new Map<string, string>();
   if (needDevices) {
-    devices = await ctx.adb.listDevices({ timeoutMs: AVD_TOOL_TIMEOUT_MS, signal: ctx.signal });
+    devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     if (merged.configurations.some((c) => c.target.kind === "avd")) {
-      avdNames = await runningAvds(ctx.adb, devices, { signal: ctx.signal });
+      avdNames = await runningAvds(ctx.adb, devices, callOpts(ctx));
     }
   }
   return {
@@ -329,9 +334,7 @@ const buildRunConfiguration = defineTool({
   description: "Build a run configuration's task (trusted projects, task policy, progress, " +
     "cancellation) and return the APK it produced. Never installs or launches.",
   params: {
-    name: z.string().max(MAX_CONFIG_NAME_PARAM).describe(
-      "Configuration name from list_run_configurations",
-    ),
+    name: configNameParam,
   },
   projectIndependent: false,
   async run(args, ctx: ToolContext) {
@@ -382,9 +385,7 @@ const runRunConfiguration = defineTool({
     "for lastUsed/ask targets); returns the launch time. Never starts an emulator. Sends " +
     "progress per phase; cancelling stops the build only.",
   params: {
-    name: z.string().max(MAX_CONFIG_NAME_PARAM).describe(
-      "Configuration name from list_run_configurations",
-    ),
+    name: configNameParam,
     device_serial: z.string().max(200).optional().describe(
       "Device for a lastUsed/ask configuration (serial from list_devices)",
     ),
@@ -392,9 +393,7 @@ const runRunConfiguration = defineTool({
   projectIndependent: false,
   async run(args, ctx: ToolContext): Promise<ToolOutput> {
     const root = await requireTrusted(ctx);
-    const requested = args.device_serial === undefined
-      ? undefined
-      : validateSerial(args.device_serial);
+    const requested = optionalSerial(args.device_serial);
     const l = await loadAll(ctx, true);
     const c = findConfig(l, args.name);
     const plan = resolvePlan(c, l.facts, { requested });
@@ -434,7 +433,7 @@ const runRunConfiguration = defineTool({
     }
     await recordLastDevice(ctx.dataDir, root, c.name, device.serial);
     phase(`launching ${manifest.package}`);
-    const opts = { signal: ctx.signal };
+    const opts = callOpts(ctx);
     const since = await logReferenceTime(ctx.adb, device.serial, opts).catch(() => null);
     let launch;
     try {

@@ -1,10 +1,10 @@
 /** `list_devices` and `get_device_info`: thin adapters over lib/adb and lib/android. */
-import { z } from "zod";
 import { defineTool } from "../mcp/tool_def.ts";
 import type { AdbDevice } from "../adb/client.ts";
-import { resolveDeviceSerial } from "../adb/select_device.ts";
 import { type DeviceInfo, readDeviceInfo } from "../android/device_info.ts";
 import type { ToolContext } from "./context.ts";
+import { callOpts, deviceFor } from "./device_args.ts";
+import { serialParam } from "./params.ts";
 
 /** Bound on each device round trip these tools make. */
 export const DEVICE_TOOL_TIMEOUT_MS = 15_000;
@@ -65,10 +65,7 @@ const listDevices = defineTool({
   params: {},
   projectIndependent: true,
   async run(_args, ctx: ToolContext) {
-    const devices = await ctx.adb.listDevices({
-      signal: ctx.signal,
-      timeoutMs: DEVICE_TOOL_TIMEOUT_MS,
-    });
+    const devices = await ctx.adb.listDevices(callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));
     return {
       structured: {
         count: devices.length,
@@ -96,16 +93,11 @@ const getDeviceInfo = defineTool({
   title: "Device info",
   description: "One device's model, manufacturer, Android version and API level, ABIs, screen " +
     "size and density (with overrides), emulator and AVD name, battery, build fingerprint.",
-  params: {
-    device_serial: z.string().optional().describe(
-      "Serial from list_devices; optional when exactly one device is online",
-    ),
-  },
+  params: { device_serial: serialParam },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
-    const opts = { signal: ctx.signal, timeoutMs: DEVICE_TOOL_TIMEOUT_MS };
-    const serial = await resolveDeviceSerial(ctx.adb, args.device_serial, opts);
-    const info = await readDeviceInfo(ctx.adb, serial, opts);
+    const serial = await deviceFor(ctx, args.device_serial, DEVICE_TOOL_TIMEOUT_MS);
+    const info = await readDeviceInfo(ctx.adb, serial, callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));
     return { structured: { ...info }, text: renderDeviceInfo(info) };
   },
 });

@@ -3,10 +3,9 @@
  * Arguments are checked here, before anything reaches the worker or a device.
  */
 import { z } from "zod";
-import { resolveDeviceSerial } from "../adb/select_device.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { readSettings } from "../core/settings.ts";
-import { validatePackage, validateSerial } from "../core/validation.ts";
+import { validatePackage } from "../core/validation.ts";
 import { describeFrame, type Frame, type Throwable } from "../logcat/crash_parser.ts";
 import { LEVEL_LETTERS, parseLevelName } from "../logcat/line_parser.ts";
 import type { DeviceStats, TraceResult } from "../logcat/logcat_protocol.ts";
@@ -14,6 +13,8 @@ import type { LogEntryOut } from "../logcat/pipeline.ts";
 import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../logcat/ring_store.ts";
 import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
 import type { ToolContext } from "./context.ts";
+import { deviceFor, optionalSerial } from "./device_args.ts";
+import { serialParam } from "./params.ts";
 
 /** get_logcat_entries: default (`mcp.logcat_default_count`) and maximum count. */
 export const DEFAULT_LOGCAT_COUNT = 200;
@@ -29,10 +30,6 @@ export const LOGCAT_DEVICE_TIMEOUT_MS = 5_000;
 
 const CRASH_GROUP_ID = /^[0-9a-f]{12}$/;
 
-const deviceSerialParam = z.string().optional().describe(
-  "Serial from list_devices; optional when exactly one device is online",
-);
-
 async function settingsNumbers(ctx: ToolContext): Promise<{ count: number; ring: number }> {
   const s = await readSettings(ctx.dataDir).catch(() => null);
   const mcp = s?.mcp ?? {};
@@ -46,10 +43,6 @@ async function settingsNumbers(ctx: ToolContext): Promise<{ count: number; ring:
   return { count, ring };
 }
 
-function optionalSerial(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : validateSerial(value);
-}
-
 const startLogcat = defineTool({
   name: "start_logcat",
   toolset: "core",
@@ -58,13 +51,10 @@ const startLogcat = defineTool({
   description: "Start streaming a device's logcat into Keynobi's buffer (the device's existing " +
     "buffer is read first). One stream per device; several devices may stream. Then use " +
     "get_logcat_entries, get_crash_logs, get_logcat_stats.",
-  params: { device_serial: deviceSerialParam },
+  params: { device_serial: serialParam },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
-    const serial = await resolveDeviceSerial(ctx.adb, args.device_serial, {
-      signal: ctx.signal,
-      timeoutMs: LOGCAT_DEVICE_TIMEOUT_MS,
-    });
+    const serial = await deviceFor(ctx, args.device_serial, LOGCAT_DEVICE_TIMEOUT_MS);
     const { ring } = await settingsNumbers(ctx);
     const r = await ctx.logcat.start({ serial, capacity: ring }, ctx.signal);
     const what = r.already ? "Already streaming" : r.resumed ? "Resumed streaming" : "Streaming";

@@ -32,20 +32,16 @@ import {
   tapArgv,
   unicodeTextArgv,
 } from "../ui/actions.ts";
+import { listData, matchData, matchLine, rememberList, selectorOf } from "./ui_read.ts";
+import type { ToolContext } from "./context.ts";
+import { callOpts, deviceFor } from "./device_args.ts";
 import {
-  deviceFor,
   expectHashParam,
-  listData,
-  matchData,
-  matchLine,
   maxRowsParam,
-  rememberList,
-  selectorOf,
   selectorParam,
   serialParam,
   targetParam,
-} from "./ui_read.ts";
-import type { ToolContext } from "./context.ts";
+} from "./params.ts";
 
 /** `ui_scroll_until_element`: swipes by default and at most (spec). */
 export const DEFAULT_SCROLL_SWIPES = 10;
@@ -404,10 +400,11 @@ const uiTypeTextUnicode = defineTool({
   async run(args, ctx: ToolContext) {
     const argv = unicodeTextArgv(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    const imes = await ctx.adb.shell(serial, ["ime", "list", "-s"], {
-      signal: ctx.signal,
-      timeoutMs: UI_QUERY_TIMEOUT_MS,
-    });
+    const imes = await ctx.adb.shell(
+      serial,
+      ["ime", "list", "-s"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    );
     if (!hasAdbKeyboard(imes.text())) {
       throw new ToolError(
         "command_failed",
@@ -423,10 +420,7 @@ const uiTypeTextUnicode = defineTool({
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
     }, async () => {
-      const r = await ctx.adb.shell(serial, argv, {
-        signal: ctx.signal,
-        timeoutMs: INPUT_TIMEOUT_MS,
-      });
+      const r = await ctx.adb.shell(serial, argv, callOpts(ctx, INPUT_TIMEOUT_MS));
       if (r.exitCode !== null && r.exitCode !== 0) {
         throw new ToolError(
           "command_failed",
@@ -481,10 +475,11 @@ const hideSoftKeyboard = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const d = await ctx.adb.shell(serial, ["dumpsys", "input_method"], {
-      signal: ctx.signal,
-      timeoutMs: UI_QUERY_TIMEOUT_MS,
-    });
+    const d = await ctx.adb.shell(
+      serial,
+      ["dumpsys", "input_method"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    );
     const shown = parseInputShown(d.text());
     if (shown === false) {
       return {

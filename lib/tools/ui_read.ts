@@ -2,14 +2,13 @@
  * The UI reading tools: the element list (default), the tree and the XML, searches, a node's
  * parent, what changed since the last list, waits, assertions and `screenshot`. Thin adapters
  * over the UI worker (`ctx.ui`); every argument is validated before any device command.
- * The shared helpers here (device, selector schema, list rendering) serve ui_act.ts too.
+ * The shared helpers here (selector checks, list rendering) serve ui_act.ts too.
  */
 import { z } from "zod";
 import { defineTool } from "../mcp/tool_def.ts";
-import { resolveDeviceSerial } from "../adb/select_device.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import type { ElementList, ElementRow } from "../ui/element_list.ts";
-import { DEFAULT_MAX_ROWS, MAX_ROWS } from "../ui/element_list.ts";
+import { MAX_ROWS } from "../ui/element_list.ts";
 import type { Match } from "../ui/protocol.ts";
 import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS, type UiSelector } from "../ui/selectors.ts";
 import { validateSelector } from "../ui/selectors.ts";
@@ -17,9 +16,16 @@ import { shortClass, shortResourceId } from "../ui/hierarchy.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../ui/ui_service.ts";
 import { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION, MIN_MAX_DIMENSION } from "../ui/screenshot.ts";
 import type { ToolContext } from "./context.ts";
+import { deviceFor } from "./device_args.ts";
+import {
+  expectHashParam,
+  maxRowsParam,
+  selectorParam,
+  serialParam,
+  targetParam,
+  timeoutParam,
+} from "./params.ts";
 
-/** Bound on the device listing that picks a device when `device_serial` is left out. */
-export const UI_LISTING_TIMEOUT_MS = 10_000;
 /** `get_ui_hierarchy format: "tree"`: nodes shown by default and at most. */
 export const DEFAULT_TREE_NODES = 500;
 export const MAX_TREE_NODES_SHOWN = 5_000;
@@ -29,54 +35,6 @@ export const MAX_COMPARE_RESULTS = 100;
 /** `ui_wait_for_idle` and `ui_assert_element` default wait (spec). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
 export const DEFAULT_ASSERT_TIMEOUT_MS = 5_000;
-
-export const serialParam = z.string().optional().describe(
-  "Serial from list_devices; optional when exactly one device is online",
-);
-export const maxRowsParam = z.number().int().min(1).max(MAX_ROWS).optional().describe(
-  `Rows of the element list to show (default ${DEFAULT_MAX_ROWS}, max ${MAX_ROWS})`,
-);
-export const targetParam = z.string().describe(
-  "A handle from the latest element list (e7) or a tree path (0.1.2)",
-);
-export const expectHashParam = z.string().max(128).optional().describe(
-  "Screen hash from the list you read; refused if the screen changed since",
-);
-
-export const selectorParam = z.object({
-  text: z.string().optional().describe("Exact text (whitespace collapsed)"),
-  text_contains: z.string().optional().describe("Text contains this, any case"),
-  content_desc: z.string().optional().describe("Exact content description"),
-  content_desc_contains: z.string().optional().describe("Content description contains this"),
-  hint: z.string().optional().describe("Exact hint of a text field"),
-  resource_id: z.string().optional().describe("Resource id, full or the part after :id/"),
-  class: z.string().optional().describe("Class name, full or short (Button)"),
-  package: z.string().optional().describe("Package of the node"),
-  clickable: z.boolean().optional(),
-  long_clickable: z.boolean().optional(),
-  enabled: z.boolean().optional(),
-  checkable: z.boolean().optional(),
-  checked: z.boolean().optional(),
-  focused: z.boolean().optional(),
-  scrollable: z.boolean().optional(),
-  selected: z.boolean().optional(),
-  editable: z.boolean().optional().describe("A text field"),
-}).strict().describe(
-  "What to match; every key given must match; name at least one text-like key",
-);
-
-export function timeoutParam(def: number) {
-  return z.number().int().min(0).max(MAX_WAIT_TIMEOUT_MS).optional().describe(
-    `How long to wait in ms (default ${def}, max ${MAX_WAIT_TIMEOUT_MS})`,
-  );
-}
-
-export async function deviceFor(ctx: ToolContext, requested: string | undefined): Promise<string> {
-  return await resolveDeviceSerial(ctx.adb, requested, {
-    signal: ctx.signal,
-    timeoutMs: UI_LISTING_TIMEOUT_MS,
-  });
-}
 
 /** The selector from a call, checked (invalid_params) before anything runs. */
 export function selectorOf(value: unknown): UiSelector {

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { uiAutomatorLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { isPid, parseJsonRecord } from "../core/json.ts";
 import { abortableSleep } from "./settle.ts";
 
 /** How often the holder renews its lease. */
@@ -52,15 +53,8 @@ export async function uiLockPath(dataDir: string, serial: string): Promise<strin
 
 /** The holder in a lock file's text, or `null` when it is not a valid lock. Pure. */
 export function parseUiLockHolder(text: string): UiLockHolder | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const r = v as Record<string, unknown>;
-  if (typeof r.pid !== "number" || !Number.isSafeInteger(r.pid) || r.pid <= 0) return null;
+  const r = parseJsonRecord(text);
+  if (r === null || !isPid(r.pid)) return null;
   if (typeof r.token !== "string" || typeof r.renewed_at !== "number") return null;
   return {
     pid: r.pid,

@@ -1,15 +1,11 @@
-import { BuildClient } from "../../lib/gradle/build_client.ts";
-import { UiClient } from "../../lib/ui/client.ts";
-import { ActionPacer } from "../../lib/ui/actions.ts";
-import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { devicesTools } from "../../lib/tools/devices.ts";
 import { AdbClient } from "../../lib/adb/client.ts";
 import { parseServerSocketSpec } from "../../lib/adb/server_address.ts";
-import { mapEnv } from "../../lib/core/env.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
 import { startSimulator } from "../sim/mod.ts";
+import { testToolContext } from "../tool_context.ts";
 import { assertRejectsCode, FakeConnection, fakeConnector, lp } from "./_fake.ts";
 
 interface LooseTool {
@@ -20,30 +16,6 @@ function tool(name: string): LooseTool {
   const t = devicesTools.find((x) => x.name === name);
   if (!t) throw new Error(`no tool ${name}`);
   return t as unknown as LooseTool;
-}
-
-function ctxWith(adb: AdbClient): ToolContext {
-  return {
-    adb,
-    env: mapEnv({}),
-    dataDir: "/nonexistent",
-    project: null,
-    session: {
-      mode: "standalone",
-      standaloneReason: "test",
-      followsApp: false,
-      pinnedProject: null,
-    },
-    signal: new AbortController().signal,
-    request: { progress: () => {}, clientName: null, sessionId: "test" },
-    builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
-    ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
-    uiActions: new ActionPacer(() => Promise.resolve(0)),
-    logcat: new LogcatClient({
-      dataDir: "/nonexistent",
-      address: { host: "127.0.0.1", port: 5037 },
-    }),
-  };
 }
 
 Deno.test("devicesTools declare core, R, project-independent, described params", () => {
@@ -60,7 +32,10 @@ Deno.test("get_device_info refuses a hostile device_serial before any device com
   const connector = fakeConnector([]);
   const adb = new AdbClient({ address: { host: "127.0.0.1", port: 1 }, connector });
   await assertRejectsCode(
-    tool("get_device_info").run({ device_serial: "emulator-5554;reboot" }, ctxWith(adb)),
+    tool("get_device_info").run(
+      { device_serial: "emulator-5554;reboot" },
+      testToolContext({ adb }),
+    ),
     "invalid_params",
   );
   assertEquals(connector.calls.length, 0);
@@ -75,7 +50,7 @@ Deno.test("get_device_info without a serial refuses when several devices are onl
     connector: fakeConnector([listing]),
   });
   const e = await assertRejectsCode(
-    tool("get_device_info").run({}, ctxWith(adb)),
+    tool("get_device_info").run({}, testToolContext({ adb })),
     "invalid_params",
   );
   assertStringIncludes(e.message, "emulator-5554, R5CT1");
@@ -84,7 +59,7 @@ Deno.test("get_device_info without a serial refuses when several devices are onl
 Deno.test("list_devices and get_device_info against the simulator", async () => {
   await using sim = await startSimulator();
   const adb = new AdbClient({ address: parseServerSocketSpec(sim.adbServerSocket) });
-  const ctx = ctxWith(adb);
+  const ctx = testToolContext({ adb });
   const list = await tool("list_devices").run({}, ctx);
   assertEquals(list.structured.count, sim.devices.length);
   assertEquals(list.text.split("\n").length, sim.devices.length);

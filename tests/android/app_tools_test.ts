@@ -6,11 +6,11 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { appsTools } from "../../lib/tools/apps.ts";
 import { readDisplayed } from "../../lib/android/launch.ts";
-import type { AdbDevice, ShellResult } from "../../lib/adb/client.ts";
-import { mapEnv } from "../../lib/core/env.ts";
+import type { AdbClient, AdbDevice, ShellResult } from "../../lib/adb/client.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
+import { testToolContext } from "../tool_context.ts";
 
 const enc = new TextEncoder();
 
@@ -53,17 +53,14 @@ function tool(name: string): LooseTool {
   return t as unknown as LooseTool;
 }
 
-/** The app tools use only `adb`, `project` and `signal`; other fields stay unset on purpose. */
+/** The app tools use only `adb`, `project` and `signal`. */
 function ctxWith(adb: FakeAdb, project: string | null = null): ToolContext {
-  const ctx = {
-    adb,
-    env: mapEnv({}),
-    dataDir: "/nonexistent",
-    project: project === null ? null : { root: project, selectedBy: "argument" },
-    signal: new AbortController().signal,
-    request: { progress: () => {}, clientName: null, sessionId: "test" },
-  };
-  return ctx as unknown as ToolContext;
+  return testToolContext({
+    adb: adb as unknown as AdbClient,
+    project: project === null
+      ? null
+      : { root: project, requested: project, selectedBy: "argument" },
+  });
 }
 
 async function rejects(p: Promise<unknown>, code: string): Promise<ToolError> {

@@ -1,7 +1,3 @@
-import { BuildClient } from "../../lib/gradle/build_client.ts";
-import { UiClient } from "../../lib/ui/client.ts";
-import { ActionPacer } from "../../lib/ui/actions.ts";
-import { LogcatClient } from "../../lib/logcat/logcat_client.ts";
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { trustProject } from "../../lib/core/settings.ts";
@@ -11,6 +7,7 @@ import type { ToolContext } from "../../lib/tools/context.ts";
 import type { AdbClient } from "../../lib/adb/client.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
+import { testToolContext } from "../tool_context.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
@@ -23,7 +20,7 @@ function tool(name: string) {
 
 async function context(tmp: string, cwd: string, followsApp = false): Promise<ToolContext> {
   const data = join(tmp, "data");
-  return {
+  return testToolContext({
     adb: { serverVersion: () => Promise.reject(new Error("no server")) } as unknown as AdbClient,
     env: mapEnv({ HOME: join(tmp, "home"), KEYNOBI_HOME: data, PATH: "" }),
     dataDir: data,
@@ -34,16 +31,7 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
       followsApp,
       pinnedProject: null,
     },
-    signal: new AbortController().signal,
-    request: { progress: () => {}, clientName: null, sessionId: "test" },
-    builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
-    ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
-    uiActions: new ActionPacer(() => Promise.resolve(0)),
-    logcat: new LogcatClient({
-      dataDir: "/nonexistent",
-      address: { host: "127.0.0.1", port: 5037 },
-    }),
-  };
+  });
 }
 
 Deno.test("projectTools are read-only core tools that work without a project", () => {
