@@ -90,8 +90,11 @@ export function exitInfoText(
 ): string {
   let out = "ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)\n" +
     `Last Timestamp of Persistence Into Persistent Storage: ${formatTime(persistedAt)}\n`;
-  const chosen = records.filter((r) => pkg === null || r.pkg === pkg)
-    .sort((a, b) => b.timestamp - a.timestamp);
+  // Newest first; records of the same millisecond keep their order of arrival, newest first too.
+  const chosen = records.map((r, i) => ({ r, i }))
+    .filter(({ r }) => pkg === null || r.pkg === pkg)
+    .sort((a, b) => b.r.timestamp - a.r.timestamp || b.i - a.i)
+    .map(({ r }) => r);
   const byPkg = new Map<string, Map<number, ExitRecord[]>>();
   for (const r of chosen) {
     const uids = byPkg.get(r.pkg) ?? new Map<number, ExitRecord[]>();
