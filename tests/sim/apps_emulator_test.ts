@@ -1,5 +1,5 @@
 /** The fake `emulator`: AVD listing, a boot that adds a device by AVD name, power-off; exit-info by API. */
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import { startSimulator } from "./mod.ts";
 import { shell } from "./apps/_shell.ts";
 import { emulatorSpec } from "./catalog.ts";
@@ -24,7 +24,7 @@ Deno.test("emulator -list-avds prints the AVD home's names; an unknown AVD fails
   );
 });
 
-Deno.test("emulator -avd boots emulator-5556 under its AVD name and exits after reboot -p", async () => {
+Deno.test("emulator -avd boots a new emulator under its AVD name and exits after reboot -p", async () => {
   await using sim = await startSimulator();
   const home = await Deno.makeTempDir();
   const child = new Deno.Command(`${sim.sdkRoot}/emulator/emulator`, {
@@ -42,22 +42,30 @@ Deno.test("emulator -avd boots emulator-5556 under its AVD name and exits after 
     stderr: "piped",
   }).spawn();
   try {
-    let booted = false;
-    for (let k = 0; k < 200 && !booted; k++) {
+    // The console port (and so the serial) is the first free one from 5556: another simulator on
+    // this machine may hold 5556, so find the new emulator by its AVD name.
+    const isNew = (serial: string) =>
+      sim.device(serial).props.get("ro.boot.qemu.avd_name") === "Small_Phone_API_34";
+    let serial: string | null = null;
+    for (let k = 0; k < 200 && serial === null; k++) {
       await new Promise((r) => setTimeout(r, 50));
-      const d = sim.devices.find((x) => x.serial === "emulator-5556");
-      if (d?.state === "device") {
-        booted = sim.device("emulator-5556").props.get("sys.boot_completed") === "1";
+      const d = sim.devices.find((x) =>
+        x.serial !== "emulator-5554" && x.kind === "emulator" &&
+        isNew(x.serial)
+      );
+      if (d?.state === "device" && sim.device(d.serial).props.get("sys.boot_completed") === "1") {
+        serial = d.serial;
       }
     }
-    assert(booted, "emulator-5556 never finished booting");
-    const name = await shell(sim.port, "emulator-5556", "getprop ro.boot.qemu.avd_name");
+    assert(serial !== null, "the new emulator never finished booting");
+    assertMatch(serial, /^emulator-55(5[6-9]|[6-9]\d)$|^emulator-5[6-9]\d\d$/);
+    const name = await shell(sim.port, serial, "getprop ro.boot.qemu.avd_name");
     assertEquals(name.out, "Small_Phone_API_34\n");
-    assertEquals(sim.device("emulator-5556").api, 34);
-    await shell(sim.port, "emulator-5556", "reboot -p");
+    assertEquals(sim.device(serial).api, 34);
+    await shell(sim.port, serial, "reboot -p");
     const out = await child.output();
     assertEquals(out.code, 0, dec.decode(out.stderr));
-    assert(!sim.devices.some((d) => d.serial === "emulator-5556"));
+    assert(!sim.devices.some((d) => d.serial === serial));
   } finally {
     try {
       child.kill();
