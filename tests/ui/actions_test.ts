@@ -169,3 +169,29 @@ Deno.test("drag() sends DOWN, MOVEs, a pause, UP; falls back to a slow swipe", a
   assertEquals(old.at(-1)!.slice(0, 6), ["input", "swipe", "10", "900", "10", "500"]);
   assert(Number(old.at(-1)![6]) >= 600);
 });
+
+Deno.test("unicodeTextSnippet() hands am the text exactly, whatever it holds (real sh)", async () => {
+  const hostile = [
+    'it\'s "quoted" $HOME `id` $(reboot); rm -rf / | cat & \n next line',
+    "'''",
+    "日本語 — émoji 🎉",
+    "*?[a-z]",
+    "\\\\ back\\slash",
+  ];
+  for (const text of hostile) {
+    const [, , snippet] = unicodeTextArgv(text);
+    // A stand-in `am` that prints its arguments NUL-separated, then fails so the || branch runs too.
+    const script = `am() { printf '%s\\0' "$@"; return 1; }; ${snippet}`;
+    const out = await new Deno.Command("/bin/sh", { args: ["-c", script], stdout: "piped" })
+      .output();
+    const args = new TextDecoder().decode(out.stdout).split("\0");
+    assertEquals(args.slice(0, 5), ["broadcast", "-a", "ADB_INPUT_TEXT", "--es", "msg"]);
+    assertEquals(args[5], text);
+    assertEquals(args.slice(6, 11), ["broadcast", "-a", "ADB_INPUT_B64", "--es", "msg"]);
+    const b64 = args[11];
+    assertEquals(
+      new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))),
+      text,
+    );
+  }
+});
