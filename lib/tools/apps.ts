@@ -202,7 +202,7 @@ const getExitReasons = defineTool({
       `Most exits to return (default ${DEFAULT_EXIT_RECORDS}, max ${MAX_EXIT_RECORDS})`,
     ),
   },
-  projectIndependent: false,
+  projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const limit = args.limit ?? DEFAULT_EXIT_RECORDS;
     if (limit < 1 || limit > MAX_EXIT_RECORDS) {
@@ -309,7 +309,7 @@ const stopAppTool = defineTool({
     package: packageParam,
     allow_foreign_package: allowForeignParam,
   },
-  projectIndependent: false,
+  projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = validateSerial(args.device_serial);
     const pkg = validatePackage(args.package);
@@ -341,7 +341,7 @@ const restartAppTool = defineTool({
     ),
     allow_foreign_package: allowForeignParam,
   },
-  projectIndependent: false,
+  projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const pkg = validatePackage(args.package);
     if (args.device_serial !== undefined) validateSerial(args.device_serial);
@@ -399,7 +399,7 @@ function permissionTool(grant: boolean) {
       device_serial: serialParam,
       allow_foreign_package: allowForeignParam,
     },
-    projectIndependent: false,
+    projectIndependent: true,
     async run(args, ctx: ToolContext) {
       const pkg = validatePackage(args.package);
       const permission = validatePermission(args.permission);

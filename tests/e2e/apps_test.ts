@@ -456,3 +456,32 @@ Deno.test({
     await assertNoInjection(world.sim);
   },
 });
+
+Deno.test("without a project, package-scoped tools act only with allow_foreign_package: true", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, []);
+  const pkg = "com.example.keynobi.sample.demo.debug";
+  const refused = await call(s, "stop_app", { device_serial: "emulator-5554", package: pkg });
+  assertEquals(refused.isError, true);
+  assertEquals(
+    (refused.structuredContent!.error as Record<string, unknown>).code,
+    "invalid_params",
+  );
+  assertStringIncludes(refused.content[0].text!, "allow_foreign_package");
+  const before = (await world.sim.readJournal()).length;
+  assertEquals(before, 0, "the refusal ran nothing on the device");
+  const stopped = await call(s, "stop_app", {
+    device_serial: "emulator-5554",
+    package: pkg,
+    allow_foreign_package: true,
+  });
+  assertEquals(stopped.isError, undefined, stopped.content[0].text);
+  const exits = await call(s, "get_exit_reasons", { device_serial: "emulator-5554", package: pkg });
+  assertEquals(exits.isError, undefined, exits.content[0].text);
+  const noDefault = await call(s, "get_exit_reasons", { device_serial: "emulator-5554" });
+  assertEquals(
+    (noDefault.structuredContent!.error as Record<string, unknown>).code,
+    "invalid_params",
+  );
+  await assertNoInjection(world.sim);
+});
