@@ -25,10 +25,18 @@ export function isCompiled(execPath = Deno.execPath()): boolean {
   return !/^deno(\.exe)?$/i.test(base);
 }
 
-/** The argv that starts this program the way it is running now (binary, or deno + flags + main). */
+/**
+ * The argv that starts this program the way it is running now: the compiled binary, or deno with
+ * the flags and main.ts. A deno that npx fetched lives in npx's cache, which npm may clear, so the
+ * registration then asks npx for the same Deno version instead of naming that path.
+ */
+export function selfCommandFor(execPath: string, mainPath: string, denoVersion: string): string[] {
+  if (isCompiled(execPath)) return [execPath];
+  const deno = /[\\/]_npx[\\/]/.test(execPath) ? ["npx", "-y", `deno@${denoVersion}`] : [execPath];
+  return [...deno, "run", ...RUN_FLAGS, mainPath];
+}
+
 export function selfCommand(): string[] {
-  const exec = Deno.execPath();
-  if (isCompiled(exec)) return [exec];
-  const main = new URL("../../main.ts", import.meta.url);
-  return [exec, "run", ...RUN_FLAGS, decodeURIComponent(main.pathname)];
+  const main = decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
+  return selfCommandFor(Deno.execPath(), main, Deno.version.deno);
 }

@@ -1,6 +1,7 @@
 import { assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import { parseArgs, UsageError } from "../../lib/cli/args.ts";
 import { setupLines, shellQuote } from "../../lib/cli/setup.ts";
+import { selfCommandFor } from "../../lib/cli/permissions.ts";
 import { invocationDir } from "../../lib/cli/main.ts";
 import { mapEnv } from "../../lib/core/env.ts";
 
@@ -101,4 +102,18 @@ Deno.test("parseArgs() reads --min-interval-ms in range and refuses the rest", (
       assertEquals(e instanceof UsageError, true, bad);
     });
   }
+});
+
+Deno.test("selfCommandFor() names the binary, deno on disk, or npx for a deno npx fetched", () => {
+  assertEquals(selfCommandFor("/opt/keynobi", "/src/main.ts", "2.9.6"), ["/opt/keynobi"]);
+  const local = selfCommandFor("/usr/bin/deno", "/src/main.ts", "2.9.6");
+  assertEquals(local[0], "/usr/bin/deno");
+  assertEquals(local.at(-1), "/src/main.ts");
+  const npx = selfCommandFor(
+    "/home/me/.npm/_npx/1a2b3c/node_modules/deno/deno",
+    "/src/main.ts",
+    "2.9.6",
+  );
+  assertEquals(npx.slice(0, 4), ["npx", "-y", "deno@2.9.6", "run"]);
+  assertEquals(npx.at(-1), "/src/main.ts");
 });
