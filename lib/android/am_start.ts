@@ -134,8 +134,13 @@ export function parseFormattedDuration(text: string): number | null {
   return m[1] === "-" ? -ms : ms;
 }
 
-/** One `Displayed` line: the component and its time to first frame. */
+/**
+ * One `Displayed` line (the component and its time to first frame), or with `kind: "fully_drawn"` a
+ * `Fully drawn` line (the time until the app called `reportFullyDrawn()`; `displayed_ms` then holds
+ * that time).
+ */
 export interface DisplayedLine {
+  kind: "displayed" | "fully_drawn";
   component: string;
   package: string;
   displayed_ms: number;
@@ -146,7 +151,7 @@ export interface DisplayedLine {
 const THREADTIME_PREFIX =
   /^(\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\s+\d+\s+\d+\s+[VDIWEFA]\s+(ActivityTaskManager|ActivityManager)\s*:\s?(.*)$/;
 const DISPLAYED =
-  /^Displayed ([A-Za-z][\w.]*)\/(\S+?)(?: for user \d+)?: (\+[\dhdms]+|0)(?: \(total [^)]*\))?\s*$/;
+  /^(Displayed|Fully drawn) ([A-Za-z][\w.]*)\/(\S+?)(?: for user \d+)?: (\+[\dhdms]+|0)(?: \(total [^)]*\))?\s*$/;
 
 /**
  * Parses a logcat `Displayed` line (threadtime, or the bare message), any of the three wordings of
@@ -167,20 +172,30 @@ export function parseDisplayedLine(line: string): DisplayedLine | null {
   }
   const m = DISPLAYED.exec(message);
   if (m === null) return null;
-  const ms = parseFormattedDuration(m[3]);
+  const ms = parseFormattedDuration(m[4]);
   if (ms === null) return null;
-  return { component: `${m[1]}/${m[2]}`, package: m[1], displayed_ms: ms, time };
+  return {
+    kind: m[1] === "Displayed" ? "displayed" : "fully_drawn",
+    component: `${m[2]}/${m[3]}`,
+    package: m[2],
+    displayed_ms: ms,
+    time,
+  };
 }
 
 /**
  * The newest `Displayed` line in `log` for exactly `pkg` (not `pkg.debug`, not another app), or
  * `null`. Pure.
  */
-export function findDisplayed(log: string, pkg: string): DisplayedLine | null {
+export function findDisplayed(
+  log: string,
+  pkg: string,
+  kind: DisplayedLine["kind"] = "displayed",
+): DisplayedLine | null {
   let found: DisplayedLine | null = null;
   for (const line of log.split(/\r?\n/)) {
     const d = parseDisplayedLine(line);
-    if (d !== null && d.package === pkg) found = d;
+    if (d !== null && d.package === pkg && d.kind === kind) found = d;
   }
   return found;
 }

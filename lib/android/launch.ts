@@ -252,7 +252,7 @@ export async function readDisplayed(
   since: string | null,
   opts: CallOptions,
   waitMs = DISPLAYED_WAIT_MS,
-): Promise<DisplayedLine | null> {
+): Promise<(DisplayedLine & { fully_drawn_ms: number | null }) | null> {
   const argv = [
     "logcat",
     "-d",
@@ -268,7 +268,10 @@ export async function readDisplayed(
     const out = await run(adb, serial, argv, { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS });
     const found = findDisplayed(out.text, pkg);
     if (found !== null && (since === null || found.time === null || found.time >= since)) {
-      return found;
+      // `Fully drawn` comes only when the app calls reportFullyDrawn(); take it when it is there.
+      const full = findDisplayed(out.text, pkg, "fully_drawn");
+      const fresh = full !== null && (since === null || full.time === null || full.time >= since);
+      return { ...found, fully_drawn_ms: fresh ? full.displayed_ms : null };
     }
     if (Date.now() + DISPLAYED_POLL_MS > deadline) return null;
     await sleep(DISPLAYED_POLL_MS, opts.signal);

@@ -454,7 +454,7 @@ const runRunConfiguration = defineTool({
         wait_ms: rep.wait_ms,
         launch_state: rep.launch_state,
         displayed_ms: displayed?.displayed_ms ?? null,
-        fully_drawn_ms: null,
+        fully_drawn_ms: displayed?.fully_drawn_ms ?? null,
       }
       : null;
     const structured = {

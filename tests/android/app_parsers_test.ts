@@ -129,6 +129,7 @@ Deno.test("parseDisplayedLine() reads all three wordings and findDisplayed() mat
   const new15 = "01-02 03:04:05.678  1500  1540 I ActivityTaskManager: Displayed " +
     "com.example/.MainActivity for user 0: +1s234ms";
   assertEquals(parseDisplayedLine(new15), {
+    kind: "displayed",
     component: "com.example/.MainActivity",
     package: "com.example",
     displayed_ms: 1234,
@@ -153,6 +154,28 @@ Deno.test("parseDisplayedLine() reads all three wordings and findDisplayed() mat
   assertEquals(findDisplayed(log, "com.other"), null);
   assertEquals(lastLogTime(log), "01-02 03:04:07.000");
   assertEquals(lastLogTime("--------- beginning of main\n"), null);
+});
+
+Deno.test("parseDisplayedLine() reads Fully drawn lines; findDisplayed() keeps the kinds apart", () => {
+  const full = "01-02 03:04:08.000  1500  1540 I ActivityTaskManager: Fully drawn " +
+    "com.example/.MainActivity: +1s222ms";
+  assertEquals(parseDisplayedLine(full), {
+    kind: "fully_drawn",
+    component: "com.example/.MainActivity",
+    package: "com.example",
+    displayed_ms: 1222,
+    time: "01-02 03:04:08.000",
+  });
+  const oldFull = "I/ActivityManager(  600): Fully drawn com.ex/.Main: +2s (total +2s500ms)";
+  assertEquals(parseDisplayedLine(oldFull)?.displayed_ms, 2000);
+  const log = [
+    "01-02 03:04:06.000  1500  1540 I ActivityTaskManager: Displayed com.example/.M for " +
+    "user 0: +700ms",
+    full,
+  ].join("\n");
+  assertEquals(findDisplayed(log, "com.example")?.displayed_ms, 700);
+  assertEquals(findDisplayed(log, "com.example", "fully_drawn")?.displayed_ms, 1222);
+  assertEquals(findDisplayed(log, "com.other", "fully_drawn"), null);
 });
 
 Deno.test("activityComponent() accepts class forms of the package and refuses others", () => {

@@ -154,6 +154,9 @@ Deno.test({
       JSON.stringify(timing),
     );
     assertEquals(timing.total_ms, displayed[timing.launch_state as string] ?? 158);
+    // The sample app reports itself fully drawn 410 ms after its first frame.
+    const full = displayed[timing.launch_state as string];
+    assertEquals(timing.fully_drawn_ms, full === null ? null : full + 410, JSON.stringify(timing));
     assert(progress.some((m) => m.startsWith("installing")), progress.join("|"));
     assert(progress.includes("done"), progress.join("|"));
     const diag = JSON.stringify(sc).slice(0, 2000);

@@ -47,7 +47,10 @@ import {
   systemPackages,
   userName,
 } from "./packages.ts";
-import { SAMPLE_ACTIVITY, sampleApkBytes, sampleApkInfo } from "./sample.ts";
+import { SAMPLE_ACTIVITY, SAMPLE_PACKAGE, sampleApkBytes, sampleApkInfo } from "./sample.ts";
+
+/** How long after its first frame the sample app reports itself fully drawn. */
+export const FULLY_DRAWN_AFTER_MS = 410;
 
 const enc = new TextEncoder();
 
@@ -1080,6 +1083,14 @@ export class AppsService implements DeviceService {
         this.atmTag,
         api >= 34 ? `Displayed ${short} for user 0: ${d}` : `Displayed ${short}: ${d}`,
       );
+      // The sample app calls reportFullyDrawn() once its list is loaded.
+      if (hit.pkg === SAMPLE_PACKAGE && state !== "HOT") {
+        this.log(
+          "I",
+          this.atmTag,
+          `Fully drawn ${short}: ${formatDuration(total + FULLY_DRAWN_AFTER_MS)}`,
+        );
+      }
     }
     if (wait) {
       if (api >= 29) {
