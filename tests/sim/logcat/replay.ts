@@ -8,6 +8,11 @@
  */
 import type { LogEntry, LogLevel } from "../device_log.ts";
 
+/** Epoch ms of the UTC date and time in groups i..i+6 (year, month, day, h, m, s, ms). */
+function utcAt(m: RegExpExecArray, i: number): number {
+  return Date.UTC(+m[i], +m[i + 1] - 1, +m[i + 2], +m[i + 3], +m[i + 4], +m[i + 5], +m[i + 6]);
+}
+
 export interface ParsedEntry {
   /** Milliseconds on the file's clock (wall fields read as UTC; epoch as is); null = unknown. */
   time: number | null;
@@ -154,15 +159,7 @@ export function parseLine(
   }
   if ((m = RE_STUDIO_OLD.exec(line))) {
     return {
-      time: Date.UTC(
-        Number(m[1]),
-        Number(m[2]) - 1,
-        Number(m[3]),
-        Number(m[4]),
-        Number(m[5]),
-        Number(m[6]),
-        Number(m[7]),
-      ),
+      time: utcAt(m, 1),
       pid: Number(m[8]),
       tid: Number(m[9]),
       uid: null,
@@ -174,15 +171,7 @@ export function parseLine(
   }
   if ((m = RE_STUDIO_NEW.exec(line))) {
     return {
-      time: Date.UTC(
-        Number(m[1]),
-        Number(m[2]) - 1,
-        Number(m[3]),
-        Number(m[4]),
-        Number(m[5]),
-        Number(m[6]),
-        Number(m[7]),
-      ),
+      time: utcAt(m, 1),
       pid: Number(m[8]),
       tid: Number(m[9]),
       uid: null,
