@@ -8,7 +8,7 @@ import { parseServerSocketSpec } from "../lib/adb/server_address.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
 import type { LogcatMethods } from "../lib/logcat/logcat_protocol.ts";
-import { LogcatService } from "../lib/logcat/logcat_service.ts";
+import { LogcatService, workerMemory } from "../lib/logcat/logcat_service.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const address = parseServerSocketSpec(`tcp:${params.get("adb") ?? "127.0.0.1:5037"}`);
@@ -24,4 +24,5 @@ serveWorker<LogcatMethods>(workerScope(), {
   "logcat.crashes": ({ count }) => service.crashes(count),
   "logcat.trace": (p) => service.trace(p),
   "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),
+  "logcat.memory": () => workerMemory(),
 }, { name: "logcat" });

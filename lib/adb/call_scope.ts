@@ -3,6 +3,7 @@
  * scope at once; the client closes its socket on abort and every awaited I/O step races the abort,
  * so a call never outlives its deadline even over a connection that ignores `close()`.
  */
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** Options every `AdbClient` call accepts. */
@@ -74,20 +75,9 @@ export class CallScope {
       p.catch(() => {});
       return Promise.reject(this.abortError());
     }
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(this.abortError());
-      this.signal.addEventListener("abort", onAbort, { once: true });
-      p.then(
-        (v) => {
-          this.signal.removeEventListener("abort", onAbort);
-          resolve(v);
-        },
-        (e) => {
-          this.signal.removeEventListener("abort", onAbort);
-          reject(e);
-        },
-      );
-    });
+    return raceAbort(p, this.signal).then((v) =>
+      v === ABORTED ? Promise.reject(this.abortError()) : v
+    );
   }
 
   abortError(): ToolError {

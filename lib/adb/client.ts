@@ -4,6 +4,7 @@
  * the server closes after every answered host request (sockets.cpp). It sees only `Connection`s;
  * `tcp_connection.ts` is the real I/O.
  */
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { type Env, processEnv } from "../core/env.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { classifyFailure, FailKind, failureToToolError } from "./adb_errors.ts";
@@ -307,13 +308,8 @@ export class AdbClient {
     scope.signal.addEventListener("abort", onScopeAbort, { once: true });
     const pending = this.#connector(this.address, ctl.signal);
     try {
-      const conn = await new Promise<Connection>((resolve, reject) => {
-        const onAbort = () => reject(ctl.signal.reason);
-        ctl.signal.addEventListener("abort", onAbort, { once: true });
-        pending.then(resolve, reject).finally(() =>
-          ctl.signal.removeEventListener("abort", onAbort)
-        );
-      });
+      const conn = await raceAbort(pending, ctl.signal);
+      if (conn === ABORTED) throw ctl.signal.reason;
       if (ctl.signal.aborted) {
         conn.close();
         throw ctl.signal.reason;

@@ -3,6 +3,7 @@
  * slow reader slows the socket instead of growing memory; stderr is buffered up to a cap and then
  * dropped, so a reader that ignores it never stalls stdout.
  */
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import type { ByteReader, Connection } from "./connection.ts";
 import { ShellPacketId, ShellV2Decoder } from "./shell_v2.ts";
@@ -35,9 +36,10 @@ export function createShellStream(
   let stderrOpen = true;
   let stderrBytes = 0;
   let wake: (() => void) | null = null;
-  let markClosed!: () => void;
-  // Resolves on close(), so the pump stops even if a pending read ignores the socket close.
-  const closedSignal = new Promise<null>((r) => markClosed = () => r(null));
+  // Aborted on close(), so the pump stops even if a pending read ignores the socket close. Each
+  // read races it through raceAbort: a plain Promise.race against one pending promise kept every
+  // chunk read for the whole stream (issue 9).
+  const closed = new AbortController();
   const strategy = { highWaterMark: STREAM_HIGH_WATER_BYTES, size: (c: Uint8Array) => c.length };
 
   const stdout = new ReadableStream<Uint8Array>({
@@ -88,8 +90,8 @@ export function createShellStream(
           wake = null;
         }
         if (closing) break;
-        const chunk = await Promise.race([reader.readChunk(), closedSignal]);
-        if (chunk === null) break;
+        const chunk = await raceAbort(reader.readChunk(), closed.signal);
+        if (chunk === null || chunk === ABORTED) break;
         if (decoder === null) {
           outCtl.enqueue(chunk);
           continue;
@@ -136,7 +138,7 @@ export function createShellStream(
 
   async function close(): Promise<void> {
     closing = true;
-    markClosed();
+    closed.abort();
     conn.close();
     wake?.();
     await pump;

@@ -31,7 +31,9 @@ function wrapConn(conn: Deno.TcpConn): Connection {
       const buf = new Uint8Array(TCP_READ_CHUNK_BYTES);
       try {
         const n = await conn.read(buf);
-        return n === null ? null : buf.subarray(0, n);
+        if (n === null) return null;
+        // A short read is copied out, so a small chunk held in a queue does not pin 64 KiB.
+        return n < TCP_READ_CHUNK_BYTES / 4 ? buf.slice(0, n) : buf.subarray(0, n);
       } catch (e) {
         // A read interrupted by our own close() is the end of the stream, not an error.
         if (closed) return null;

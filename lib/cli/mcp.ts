@@ -12,6 +12,7 @@ import { readSettings } from "../core/settings.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { selectProject } from "../gradle/project_root.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
@@ -186,12 +187,10 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, onSignal);
   try {
     const lines = readLines(opts.stdin);
-    const stopped = new Promise<"stop">((r) =>
-      stop.signal.addEventListener("abort", () => r("stop"))
-    );
     while (true) {
-      const next = await Promise.race([lines.next(), stopped]);
-      if (next === "stop" || next.done) break;
+      // raceAbort, not Promise.race against one pending promise: that kept every request read.
+      const next = await raceAbort(lines.next(), stop.signal);
+      if (next === ABORTED || next.done) break;
       if (next.value === null) {
         void send({
           jsonrpc: "2.0",

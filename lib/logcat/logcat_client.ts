@@ -13,6 +13,7 @@ import type {
   EntriesParams,
   EntriesResult,
   LogcatMethods,
+  MemoryResult,
   StartParams,
   StartResult,
   StatsResult,
@@ -111,6 +112,15 @@ export class LogcatClient {
   async trace(p: TraceParams, signal?: AbortSignal): Promise<TraceResult | null> {
     if (!this.running) return null;
     return await this.#worker!.request("logcat.trace", p, { signal, timeoutMs: QUERY_TIMEOUT_MS });
+  }
+
+  /** The worker's memory (after a full collection when the process runs with --expose-gc). */
+  async memory(signal?: AbortSignal): Promise<MemoryResult | null> {
+    if (!this.running) return null;
+    return await this.#worker!.request("logcat.memory", null, {
+      signal,
+      timeoutMs: QUERY_TIMEOUT_MS,
+    });
   }
 
   /** Stops every stream, then the worker. */

@@ -72,6 +72,18 @@ export interface StatsResult {
   rss_bytes: number;
 }
 
+/** The worker's memory, after a full collection when the process allows one (`--expose-gc`). */
+export interface MemoryResult {
+  /** Whether a full garbage collection ran first (only with `--v8-flags=--expose-gc`). */
+  collected: boolean;
+  /** The worker isolate's heap in use and reserved, and its external (ArrayBuffer) memory. */
+  heap_used_bytes: number;
+  heap_total_bytes: number;
+  external_bytes: number;
+  /** The whole process's resident set. */
+  rss_bytes: number;
+}
+
 export interface CrashSummary {
   crash_id: number;
   crash_group_id: string;
@@ -143,4 +155,5 @@ export type LogcatMethods = {
   "logcat.crashes": { params: { count: number }; result: CrashesResult };
   "logcat.trace": { params: TraceParams; result: TraceResult | null };
   "logcat.shutdown": { params: null; result: { stopped: number } };
+  "logcat.memory": { params: null; result: MemoryResult };
 };

@@ -15,6 +15,7 @@ import type {
   DeviceStats,
   EntriesParams,
   EntriesResult,
+  MemoryResult,
   StartParams,
   StartResult,
   StatsResult,
@@ -450,6 +451,28 @@ export class LogcatService {
     const { stopped } = await this.stop();
     return stopped.length;
   }
+}
+
+/**
+ * This isolate's memory; a full collection first when the process exposes `gc` (the soak tests and
+ * the bench run with `--v8-flags=--expose-gc`; a normal server does not, and never pauses for it).
+ */
+export function workerMemory(): MemoryResult {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc === "function") {
+    // Twice: the first collection's freed ArrayBuffers leave the external count only once the
+    // sweep behind it finished, which the second one waits for.
+    gc();
+    gc();
+  }
+  const m = Deno.memoryUsage();
+  return {
+    collected: typeof gc === "function",
+    heap_used_bytes: m.heapUsed,
+    heap_total_bytes: m.heapTotal,
+    external_bytes: m.external,
+    rss_bytes: m.rss,
+  };
 }
 
 /**

@@ -13,6 +13,7 @@
  * The spec's gap "a lock file that cannot be created is skipped with a warning" is closed: the
  * capture fails with `io_error` instead of running unserialized.
  */
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { join } from "node:path";
 import { uiAutomatorLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
@@ -137,7 +138,7 @@ export class UiAutomatorLocks {
     q.waiting++;
     this.#queues.set(serial, q);
     try {
-      await raceAbort(before, wait.signal);
+      if (await raceAbort(before, wait.signal) === ABORTED) throw wait.signal.reason;
       return await this.#crossProcess(serial, wait, fn);
     } finally {
       release();
@@ -216,19 +217,4 @@ function busyOrAbort(e: unknown, serial: string, holder: UiLockHolder): unknown 
     );
   }
   return e;
-}
-
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then((v) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(v);
-    }, (e) => {
-      signal.removeEventListener("abort", onAbort);
-      reject(e);
-    });
-  });
 }

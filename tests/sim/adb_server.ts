@@ -594,6 +594,7 @@ export class AdbServer implements DeviceHost {
         }),
       out: tx(ShellId.stdout),
       err: tx(ShellId.stderr),
+      drained,
     };
     const shell = new ShellRun({
       env: device.env,

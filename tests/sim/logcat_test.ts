@@ -280,6 +280,45 @@ Deno.test("simctl logcat-rate sets the traffic rate; 0 stops it", async () => {
   assertEquals(svc.rate, 0);
 });
 
+Deno.test("simctl logcat-flood: a live reader gets every line, paced by how fast it reads", async () => {
+  const { sim, svc, log } = await quietSim();
+  await using _ = sim;
+  log.clear();
+  const c = await RawClient.connect(sim.port);
+  await c.request(`host:transport:${EMU}`);
+  assertEquals(await c.readText(4), "OKAY");
+  await c.request("exec:logcat -v threadtime");
+  assertEquals(await c.readText(4), "OKAY");
+  while (svc.liveStreams === 0) await new Promise((r) => setTimeout(r, 5));
+  // The reader does not read yet: the flood waits for it instead of queueing everything.
+  const N = 30_000;
+  let done = false;
+  const flood = svc.flood(N).then((n) => (done = true, n));
+  await new Promise((r) => setTimeout(r, 300));
+  assert(!done, "the flood finished although nobody read the stream");
+  let rest = "";
+  let entries = 0;
+  const buf = new Uint8Array(65536);
+  while (entries < N) {
+    const k = await c.conn.read(buf);
+    assert(k !== null, `the stream ended after ${entries} entries`);
+    const lines = (rest + dec.decode(buf.subarray(0, k), { stream: true })).split("\n");
+    rest = lines.pop()!;
+    for (const l of lines) {
+      if (l.startsWith("--------- ")) continue;
+      assertMatch(l, THREADTIME);
+      entries++;
+    }
+  }
+  assertEquals(entries, N);
+  assertEquals(await flood, N);
+  c.close();
+  assertEquals(
+    await exec(sim.port, EMU, "simctl logcat-flood -1"),
+    "simctl: usage: simctl logcat-flood <lines 0..10000000>\n",
+  );
+});
+
 Deno.test({
   name: "simctl logcat-replay: every real capture enters the stream with its pids and tags",
   ignore: !haveFixtures,

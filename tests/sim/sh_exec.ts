@@ -36,6 +36,12 @@ export interface ShIo {
   stdinExactly?: (n: number) => Promise<Uint8Array>;
   out: (bytes: Uint8Array) => void;
   err: (bytes: Uint8Array) => void;
+  /**
+   * Resolves once what `out` was given so far has left for the client (the socket took it), so a
+   * fast producer can wait for a slow reader instead of queueing without bound. Absent where
+   * output is captured in memory (pipeline stages, redirections).
+   */
+  drained?: () => Promise<void>;
 }
 
 /** The device file system as the shell sees it: absolute paths, `/` separated. */
@@ -144,7 +150,12 @@ export class ShellRun {
       for (let k = 0; k < p.commands.length; k++) {
         const last = k === p.commands.length - 1;
         const sink = new Capture();
-        const stageIo: ShIo = { stdin: input, out: last ? io.out : sink.write, err: io.err };
+        const stageIo: ShIo = {
+          stdin: input,
+          out: last ? io.out : sink.write,
+          err: io.err,
+          drained: last ? io.drained : undefined,
+        };
         // Each stage of a pipeline runs in a subshell: `exit` ends only that stage.
         const sub = this.child();
         try {
@@ -265,8 +276,10 @@ export class ShellRun {
         files.push({ path, cap, append: r.op === ">>" });
         sink = cap.write;
       }
-      if (r.fd === 1) fds.out = sink;
-      else if (r.fd === 2) fds.err = sink;
+      if (r.fd === 1) {
+        fds.out = sink;
+        fds.drained = undefined;
+      } else if (r.fd === 2) fds.err = sink;
     }
     return { io: fds, flush };
   }

@@ -56,6 +56,14 @@ export const REPLAY_BATCH = 2000;
 export const MAX_LIVE_STREAMS = 64;
 /** The ring size `logcat -g` reports per buffer (bytes). */
 export const REPORTED_RING_BYTES = 256 * 1024;
+/** Distinct ordinary entries `flood` cycles through (generated once per device). */
+export const FLOOD_POOL_ENTRIES = 4096;
+/** Entries `flood` appends before it waits for every live stream to drain. */
+export const FLOOD_BATCH = 4096;
+/** The buffers flooded entries go to: logcat's default set (main, system, crash). */
+const FLOOD_BUFFERS = new Set(["main", "system", "crash"]);
+/** Most lines one `flood` writes. */
+export const MAX_FLOOD_LINES = 10_000_000;
 
 const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
@@ -113,6 +121,9 @@ export class LogcatService implements DeviceService {
   readonly #bootMs: number;
   readonly #cleared = new WeakSet<LogEntry>();
   readonly #streams = new Set<() => void>();
+  /** The live streams' "sent so far has left" waits (ShIo.drained), for `flood`. */
+  readonly #drains = new Set<() => Promise<void>>();
+  #floodPool: EntryInit[] | null = null;
 
   constructor(
     readonly device: VirtualDevice,
@@ -171,6 +182,47 @@ export class LogcatService implements DeviceService {
         k++;
       }
     }
+  }
+
+  /**
+   * Appends `lines` ordinary entries as fast as the live streams read them: a pool of generated
+   * traffic is made once and cycled with the current time, and after every `FLOOD_BATCH` entries
+   * the flood waits until each live stream's socket took what it was given (a slow reader slows
+   * the flood instead of growing this side's memory). For soak tests and the bench, where the
+   * simulator must cost less per line than the reader it feeds. Resolves with the lines written.
+   */
+  async flood(lines: number): Promise<number> {
+    if (!Number.isInteger(lines) || lines < 0 || lines > MAX_FLOOD_LINES) {
+      throw new RangeError(`Cannot flood ${lines} lines: use 0..${MAX_FLOOD_LINES}`);
+    }
+    const pool = this.#floodPool ?? this.#makeFloodPool();
+    let k = 0;
+    while (k < lines && !this.#closed) {
+      const now = Date.now();
+      const end = Math.min(lines, k + FLOOD_BATCH);
+      for (; k < end; k++) {
+        const e = pool[k % pool.length];
+        e.time = now;
+        this.device.log.append(e);
+      }
+      await null; // the streams' queued flushes run first
+      await Promise.all([...this.#drains].map((d) => d()));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return k;
+  }
+
+  #makeFloodPool(): EntryInit[] {
+    const ctx = this.#trafficContext();
+    const pool: EntryInit[] = [];
+    // Only the buffers `logcat` prints by default, so every flooded line reaches a plain reader.
+    while (pool.length < FLOOD_POOL_ENTRIES) {
+      for (const e of trafficBurst(ctx)) {
+        if (FLOOD_BUFFERS.has(e.buffer ?? "main")) pool.push(e);
+      }
+    }
+    this.#floodPool = pool;
+    return pool;
   }
 
   /** A scripted crash of `pkg`: its lines enter the log, the process dies (Java: restarts). */
@@ -336,6 +388,13 @@ export class LogcatService implements DeviceService {
         }
         this.setRate(n);
         return 0;
+      }
+      case "logcat-flood": {
+        const n = Number(rest[0]);
+        if (rest.length !== 1 || !/^\d+$/.test(rest[0]) || n > MAX_FLOOD_LINES) {
+          return fail(`usage: simctl logcat-flood <lines 0..${MAX_FLOOD_LINES}>`);
+        }
+        return this.flood(n).then(() => 0);
       }
       case "logcat-tz": {
         if (rest.length !== 1) return fail("usage: simctl logcat-tz <IANA zone|host>");
@@ -544,16 +603,19 @@ export class LogcatService implements DeviceService {
           queueMicrotask(flush);
         }
       });
+      const drained = io.drained;
       const end = () => {
         unsubscribe();
         signal.removeEventListener("abort", end);
         this.#streams.delete(end);
+        if (drained) this.#drains.delete(drained);
         resolve();
       };
       finish = end;
       if (signal.aborted) return end();
       signal.addEventListener("abort", end, { once: true });
       this.#streams.add(end);
+      if (drained) this.#drains.add(drained);
     });
     if (!signal.aborted) flush();
     return 0;
