@@ -14,7 +14,7 @@ import { basename, delimiter, dirname, join } from "node:path";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
-import { readPropertiesFile } from "../gradle/properties.ts";
+import { readProjectProperties, readPropertiesFile } from "../gradle/properties.ts";
 import { runCommand } from "../core/run_command.ts";
 
 /** Every tool version probe is killed after this long. */
@@ -241,7 +241,9 @@ export async function resolveJavaHome(
     if (home) return { home, source: "userGradleProperties" };
   }
   if (options.projectRoot !== null && options.trusted) {
-    const home = await javaHomeProperty(join(options.projectRoot, "gradle.properties"));
+    const value = (await readProjectProperties(options.projectRoot, "gradle.properties"))
+      ?.get("org.gradle.java.home")?.trim();
+    const home = value ? value : null;
     if (home) return { home, source: "projectGradleProperties" };
   }
   if (options.settings.java_home) return { home: options.settings.java_home, source: "settings" };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
-import { readPropertiesFile } from "../gradle/properties.ts";
+import { readProjectProperties, readPropertiesFile } from "../gradle/properties.ts";
 import { findExecutable, runProbe, TOOL_PROBE_TIMEOUT_MS } from "./jdk.ts";
 
 /** At most this many entries of `platforms/`, `build-tools/` or `cmdline-tools/` are listed. */
@@ -93,7 +93,7 @@ export async function findSdk(options: FindSdkOptions): Promise<SdkInfo> {
     if (v) candidates.push({ path: v, source: name });
   }
   if (options.projectRoot && options.trusted) {
-    const dir = (await readPropertiesFile(join(options.projectRoot, "local.properties")))
+    const dir = (await readProjectProperties(options.projectRoot, "local.properties"))
       ?.get("sdk.dir")?.trim();
     if (dir) candidates.push({ path: dir, source: "localProperties" });
   }

@@ -2,16 +2,21 @@
  * Fixed project files (resources) read safely: the canonical path must be a regular file inside
  * the canonical project root, and the file that is read must be the file that was checked.
  *
- * Closing the spec's "check then use" gap: after checking, the file is opened and the open handle
- * is compared (device + inode) with the checked file, and the path is resolved again and must be
- * unchanged. A folder swapped for a symlink between check and open therefore opens some other
- * inode, or resolves elsewhere, and is refused. Bytes are read from the open handle only.
- *
- * Remaining limit: Deno cannot open with O_NONBLOCK, so a regular file replaced by a FIFO in the
- * instant between the check and the open would block that read until a writer appears.
+ * Closing the spec's "check then use" gap: the canonical path is decided (inside the canonical
+ * root), then opened once with `O_NOFOLLOW | O_NONBLOCK` (a symlink swapped in as the file fails,
+ * a FIFO opens without blocking), the open handle must be a regular file (`fstat`), and where the
+ * opened file really is (the kernel's path of the handle on Linux) must be the checked path. A
+ * file or folder swapped for a symlink at any instant therefore reads nothing from outside. Bytes
+ * are read from the open handle only; nothing is re-opened by path.
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "./errors.ts";
+import {
+  type OpenedRegularFile,
+  openRegularNoFollow,
+  readHead,
+  SafeOpenError,
+} from "./safe_open.ts";
 
 /** Resource reads return at most this many bytes of a file. */
 export const MAX_RESOURCE_BYTES = 512 * 1024;
@@ -151,53 +156,87 @@ export function decodeBounded(
   return { text, truncated: true };
 }
 
-/** Read a fixed project file safely (see the module comment); at most `maxBytes`. */
+export interface ProjectFileBytes {
+  /** Canonical path. */
+  path: string;
+  /** At most `maxBytes` bytes from the start of the file. */
+  bytes: Uint8Array;
+  /** The file's size in bytes. */
+  size: number;
+  /** Whether the file is longer than `maxBytes`. */
+  truncated: boolean;
+}
+
+/**
+ * Read at most `maxBytes` of a fixed project file safely (see the module comment): the bytes come
+ * from a handle opened without following symlinks, that is a regular file, and that is where the
+ * containment decision said.
+ */
+export async function readProjectBytes(
+  root: string,
+  relPath: string,
+  maxBytes = MAX_RESOURCE_BYTES,
+  hooks: ReadProjectFileHooks = {},
+): Promise<ProjectFileBytes> {
+  if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_RESOURCE_BYTES_LIMIT) {
+    throw new RangeError(`maxBytes must be 1..${MAX_RESOURCE_BYTES_LIMIT}, got ${maxBytes}`);
+  }
+  checkRelPath(relPath);
+  const rootReal = await canonicalRoot(root);
+  const checked = await resolveInside(rootReal, relPath);
+  await hooks.afterCheck?.();
+  const file = await openChecked(checked, relPath);
+  try {
+    // The containment decision applies to the open handle, not to the path: where the opened
+    // file really is must be the checked canonical path.
+    if ((await file.locate()) !== checked) throw changedError(relPath);
+    const data = await readHead(file, maxBytes + 1);
+    const truncated = data.length > maxBytes;
+    return {
+      path: checked,
+      bytes: data,
+      size: Math.max(file.size, data.length),
+      truncated,
+    };
+  } finally {
+    await file.close();
+  }
+}
+
+/** Read a fixed project file's text safely (see the module comment); at most `maxBytes`. */
 export async function readProjectFile(
   root: string,
   relPath: string,
   maxBytes = MAX_RESOURCE_BYTES,
   hooks: ReadProjectFileHooks = {},
 ): Promise<ProjectFileText> {
-  if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_RESOURCE_BYTES_LIMIT) {
-    throw new RangeError(`maxBytes must be 1..${MAX_RESOURCE_BYTES_LIMIT}, got ${maxBytes}`);
-  }
-  const checked = await resolveProjectFile(root, relPath);
-  const rootReal = await canonicalRoot(root);
-  const before = await Deno.stat(checked);
-  await hooks.afterCheck?.();
-  let file: Deno.FsFile;
+  const file = await readProjectBytes(root, relPath, maxBytes, hooks);
+  const { text, truncated } = decodeBounded(file.bytes, file.size, maxBytes);
+  return { path: file.path, text, bytes: file.size, truncated };
+}
+
+/**
+ * Opens the checked canonical path without following a symlink and without blocking, refusing
+ * anything but a regular file (see `lib/core/safe_open.ts`).
+ */
+async function openChecked(checked: string, relPath: string): Promise<OpenedRegularFile> {
   try {
-    file = await Deno.open(checked, { read: true });
+    return await openRegularNoFollow(checked);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw changedError(relPath);
-    throw new ToolError("io_error", `Cannot open project file ${relPath}: ${(e as Error).message}`);
-  }
-  try {
-    const opened = await file.stat();
-    if (!opened.isFile || opened.dev !== before.dev || opened.ino !== before.ino) {
-      throw changedError(relPath);
+    if (!(e instanceof SafeOpenError)) throw e;
+    switch (e.reason) {
+      case "missing":
+      case "symlink":
+      case "moved":
+        throw changedError(relPath);
+      case "not_regular":
+        throw new ToolError(
+          "invalid_request",
+          `Cannot read project file ${relPath}: it is not a regular file`,
+          { path: relPath },
+        );
+      default:
+        throw new ToolError("io_error", `Cannot open project file ${relPath}: ${e.message}`);
     }
-    let again: string;
-    try {
-      again = await resolveInside(rootReal, relPath);
-    } catch {
-      throw changedError(relPath);
-    }
-    if (again !== checked || (await Deno.realPath(root).catch(() => "")) !== rootReal) {
-      throw changedError(relPath);
-    }
-    const limit = maxBytes + 1;
-    const buf = new Uint8Array(limit);
-    let filled = 0;
-    while (filled < limit) {
-      const n = await file.read(buf.subarray(filled));
-      if (n === null) break;
-      filled += n;
-    }
-    const data = buf.subarray(0, filled);
-    const { text, truncated } = decodeBounded(data, opened.size, maxBytes);
-    return { path: checked, text, bytes: Math.max(opened.size, filled), truncated };
-  } finally {
-    file.close();
   }
 }

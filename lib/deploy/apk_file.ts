@@ -1,14 +1,24 @@
 /**
  * The APK an install may use: a regular `.apk` whose canonical path lies under an application
  * module's build outputs (`<module>/build/outputs/`) inside the canonical project root. The file
- * that is installed is the file that was checked: it is opened, the open handle's device and inode
- * must be the checked file's, the path must still resolve to the same place, and its bytes are
- * read from that handle only (no second open by path, no check-then-use gap).
+ * that is installed is the file that was checked: it is opened once without following a symlink
+ * and without blocking (`lib/core/safe_open.ts`), must be a regular file where the check said, is
+ * refused over `MAX_APK_BYTES` or without the ZIP signature before anything else is read, and its
+ * bytes are read from that handle only (no second open by path, no check-then-use gap).
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { isInside } from "../core/project_paths.ts";
 import { MAX_APK_BYTES } from "../android/apk.ts";
+import {
+  type OpenedRegularFile,
+  openRegularNoFollow,
+  readHead,
+  SafeOpenError,
+} from "../core/safe_open.ts";
+
+/** The local file header signature every ZIP (and so every APK) starts with. */
+export const ZIP_LOCAL_MAGIC: readonly number[] = [0x50, 0x4b, 0x03, 0x04];
 
 /** Longest `apk_path` accepted. */
 export const MAX_APK_PATH_CHARS = 4_096;
@@ -86,35 +96,38 @@ export async function openCheckedApk(
       })`,
     );
   }
-  const checked = await Deno.stat(canonical);
-  if (!checked.isFile) throw refuse(apkPath, "it is not a regular file");
   await hooks.afterCheck?.();
-  let file: Deno.FsFile;
+  let file: OpenedRegularFile;
   try {
-    file = await Deno.open(canonical, { read: true });
+    file = await openRegularNoFollow(canonical);
   } catch (e) {
+    if (!(e instanceof SafeOpenError)) throw e;
+    if (e.reason === "not_regular") throw refuse(apkPath, "it is not a regular file");
+    if (e.reason === "missing" || e.reason === "symlink") {
+      throw refuse(apkPath, "it changed while it was being opened (try again)");
+    }
     throw new ToolError(
       "io_error",
-      `Cannot open ${canonical}: ${(e as Error).message}; rebuild the APK and retry`,
+      `Cannot open ${canonical}: ${e.message}; rebuild the APK and retry`,
     );
   }
   try {
-    const opened = await file.stat();
-    const again = await Deno.realPath(given).catch(() => null);
-    if (
-      !opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino ||
-      again !== canonical
-    ) {
+    if ((await file.locate()) !== canonical) {
       throw refuse(apkPath, "it changed while it was being opened (try again)");
     }
-    if (opened.size > MAX_APK_BYTES) {
-      throw refuse(apkPath, `it is ${opened.size} bytes, over the ${MAX_APK_BYTES}-byte limit`);
+    // The size bound and the ZIP signature are checked before the file is read.
+    if (file.size > MAX_APK_BYTES) {
+      throw refuse(apkPath, `it is ${file.size} bytes, over the ${MAX_APK_BYTES}-byte limit`);
     }
-    const bytes = new Uint8Array(opened.size);
+    const head = await readHead(file, ZIP_LOCAL_MAGIC.length);
+    if (head.length < ZIP_LOCAL_MAGIC.length || !ZIP_LOCAL_MAGIC.every((b, i) => head[i] === b)) {
+      throw refuse(apkPath, "it is not an APK (it does not start with the ZIP signature PK\\3\\4)");
+    }
+    const bytes = new Uint8Array(file.size);
     let filled = 0;
     while (filled < bytes.length) {
-      const n = await file.read(bytes.subarray(filled));
-      if (n === null) break;
+      const n = await file.read(bytes.subarray(filled), filled);
+      if (n === 0) break;
       filled += n;
     }
     if (filled !== bytes.length) {
@@ -127,6 +140,6 @@ export async function openCheckedApk(
       bytes,
     };
   } finally {
-    file.close();
+    await file.close();
   }
 }

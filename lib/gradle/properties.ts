@@ -4,6 +4,9 @@
  * escapes (`C\:\\Users` on Windows, `https\://` in wrapper URLs).
  */
 
+import { readProjectFile } from "../core/project_paths.ts";
+import { ToolError } from "../core/errors.ts";
+
 /** Properties files larger than this are not read (they are a few hundred bytes in practice). */
 export const MAX_PROPERTIES_BYTES = 256 * 1024;
 
@@ -61,7 +64,28 @@ export function parseProperties(text: string): Map<string, string> {
   return out;
 }
 
-/** Read and parse a properties file; `null` when missing, unreadable, too large or not a file. */
+/**
+ * Read and parse a project's properties file (`relPath` inside `root`) through the project-file
+ * checks of `readProjectFile` (no symlink out of the project, no FIFO, the opened file is the
+ * checked one); `null` when it is missing, refused, or larger than `MAX_PROPERTIES_BYTES`.
+ */
+export async function readProjectProperties(
+  root: string,
+  relPath: string,
+): Promise<Map<string, string> | null> {
+  try {
+    const file = await readProjectFile(root, relPath, MAX_PROPERTIES_BYTES);
+    return file.truncated ? null : parseProperties(file.text);
+  } catch (e) {
+    if (e instanceof ToolError) return null;
+    throw e;
+  }
+}
+
+/**
+ * Read and parse a properties file outside any project (the user's Gradle home, the SDK); `null`
+ * when missing, unreadable, too large or not a file.
+ */
 export async function readPropertiesFile(path: string): Promise<Map<string, string> | null> {
   try {
     const info = await Deno.stat(path);

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { ensureDataDir } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord } from "../core/json.ts";
-import { resolveProjectFile } from "../core/project_paths.ts";
+import { ToolError } from "../core/errors.ts";
+import { readProjectBytes } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";
 import { buildLockKey } from "./build_lock.ts";
 import { type Variant } from "./variants.ts";
@@ -303,31 +304,19 @@ export async function recordLastDevice(
 
 /** The shared file's bytes (bounded, read through the project-file checks), or `null`. */
 async function readSharedBytes(root: string): Promise<Uint8Array | null> {
-  let path: string;
+  let file;
   try {
-    path = await resolveProjectFile(root, SHARED_CONFIGS_FILE);
-  } catch {
-    return null;
+    file = await readProjectBytes(root, SHARED_CONFIGS_FILE, MAX_SHARED_FILE_BYTES);
+  } catch (e) {
+    if (e instanceof ToolError) return null;
+    throw e;
   }
-  const file = await Deno.open(path, { read: true });
-  try {
-    const info = await file.stat();
-    if (!info.isFile || info.size > MAX_SHARED_FILE_BYTES) {
-      throw new RangeError(
-        `${SHARED_CONFIGS_FILE} is ${info.size} bytes, over the ${MAX_SHARED_FILE_BYTES}-byte limit`,
-      );
-    }
-    const buf = new Uint8Array(info.size);
-    let filled = 0;
-    while (filled < buf.length) {
-      const n = await file.read(buf.subarray(filled));
-      if (n === null) break;
-      filled += n;
-    }
-    return buf.subarray(0, filled);
-  } finally {
-    file.close();
+  if (file.truncated) {
+    throw new RangeError(
+      `${SHARED_CONFIGS_FILE} is ${file.size} bytes, over the ${MAX_SHARED_FILE_BYTES}-byte limit`,
+    );
   }
+  return file.bytes;
 }
 
 async function sha256(bytes: Uint8Array): Promise<string> {

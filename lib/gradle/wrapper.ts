@@ -3,7 +3,7 @@
  * version its `gradle/wrapper/gradle-wrapper.properties` `distributionUrl` names.
  */
 import { join } from "node:path";
-import { readPropertiesFile } from "./properties.ts";
+import { readProjectProperties } from "./properties.ts";
 
 export interface WrapperInfo {
   ok: boolean;
@@ -33,9 +33,7 @@ export async function inspectWrapper(root: string): Promise<WrapperInfo> {
     present = info.isFile;
     executable = present && (windows || info.mode === null || (info.mode & 0o111) !== 0);
   } catch { /* missing */ }
-  const props = await readPropertiesFile(
-    join(root, "gradle", "wrapper", "gradle-wrapper.properties"),
-  );
+  const props = await readProjectProperties(root, "gradle/wrapper/gradle-wrapper.properties");
   const url = props?.get("distributionUrl") ?? null;
   const version = url ? gradleVersionFromUrl(url) : null;
   let hint: string | null = null;

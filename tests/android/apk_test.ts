@@ -3,6 +3,7 @@ import {
   ApkFormatError,
   listZipEntries,
   manifestFacts,
+  MAX_APK_BYTES,
   parseAxml,
   qualifyClassName,
   readApkManifest,
@@ -270,7 +271,7 @@ async function project() {
   const out = join(root, "app", "build", "outputs", "apk", "debug");
   await Deno.mkdir(out, { recursive: true });
   await Deno.mkdir(join(root, "lib", "build", "outputs"), { recursive: true });
-  await Deno.writeFile(join(out, "app-debug.apk"), enc.encode("APK-BYTES"));
+  await Deno.writeFile(join(out, "app-debug.apk"), enc.encode("PK\x03\x04APK-BYTES"));
   return { root, out, modules: [{ path: ":app", dir: "app" }] };
 }
 
@@ -286,7 +287,7 @@ Deno.test("openCheckedApk() reads the checked file by relative or absolute path"
   const p = await project();
   try {
     const a = await openCheckedApk(p.root, "app/build/outputs/apk/debug/app-debug.apk", p.modules);
-    assertEquals(new TextDecoder().decode(a.bytes), "APK-BYTES");
+    assertEquals(new TextDecoder().decode(a.bytes), "PK\x03\x04APK-BYTES");
     assertEquals(a.module, ":app");
     assertEquals(a.relative, "app/build/outputs/apk/debug/app-debug.apk");
     const b = await openCheckedApk(p.root, join(p.out, "app-debug.apk"), p.modules);
@@ -323,22 +324,85 @@ Deno.test("openCheckedApk() refuses symlinks out, non-APKs, other folders and li
   }
 });
 
-Deno.test("openCheckedApk() refuses a file swapped between the check and the open", async () => {
+Deno.test("openCheckedApk() refuses a file swapped for a symlink between the check and the open", async () => {
   const p = await project();
+  const outside = await Deno.makeTempDir({ prefix: "keynobi-apk-out-" });
   try {
     const file = join(p.out, "app-debug.apk");
+    await Deno.writeFile(join(outside, "evil.apk"), enc.encode("PK\x03\x04EVIL"));
     const e = await assertRejects(
       () =>
         openCheckedApk(p.root, file, p.modules, {
           afterCheck: async () => {
-            // A new file renamed over the checked one: another inode at the same path.
-            await Deno.writeFile(`${file}.new`, enc.encode("SWAPPED"));
-            await Deno.rename(`${file}.new`, file);
+            await Deno.symlink(join(outside, "evil.apk"), `${file}.lnk`);
+            await Deno.rename(`${file}.lnk`, file);
           },
         }),
       ToolError,
     );
     assert(/changed while it was being opened/.test(e.message), e.message);
+  } finally {
+    await Deno.remove(p.root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("openCheckedApk() refuses a file that is not a ZIP before reading it", async () => {
+  const p = await project();
+  try {
+    await Deno.writeFile(join(p.out, "fake.apk"), enc.encode("not a zip at all"));
+    const e = await assertRejects(
+      () => openCheckedApk(p.root, "app/build/outputs/apk/debug/fake.apk", p.modules),
+      ToolError,
+    );
+    assertEquals(e.code, "invalid_params");
+    assert(/ZIP signature/.test(e.message), e.message);
+  } finally {
+    await Deno.remove(p.root, { recursive: true });
+  }
+});
+
+Deno.test("openCheckedApk() refuses a file over MAX_APK_BYTES from its size alone", async () => {
+  const p = await project();
+  try {
+    // Sparse: 1 GiB + 1 byte that takes no disk space.
+    const big = join(p.out, "big.apk");
+    const f = await Deno.open(big, { write: true, create: true });
+    await f.truncate(MAX_APK_BYTES + 1);
+    f.close();
+    const e = await assertRejects(
+      () => openCheckedApk(p.root, "app/build/outputs/apk/debug/big.apk", p.modules),
+      ToolError,
+    );
+    assert(/over the \d+-byte limit/.test(e.message), e.message);
+  } finally {
+    await Deno.remove(p.root, { recursive: true });
+  }
+});
+
+Deno.test("openCheckedApk() never blocks on a FIFO swapped in after the check", async () => {
+  const p = await project();
+  try {
+    const file = join(p.out, "app-debug.apk");
+    let made = false;
+    const read = openCheckedApk(p.root, file, p.modules, {
+      afterCheck: async () => {
+        await Deno.remove(file);
+        made = (await new Deno.Command("mkfifo", { args: [file] }).output()).success;
+      },
+    }).then(() => "read", (e) => e);
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const blocked = new Promise<string>((resolve) => {
+      guard = setTimeout(async () => {
+        (await Deno.open(file, { write: true })).close();
+        resolve("blocked");
+      }, 10_000);
+    });
+    const outcome = await Promise.race([read, blocked]);
+    clearTimeout(guard);
+    if (!made) return;
+    assert(outcome instanceof ToolError, `expected a refusal, got ${outcome}`);
+    assert(/not a regular file/.test(outcome.message), outcome.message);
   } finally {
     await Deno.remove(p.root, { recursive: true });
   }

@@ -10,6 +10,7 @@ import {
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { tempDir, writeTree } from "../gradle/_fixture.ts";
+import { raceRounds, withSwapper } from "./_swap_race.ts";
 
 function code(e: unknown): string {
   assert(e instanceof ToolError, `expected ToolError, got ${e}`);
@@ -130,18 +131,114 @@ Deno.test("readProjectFile() refuses a file swapped for a symlink between check 
   assertMatch((e as Error).message, /changed while it was being opened/);
 });
 
-Deno.test("readProjectFile() refuses a file replaced by another inode between check and open", async () => {
+Deno.test("readProjectFile() serves a file replaced in place by another regular file", async () => {
+  // The rule is where the opened file is, not which inode was checked: a regular file at the
+  // checked path inside the project is served.
   await using tmp = await tempDir();
   await writeTree(tmp.path, { "a.txt": "one" });
+  const r = await readProjectFile(tmp.path, "a.txt", undefined, {
+    afterCheck: async () => {
+      await Deno.writeTextFile(join(tmp.path, "b.txt"), "two");
+      await Deno.rename(join(tmp.path, "b.txt"), join(tmp.path, "a.txt"));
+    },
+  });
+  assertEquals(r.text, "two");
+});
+
+Deno.test("readProjectFile() refuses the checked file swapped for a symlink to an outside file", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, { "proj/a.txt": "INSIDE", "outside.txt": "OUTSIDE" });
   const e = await assertRejects(() =>
-    readProjectFile(tmp.path, "a.txt", undefined, {
+    readProjectFile(root, "a.txt", undefined, {
       afterCheck: async () => {
-        await Deno.writeTextFile(join(tmp.path, "b.txt"), "two");
-        await Deno.rename(join(tmp.path, "b.txt"), join(tmp.path, "a.txt"));
+        await Deno.symlink(join(tmp.path, "outside.txt"), join(root, "a.lnk"));
+        await Deno.rename(join(root, "a.lnk"), join(root, "a.txt"));
       },
     })
   );
-  assertEquals(code(e), "invalid_request");
+  assertMatch((e as Error).message, /changed while it was being opened/);
+});
+
+Deno.test("readProjectFile() never blocks on a FIFO swapped in at the checked path", async () => {
+  await using tmp = await tempDir();
+  await writeTree(tmp.path, { "a.txt": "one" });
+  const fifo = join(tmp.path, "a.txt");
+  let made = false;
+  const read = readProjectFile(tmp.path, "a.txt", undefined, {
+    afterCheck: async () => {
+      await Deno.remove(fifo);
+      made = (await new Deno.Command("mkfifo", { args: [fifo] }).output()).success;
+    },
+  }).then(() => "read", (e) => e);
+  // A read blocked on the FIFO is released by a writer once the guard gives up, so the test
+  // reports the block instead of hanging.
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const blocked = new Promise<string>((resolve) => {
+    guard = setTimeout(async () => {
+      const w = await Deno.open(fifo, { write: true });
+      w.close();
+      resolve("blocked");
+    }, 10_000);
+  });
+  const outcome = await Promise.race([read, blocked]);
+  clearTimeout(guard);
+  if (!made) return;
+  assert(outcome instanceof ToolError, `expected a refusal, got ${outcome}`);
+  assertEquals(outcome.code, "invalid_request");
+  assertMatch(outcome.message, /not a regular file/);
+});
+
+async function raceReads(
+  root: string,
+  rel: string,
+  cycle: [string, string][],
+): Promise<{ inside: number; outside: number; refused: number; unclear: number }> {
+  const counts = { inside: 0, outside: 0, refused: 0, unclear: 0 };
+  await withSwapper(cycle, async () => {
+    for (let i = 0; i < raceRounds(); i++) {
+      try {
+        const r = await readProjectFile(root, rel);
+        if (r.text === "OUTSIDE") counts.outside++;
+        else counts.inside++;
+      } catch (e) {
+        // A refusal is a ToolError with a message for the model; anything else is a bug.
+        if (e instanceof ToolError) counts.refused++;
+        else counts.unclear++;
+      }
+    }
+  });
+  return counts;
+}
+
+Deno.test("readProjectFile() never returns an outside file while a file and a symlink swap (race loop)", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, { "proj/a.txt": "INSIDE", "outside.txt": "OUTSIDE" });
+  await Deno.symlink(join(tmp.path, "outside.txt"), join(root, "a.lnk"));
+  const p = (n: string) => join(root, n);
+  const counts = await raceReads(root, "a.txt", [
+    [p("a.txt"), p("a.reg")],
+    [p("a.lnk"), p("a.txt")],
+    [p("a.txt"), p("a.lnk")],
+    [p("a.reg"), p("a.txt")],
+  ]);
+  assertEquals([counts.outside, counts.unclear], [0, 0], JSON.stringify(counts));
+});
+
+Deno.test("readProjectFile() never returns an outside file while a folder and a symlink swap (race loop)", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, { "proj/app/a.txt": "INSIDE", "outside/a.txt": "OUTSIDE" });
+  await Deno.symlink(join(tmp.path, "outside"), join(root, "app.lnk"));
+  const p = (n: string) => join(root, n);
+  const counts = await raceReads(root, "app/a.txt", [
+    [p("app"), p("app.real")],
+    [p("app.lnk"), p("app")],
+    [p("app"), p("app.lnk")],
+    [p("app.real"), p("app")],
+  ]);
+  assertEquals([counts.outside, counts.unclear], [0, 0], JSON.stringify(counts));
 });
 
 Deno.test("readProjectFile() refuses a file removed between check and open", async () => {

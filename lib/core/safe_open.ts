@@ -1,0 +1,190 @@
+/**
+ * Open a file that was checked by path so that what is read is provably what was checked.
+ *
+ * `openRegularNoFollow(path)` opens once with `O_NOFOLLOW | O_NONBLOCK`: a symlink as the last
+ * component fails (`ELOOP`) instead of being followed, and a FIFO or device swapped in at the path
+ * opens without waiting for a writer. The open handle is then `fstat`ed and anything but a regular
+ * file is refused before a byte is read. `locate()` names where the open file really is: on Linux
+ * the kernel's own path of the handle (`/proc/<pid>/fd/N`, read by a `readlink` child because Deno
+ * reserves `/proc/self` for `--allow-all`), which no swap of a folder or file can fake; elsewhere
+ * (no `/proc`, or no `readlink`) the path is checked again after the open — `lstat` must be a
+ * regular file with the handle's device and inode, and the path must resolve to itself — which
+ * narrows a folder swap to a window but cannot close it.
+ *
+ * Deno's own `Deno.open` has neither flag, so this uses `node:fs` (loaded on first use, not at
+ * start-up). Bytes are read from the handle only; nothing is re-opened by path.
+ */
+import type { FileHandle } from "node:fs/promises";
+
+type NodeFs = typeof import("node:fs");
+let fsModule: NodeFs | null = null;
+
+async function nodeFs(): Promise<NodeFs> {
+  fsModule ??= await import("node:fs");
+  return fsModule;
+}
+
+/** Why an open was refused. */
+export type OpenRefusal =
+  | "missing"
+  | "symlink"
+  | "not_regular"
+  | "moved"
+  | "denied"
+  | "io";
+
+export class SafeOpenError extends Error {
+  constructor(readonly reason: OpenRefusal, message: string) {
+    super(message);
+    this.name = "SafeOpenError";
+  }
+}
+
+/** A regular file opened without following symlinks. */
+export interface OpenedRegularFile {
+  /** The path it was opened by. */
+  readonly path: string;
+  readonly size: number;
+  readonly dev: number;
+  readonly ino: number;
+  /** Read up to `buf.length` bytes at `position` (or at the current offset); 0 at the end. */
+  read(buf: Uint8Array, position?: number): Promise<number>;
+  /**
+   * Where the open file is now: the kernel's path of the handle (Linux), or, where the system has
+   * no such path, `path` after checking it still names the handle's file. `null` when the file is
+   * no longer at a path that names it (removed, replaced, moved through a symlink).
+   */
+  locate(): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+function codeOf(e: unknown): string {
+  return (e as { code?: string }).code ?? "";
+}
+
+/** Opens `path` (see the module comment); throws `SafeOpenError`. */
+export async function openRegularNoFollow(path: string): Promise<OpenedRegularFile> {
+  const fs = await nodeFs();
+  const c = fs.constants;
+  let handle: FileHandle;
+  try {
+    handle = await fs.promises.open(path, c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK);
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new SafeOpenError("missing", `${path} does not exist`);
+    }
+    if (code === "ELOOP" || code === "EMLINK") {
+      throw new SafeOpenError("symlink", `${path} is a symlink`);
+    }
+    if (code === "EACCES" || code === "EPERM") {
+      throw new SafeOpenError("denied", `${path} cannot be read (${code})`);
+    }
+    if (code === "EISDIR") throw new SafeOpenError("not_regular", `${path} is a folder`);
+    throw new SafeOpenError("io", `${path} cannot be opened: ${(e as Error).message}`);
+  }
+  let ok = false;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) {
+      const what = st.isDirectory()
+        ? "a folder"
+        : st.isFIFO()
+        ? "a FIFO"
+        : st.isSocket()
+        ? "a socket"
+        : st.isCharacterDevice() || st.isBlockDevice()
+        ? "a device"
+        : "not a regular file";
+      throw new SafeOpenError("not_regular", `${path} is ${what}`);
+    }
+    const opened = new NodeOpenedFile(path, handle, st.size, st.dev, st.ino);
+    ok = true;
+    return opened;
+  } finally {
+    if (!ok) await handle.close().catch(() => {});
+  }
+}
+
+class NodeOpenedFile implements OpenedRegularFile {
+  constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    readonly size: number,
+    readonly dev: number,
+    readonly ino: number,
+  ) {}
+
+  async read(buf: Uint8Array, position?: number): Promise<number> {
+    const r = await this.handle.read(buf, 0, buf.length, position ?? null);
+    return r.bytesRead;
+  }
+
+  async locate(): Promise<string | null> {
+    const kernelPath = await kernelPathOfFd(this.handle.fd);
+    if (kernelPath !== null) {
+      // Linux appends " (deleted)" to a removed file's path.
+      return kernelPath.startsWith("/") && !kernelPath.endsWith(" (deleted)") ? kernelPath : null;
+    }
+    // No kernel path (not Linux, or no way to read it): the path must still name this file.
+    try {
+      const st = await Deno.lstat(this.path);
+      if (!st.isFile || st.dev !== this.dev || st.ino !== this.ino) return null;
+      return (await Deno.realPath(this.path)) === this.path ? this.path : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => {});
+  }
+}
+
+/** Longest kernel path we accept from `readlink`. */
+const MAX_KERNEL_PATH_BYTES = 64 * 1024;
+/** How long the `readlink` child may take. */
+export const READLINK_TIMEOUT_MS = 5_000;
+
+/**
+ * The kernel's path of our open fd, `/proc/<pid>/fd/<fd>` (Linux), or `null` where it cannot be
+ * read. Deno lets only `--allow-all` read `/proc/self`, and we launch with explicit `--allow-*`
+ * lists, so the link is read by a `readlink` child (run access to `readlink`), as
+ * `lib/mcp/session_records.ts` does for `/proc/<pid>/exe`.
+ */
+async function kernelPathOfFd(fd: number): Promise<string | null> {
+  if (Deno.build.os !== "linux") return null;
+  const link = `/proc/${Deno.pid}/fd/${fd}`;
+  try {
+    return await Deno.readLink(link);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotCapable)) return null;
+  }
+  try {
+    const out = await new Deno.Command("readlink", {
+      args: ["-n", "--", link],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(READLINK_TIMEOUT_MS),
+    }).output();
+    if (!out.success || out.stdout.length === 0 || out.stdout.length > MAX_KERNEL_PATH_BYTES) {
+      return null;
+    }
+    return new TextDecoder().decode(out.stdout);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads up to `limit` bytes from the start of `file`. */
+export async function readHead(file: OpenedRegularFile, limit: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const n = await file.read(buf.subarray(filled), filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return buf.subarray(0, filled);
+}
