@@ -28,8 +28,12 @@ export const READ_DEFAULT_ENTRIES = 200;
 export const READ_MAX_ENTRIES = 2_000;
 /** Reads and rotation look only at this much of the end of the file. */
 export const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
-/** Appends waiting in this process; beyond it an entry is dropped with a warning. */
-export const MAX_QUEUED_APPENDS = 1_000;
+/**
+ * Entries waiting in this process for the next batched write. A burst is written in one write per
+ * batch; only past this many waiting entries is one dropped, and the drops are counted in the log
+ * itself (one `activity_log` entry saying how many) as soon as a write succeeds.
+ */
+export const MAX_PENDING_ENTRIES = 20_000;
 
 export const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource"] as const;
 export type ActivityKind = typeof ACTIVITY_KINDS[number];
@@ -57,6 +61,11 @@ export interface ActivityRecord {
   status: ActivityStatus;
   /** A rendering of the result; cut to `SUMMARY_MAX_BYTES` and redacted. */
   summary: string;
+  /**
+   * The call's argument values: never written, only scrubbed out of the summary (each occurrence
+   * becomes `‹arg›`), so no argument value reaches the log even when a result echoes it.
+   */
+  argument_values?: readonly string[];
   session?: string;
   at?: Date;
 }
@@ -119,6 +128,66 @@ export function summarize(text: string): string {
   return cutUtf8(redactSummary(text.replace(/\s+/g, " ").trim()), SUMMARY_MAX_BYTES);
 }
 
+/** What an argument value becomes in a summary. */
+export const ARGUMENT_MARK = "‹arg›";
+/** Argument values shorter than this are left (a flag, a small number: not a value to hide). */
+export const MIN_SCRUBBED_VALUE_CHARS = 3;
+/** At most this many argument values are scrubbed per entry (longest first). */
+export const MAX_SCRUBBED_VALUES = 64;
+
+/**
+ * `text` with every argument value (as given, and as JSON would escape it) replaced by
+ * `ARGUMENT_MARK`; for a refusal or an error, every quoted span too (`"…"`), since refusals echo
+ * what was passed, possibly cut. Pure.
+ */
+export function scrubArguments(
+  text: string,
+  values: readonly string[],
+  status: ActivityStatus,
+): string {
+  const forms = new Set<string>();
+  for (const v of values) {
+    if (typeof v !== "string" || v.length < MIN_SCRUBBED_VALUE_CHARS) continue;
+    forms.add(v);
+    forms.add(JSON.stringify(v).slice(1, -1));
+  }
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length).slice(0, MAX_SCRUBBED_VALUES)) {
+    out = out.split(form).join(ARGUMENT_MARK);
+  }
+  if (status !== "ok") out = out.replace(/"(?:[^"\\]|\\.)*"?/g, '"…"');
+  return out;
+}
+
+/** Every string inside `value` (objects and arrays walked, at most `MAX_SCRUBBED_VALUES`). Pure. */
+export function argumentStrings(value: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (out.length >= MAX_SCRUBBED_VALUES || depth > 8) return;
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) { for (const x of v) walk(x, depth + 1); }
+    else if (typeof v === "object" && v !== null) {
+      for (const x of Object.values(v)) walk(x, depth + 1);
+    }
+  };
+  walk(value, 0);
+  return out;
+}
+
+/**
+ * A resource URI reduced to its shape: `scheme://name` when the authority is a plain resource
+ * name (`android://manifest`), the scheme alone otherwise; a query or fragment becomes `?…`/`#…`.
+ * Pure.
+ */
+export function uriShape(uri: string): string {
+  const m = /^([a-z][a-z0-9+.-]{0,31}):(\/\/)?([^?#]*)(\?[^#]*)?(#.*)?$/i.exec(uri);
+  if (!m) return "‹uri›";
+  const [, scheme, slashes, rest, query, fragment] = m;
+  const plain = /^[a-z0-9-]{1,64}$/i.test(rest);
+  return `${scheme.toLowerCase()}:${slashes ?? ""}${plain ? rest : "…"}` + (query ? "?…" : "") +
+    (fragment ? "#…" : "");
+}
+
 /** The entry as written: only known fields, bounded, whatever the caller passed. */
 export function toEntry(record: ActivityRecord, pid: number, now = new Date()): ActivityEntry {
   const at = record.at instanceof Date && !Number.isNaN(record.at.getTime()) ? record.at : now;
@@ -128,12 +197,21 @@ export function toEntry(record: ActivityRecord, pid: number, now = new Date()): 
   const entry: ActivityEntry = {
     at: at.toISOString(),
     kind: ACTIVITY_KINDS.includes(record.kind) ? record.kind : "lifecycle",
-    name: cutUtf8(String(record.name).replace(/\s+/g, " "), NAME_MAX_BYTES),
+    name: "",
     duration_ms: duration,
     status: ACTIVITY_STATUSES.includes(record.status) ? record.status : "error",
-    summary: summarize(String(record.summary ?? "")),
+    summary: "",
     pid,
   };
+  const rawName = String(record.name);
+  entry.name = cutUtf8(
+    (entry.kind === "resource" ? uriShape(rawName) : rawName).replace(/\s+/g, " "),
+    NAME_MAX_BYTES,
+  );
+  // A resource's URI is its argument: it is scrubbed from the summary like any other.
+  const values = [...(record.argument_values ?? [])];
+  if (entry.kind === "resource") values.push(rawName);
+  entry.summary = summarize(scrubArguments(String(record.summary ?? ""), values, entry.status));
   if (typeof record.session === "string" && record.session !== "") {
     entry.session = cutUtf8(record.session, SESSION_MAX_BYTES);
   }
@@ -219,9 +297,13 @@ export class ActivityLog {
   readonly lockPath: string;
   readonly #pid: number;
   readonly #warn: (message: string) => void;
-  /** Appends of this process run one at a time, so only one waits on the file lock. */
-  #tail: Promise<void> = Promise.resolve();
-  #queued = 0;
+  /** Lines waiting for the next batch. */
+  #pending: string[] = [];
+  /** Entries dropped or lost (a failed write) since the last successful write. */
+  #lost = 0;
+  /** Settles when the batch that holds the pending lines is written. */
+  #next: PromiseWithResolvers<void> | null = null;
+  #writing = false;
 
   constructor(dataDir: string, options: ActivityLogOptions) {
     this.path = activityLogPath(dataDir);
@@ -231,8 +313,9 @@ export class ActivityLog {
   }
 
   /**
-   * Appends one entry and rotates when the log passed `ROTATE_THRESHOLD_BYTES`. Never rejects:
-   * a failure is logged to stderr. Callers may await it or not; it holds nothing else up.
+   * Appends one entry and rotates when the log passed `ROTATE_THRESHOLD_BYTES`. Entries that
+   * arrive while a write is running are written together in the next one (one lock, one write).
+   * Never rejects: a failure is logged to stderr. Resolves once the entry's batch is written.
    */
   append(record: ActivityRecord): Promise<void> {
     let line: string;
@@ -242,26 +325,64 @@ export class ActivityLog {
       this.#warn(`Cannot record activity: ${errorText(e)}`);
       return Promise.resolve();
     }
-    if (this.#queued >= MAX_QUEUED_APPENDS) {
-      this.#warn(
-        `Cannot record activity: ${MAX_QUEUED_APPENDS} entries are waiting for the log; ` +
-          "dropped one (check that the data directory is writable)",
-      );
-      return Promise.resolve();
+    if (this.#pending.length >= MAX_PENDING_ENTRIES) {
+      if (this.#lost === 0) {
+        this.#warn(
+          `Cannot record activity: ${MAX_PENDING_ENTRIES} entries are waiting for the log; ` +
+            "dropping entries and counting them in the log (check that the data directory is " +
+            "writable)",
+        );
+      }
+      this.#lost++;
+    } else {
+      this.#pending.push(line);
     }
-    this.#queued++;
-    const run = this.#tail.then(() =>
-      this.#locked(async () => {
-        await Deno.writeTextFile(this.path, line, { append: true, create: true, mode: 0o600 });
-        await this.#rotateLocked();
-      })
-    ).catch((e) => {
-      this.#warn(`Cannot append to the activity log ${this.path}: ${errorText(e)}`);
-    }).finally(() => {
-      this.#queued--;
-    });
-    this.#tail = run;
-    return run;
+    this.#next ??= Promise.withResolvers<void>();
+    const done = this.#next.promise;
+    if (!this.#writing) void this.#drain();
+    return done;
+  }
+
+  /** Writes batches until nothing is pending. Only one runs at a time. */
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    try {
+      while (this.#next !== null) {
+        const batch = this.#next;
+        this.#next = null;
+        const lines = this.#pending;
+        this.#pending = [];
+        const lost = this.#lost;
+        if (lost > 0) lines.push(JSON.stringify(this.#lostEntry(lost)) + "\n");
+        try {
+          await this.#locked(async () => {
+            await Deno.writeTextFile(this.path, lines.join(""), {
+              append: true,
+              create: true,
+              mode: 0o600,
+            });
+            await this.#rotateLocked();
+          });
+          this.#lost -= lost;
+        } catch (e) {
+          this.#lost += lines.length - (lost > 0 ? 1 : 0);
+          this.#warn(`Cannot append to the activity log ${this.path}: ${errorText(e)}`);
+        }
+        batch.resolve();
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  #lostEntry(count: number): ActivityEntry {
+    return toEntry({
+      kind: "lifecycle",
+      name: "activity_log",
+      duration_ms: 0,
+      status: "error",
+      summary: `${count} activity entries of this process were not written (dropped or failed)`,
+    }, this.#pid);
   }
 
   /** The newest `limit` entries (default 200, at most 2,000), oldest first. */

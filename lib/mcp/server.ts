@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { isToolError, type ToolErrorData } from "../core/errors.ts";
 import { closestName } from "./closest.ts";
+import { argumentStrings } from "./activity_log.ts";
 import {
   type Classified,
   type JsonRpcId,
@@ -38,6 +39,8 @@ export interface ActivitySink {
     duration_ms: number;
     status: "ok" | "error" | "refused";
     summary: string;
+    /** Never written: scrubbed out of the summary (see `lib/mcp/activity_log.ts`). */
+    argument_values?: readonly string[];
   }): Promise<void>;
 }
 
@@ -284,7 +287,7 @@ export class McpServer<Ctx> {
     const started = performance.now();
     const result = await this.#runTool(tool, params.arguments, signal, extras);
     const status = result.refused ? "refused" : result.isError ? "error" : "ok";
-    this.#log("tool", name, started, status, firstText(result));
+    this.#log("tool", name, started, status, firstText(result), argumentStrings(params.arguments));
     delete result.refused;
     return result;
   }
@@ -364,7 +367,7 @@ export class McpServer<Ctx> {
     const strArgs: Record<string, string> = {};
     for (const [k, v] of Object.entries(args)) if (typeof v === "string") strArgs[k] = v;
     const text = prompt.render(strArgs);
-    this.#log("prompt", prompt.name, started, "ok", text);
+    this.#log("prompt", prompt.name, started, "ok", text, argumentStrings(args));
     return Promise.resolve({
       description: prompt.description,
       messages: [{ role: "user", content: { type: "text", text } }],
@@ -402,11 +405,13 @@ export class McpServer<Ctx> {
     started: number,
     status: "ok" | "error" | "refused",
     summary: string,
+    argument_values: readonly string[] = [],
   ): void {
     const activity = this.#opts.activity;
     if (!activity) return;
     const duration_ms = Math.round(performance.now() - started);
-    const p = activity.append({ kind, name, duration_ms, status, summary }).catch(() => {});
+    const p = activity.append({ kind, name, duration_ms, status, summary, argument_values })
+      .catch(() => {});
     this.#pending.add(p);
     p.finally(() => this.#pending.delete(p));
   }

@@ -53,6 +53,13 @@ Deno.test("the activity log records calls without their arguments; the session r
     await call(s, "list_devices");
     await call(s, "get_device_info", { device_serial: "emulator-5554", token: "marker-7f3a" });
     await s.client.readResource({ uri: "keynobi://skill" });
+    // Values a refusal, a resource URI and a prompt would echo (issue 10 item 4).
+    await call(s, "stop_app", { device_serial: "emulator-5554", package: "com.x.marker91;x" });
+    await s.client.readResource({ uri: "android://manifest?token=marker-uri-5c" }).catch(() => {});
+    await s.client.getPrompt({
+      name: "diagnose-crash",
+      arguments: { package: "com.marker.prompt42" },
+    }).catch(() => {});
     const records = await Array.fromAsync(Deno.readDir(`${world.dataDir}/mcp-sessions`));
     assertEquals(records.length, 1);
     const rec = JSON.parse(
@@ -68,7 +75,9 @@ Deno.test("the activity log records calls without their arguments; the session r
     if (raw.includes("Server stopped")) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert(!raw.includes("marker-7f3a"), "argument values are never logged");
+  for (const marker of ["marker-7f3a", "marker91", "marker-uri-5c", "marker.prompt42"]) {
+    assert(!raw.includes(marker), `argument value ${marker} was logged:\n${raw}`);
+  }
   assert(!raw.includes('"arguments"'), "no arguments field");
   const entries = raw.trim().split("\n").map((l) => JSON.parse(l));
   const kinds = entries.map((e) => `${e.kind}:${e.name}:${e.status}`);

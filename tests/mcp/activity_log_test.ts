@@ -3,8 +3,10 @@ import { join } from "node:path";
 import {
   ActivityLog,
   type ActivityRecord,
+  argumentStrings,
   cutUtf8,
   lastLines,
+  MAX_PENDING_ENTRIES,
   parseEntry,
   READ_MAX_ENTRIES,
   redactSummary,
@@ -13,6 +15,7 @@ import {
   summarize,
   SUMMARY_MAX_BYTES,
   toEntry,
+  uriShape,
 } from "../../lib/mcp/activity_log.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
@@ -228,4 +231,100 @@ Deno.test("ActivityLog.append() from two processes loses no line and tears none"
   for (const seqs of byPid.values()) {
     assertEquals(seqs, Array.from({ length: perChild }, (_, i) => i));
   }
+});
+
+// ── Issue 10 item 11: a burst is written in batches, not dropped ──────────────────────────
+
+Deno.test("ActivityLog.append() writes a 5,000-entry burst whole, in order, with no warning", async () => {
+  await using tmp = await tempDataDir();
+  const warnings: string[] = [];
+  const log = new ActivityLog(tmp.dir, { pid: 1, warn: (m) => warnings.push(m) });
+  const burst = 5_000;
+  await Promise.all(Array.from({ length: burst }, (_, i) => log.append(record(i))));
+  assertEquals(warnings, []);
+  // Rotation keeps the newest ROTATE_KEEP; they must be the burst's last ones, consecutive.
+  const entries = await log.read(READ_MAX_ENTRIES);
+  const seqs = entries.map((e) => e.duration_ms);
+  const expected = Array.from({ length: seqs.length }, (_, k) => burst - seqs.length + k);
+  assertEquals(seqs, expected);
+  assert(seqs.length >= ROTATE_KEEP, `${seqs.length} entries kept`);
+});
+
+Deno.test("ActivityLog.append() past MAX_PENDING_ENTRIES counts the dropped entries in the log", async () => {
+  await using tmp = await tempDataDir();
+  const warnings: string[] = [];
+  const log = new ActivityLog(tmp.dir, { pid: 1, warn: (m) => warnings.push(m) });
+  const over = 7;
+  const all: Promise<void>[] = [];
+  for (let i = 0; i < MAX_PENDING_ENTRIES + over; i++) all.push(log.append(record(i)));
+  await Promise.all(all);
+  await log.append(record(-1, "after"));
+  const entries = await log.read(READ_MAX_ENTRIES);
+  const note = entries.find((e) => e.name === "activity_log");
+  assert(note !== undefined, "no entry counts the dropped ones");
+  // The first append starts a write at once, so the queue fills one entry later.
+  const count = Number(/^(\d+) activity entries/.exec(note.summary)?.[1]);
+  assert(count >= 1 && count <= over, note.summary);
+  assertEquals(warnings.length, 1);
+});
+
+// ── Issue 10 item 4: no argument value reaches the log ─────────────────────────────────────
+
+Deno.test("toEntry() scrubs argument values from summaries and refusal text to its shape", () => {
+  const refusal = toEntry({
+    kind: "tool",
+    name: "stop_app",
+    duration_ms: 1,
+    status: "refused",
+    summary: 'Invalid package "com.x.secret;x": a package is letters, digits, _ and dots',
+    argument_values: ["com.x.secret;x"],
+  }, 1);
+  assert(!refusal.summary.includes("secret"), refusal.summary);
+  // A refusal that echoes a cut value (no exact match) still loses it: quoted spans go.
+  const cut = toEntry({
+    kind: "tool",
+    name: "install_apk",
+    duration_ms: 1,
+    status: "refused",
+    summary: 'Cannot install "app/build/outputs/token-abcdef": not an .apk',
+    argument_values: ["app/build/outputs/token-abcdef-and-more-that-was-cut"],
+  }, 1);
+  assert(!cut.summary.includes("token-abcdef"), cut.summary);
+  const ok = toEntry({
+    kind: "tool",
+    name: "launch_app",
+    duration_ms: 1,
+    status: "ok",
+    summary: "Launched com.example.private.app in 812 ms",
+    argument_values: ["com.example.private.app", "emulator-5554"],
+  }, 1);
+  assertEquals(ok.summary, "Launched ‹arg› in 812 ms");
+});
+
+Deno.test("toEntry() stores a resource URI as its shape, never its query", () => {
+  const e = toEntry({
+    kind: "resource",
+    name: "android://manifest?token=s3cr3tvalue",
+    duration_ms: 1,
+    status: "error",
+    summary: "Unknown resource android://manifest?token=s3cr3tvalue",
+  }, 1);
+  assertEquals(e.name, "android://manifest?…");
+  assert(!e.summary.includes("s3cr3t"), e.summary);
+  assertEquals(uriShape("android://manifest"), "android://manifest");
+  assertEquals(uriShape("file:///etc/passwd"), "file://…");
+  assertEquals(uriShape("keynobi://skill#x"), "keynobi://skill#…");
+  assertEquals(uriShape("not a uri"), "‹uri›");
+});
+
+Deno.test("toEntry() keeps prompt arguments out of the summary", () => {
+  const e = toEntry({
+    kind: "prompt",
+    name: "diagnose-crash",
+    duration_ms: 1,
+    status: "ok",
+    summary: "Diagnose the crash of com.secret.pkg on device R58M123",
+    argument_values: argumentStrings({ package: "com.secret.pkg", device: "R58M123" }),
+  }, 1);
+  assertEquals(e.summary, "Diagnose the crash of ‹arg› on device ‹arg›");
 });
