@@ -7,7 +7,12 @@
  */
 import { relative } from "node:path";
 import { ToolError } from "../core/errors.ts";
-import { isInside, readProjectFile, resolveProjectFile } from "../core/project_paths.ts";
+import {
+  isInside,
+  readProjectBytes,
+  readProjectFile,
+  resolveProjectFile,
+} from "../core/project_paths.ts";
 import type { AndroidModel } from "./android_model.ts";
 import { canonicalRoot, validateVariant, type Variant } from "./variants.ts";
 
@@ -271,12 +276,30 @@ export async function findApk(root: string, options: FindApkOptions): Promise<Ap
  * `build/outputs/apk/` (bounded by `MAX_METADATA_FILES`, `MAX_METADATA_DEPTH`,
  * `MAX_WALK_ENTRIES`). Symlinked folders are not followed.
  */
-export async function listBuiltApplicationIds(
+/** One `output-metadata.json` with an application id, and the SHA-256 of its bytes. */
+export interface BuiltOutput {
+  application_id: string;
+  /** Relative to the project root. */
+  path: string;
+  sha256: string;
+}
+
+/** The SHA-256 of `bytes` as lowercase hex. */
+export async function sha256OfBytes(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Every `output-metadata.json` under the modules' `build/outputs/apk/` (bounded walk, read
+ * through the project-file checks) that names an application id, with its hash.
+ */
+export async function listBuiltOutputs(
   root: string,
   modules: ReadonlyArray<{ dir: string }>,
-): Promise<string[]> {
+): Promise<BuiltOutput[]> {
   const rootReal = await canonicalRoot(root);
-  const ids = new Set<string>();
+  const out: BuiltOutput[] = [];
   let files = 0;
   let entries = 0;
   const walk = async (rel: string, depth: number): Promise<void> => {
@@ -289,9 +312,16 @@ export async function listBuiltApplicationIds(
         if (entry.isDirectory && !entry.isSymlink) subdirs.push(entry.name);
         else if (entry.name === OUTPUT_METADATA && files < MAX_METADATA_FILES) {
           files++;
-          const meta = await readMetadata(rootReal, `${rel}/${entry.name}`);
-          if (meta !== null && meta !== "invalid" && meta.applicationId !== null) {
-            ids.add(meta.applicationId);
+          const path = `${rel}/${entry.name}`;
+          const raw = await readMetadataBytes(rootReal, path);
+          if (raw === null) continue;
+          const meta = parseOutputMetadata(decoder.decode(raw));
+          if (meta?.applicationId) {
+            out.push({
+              application_id: meta.applicationId,
+              path,
+              sha256: await sha256OfBytes(raw),
+            });
           }
         }
       }
@@ -304,5 +334,25 @@ export async function listBuiltApplicationIds(
   for (const m of modules) {
     await walk(`${m.dir === "" ? "" : `${m.dir}/`}build/outputs/apk`, 1);
   }
-  return [...ids];
+  return out;
+}
+
+/** The application ids of `listBuiltOutputs`, each once. */
+export async function listBuiltApplicationIds(
+  root: string,
+  modules: ReadonlyArray<{ dir: string }>,
+): Promise<string[]> {
+  return [...new Set((await listBuiltOutputs(root, modules)).map((o) => o.application_id))];
+}
+
+const decoder = new TextDecoder();
+
+async function readMetadataBytes(root: string, rel: string): Promise<Uint8Array | null> {
+  try {
+    const file = await readProjectBytes(root, rel, MAX_OUTPUT_METADATA_BYTES);
+    return file.truncated ? null : file.bytes;
+  } catch (e) {
+    if (e instanceof ToolError) return null;
+    throw e;
+  }
 }

@@ -87,6 +87,11 @@ export interface BuildApk {
   sha256: string | null;
   bytes: number;
   application_id: string | null;
+  /**
+   * SHA-256 of the `output-metadata.json` this APK was found through, as the build read it; the
+   * package scope counts a build output's id only when its metadata hashes to a recorded one.
+   */
+  metadata_sha256?: string | null;
 }
 
 export interface BuildRecord {
@@ -209,6 +214,7 @@ function parseApks(v: unknown): BuildApk[] {
       sha256: str(a.sha256, 64),
       bytes: count(a.bytes),
       application_id: str(a.application_id, MAX_TASK_CHARS),
+      metadata_sha256: str(a.metadata_sha256, 64),
     });
   }
   return out;

@@ -4,8 +4,14 @@
  * the history can say exactly which file a build produced.
  */
 import { dirname, join, relative } from "node:path";
-import { MAX_METADATA_DEPTH, OUTPUT_METADATA, parseOutputMetadata } from "./apk_outputs.ts";
-import { isInside } from "../core/project_paths.ts";
+import {
+  MAX_METADATA_DEPTH,
+  MAX_OUTPUT_METADATA_BYTES,
+  OUTPUT_METADATA,
+  parseOutputMetadata,
+  sha256OfBytes,
+} from "./apk_outputs.ts";
+import { isInside, readProjectBytes } from "../core/project_paths.ts";
 
 /** Most APKs one build record lists. */
 export const MAX_RECORDED_APKS = 32;
@@ -22,6 +28,8 @@ export interface BuiltApk {
   sha256: string | null;
   bytes: number;
   application_id: string | null;
+  /** SHA-256 of the `output-metadata.json` bytes read (the package scope matches on it). */
+  metadata_sha256: string | null;
 }
 
 export async function sha256File(path: string): Promise<string> {
@@ -65,8 +73,12 @@ export async function collectBuiltApks(
       const info = await Deno.stat(meta).catch(() => null);
       // A second of slack: some file systems keep whole-second modification times.
       if (!info?.mtime || info.mtime.getTime() < sinceMs - 1000) continue;
-      const parsed = parseOutputMetadata(await Deno.readTextFile(meta).catch(() => ""));
+      const raw = await readProjectBytes(root, relative(root, meta), MAX_OUTPUT_METADATA_BYTES)
+        .catch(() => null);
+      if (raw === null || raw.truncated) continue;
+      const parsed = parseOutputMetadata(new TextDecoder().decode(raw.bytes));
       if (!parsed) continue;
+      const metadataSha = await sha256OfBytes(raw.bytes);
       for (const el of parsed.elements) {
         const apk = join(dirname(meta), el.outputFile);
         if (!isInside(root, apk)) continue;
@@ -79,6 +91,7 @@ export async function collectBuiltApks(
           sha256: st.size <= MAX_HASHED_APK_BYTES ? await sha256File(apk) : null,
           bytes: st.size,
           application_id: parsed.applicationId,
+          metadata_sha256: metadataSha,
         });
         if (out.length >= MAX_RECORDED_APKS) return out;
       }

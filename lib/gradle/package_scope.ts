@@ -3,109 +3,94 @@
  * permissions act only on the project's own packages unless the call passes
  * `allow_foreign_package: true`.
  *
- * The project's packages are each application module's `applicationId` (or namespace, or for old
- * projects the manifest package) and each product flavor's `applicationId` (the root build file's
- * when no application module is found), each followed by any combination of the parsed
- * `applicationIdSuffix` values (flavors' and build types', each used at most once, in that order),
- * plus the exact `applicationId` of every built variant (`output-metadata.json`), which covers
- * suffixes set outside the build file once that variant has been built.
+ * The project's packages are exact ids, each with the source it came from:
+ *
+ * - **variants**: the application id of every variant the build file defines — build types × one
+ *   flavor per dimension — computed as AGP does (the first flavor overriding `applicationId`, else
+ *   the default; then the flavors' suffixes in dimension order and the build type's). Suffixes of
+ *   two flavors of one dimension never combine, because no variant has both.
+ * - **build outputs** (`output-metadata.json` under an application module's `build/outputs/apk/`),
+ *   which cover ids set outside the build file — but only when keynobi's own build history
+ *   recorded that very file (its SHA-256 is in a build record of this project), or when the
+ *   project is trusted. A committed build output of an untrusted project widens nothing.
  */
 import { invalidParams, ToolError } from "../core/errors.ts";
+import { isTrusted } from "../core/settings.ts";
 import { readGradleProject } from "./build_files.ts";
 import { type AndroidModel, type ModuleModel, readAndroidModel } from "./android_model.ts";
-import { listBuiltApplicationIds } from "./apk_outputs.ts";
-import { defaultApplicationId } from "./variants.ts";
+import { listBuiltOutputs } from "./apk_outputs.ts";
+import { listVariants } from "./variants.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS } from "./build_history.ts";
 
-/** At most this many base ids are kept. */
+/** At most this many ids are kept. */
 export const MAX_SCOPE_IDS = 256;
-/** At most this many suffixes are kept (matching is linear in them, never exponential). */
-export const MAX_SCOPE_SUFFIXES = 128;
 /** A refusal names at most this many of the project's packages. */
 export const MAX_SCOPE_IDS_IN_MESSAGE = 12;
 
+/** Where a scoped id came from. */
+export type ScopeSourceKind = "variant" | "recorded_build_output" | "trusted_build_output";
+
+export interface ScopedId {
+  id: string;
+  kind: ScopeSourceKind;
+  /** Said to the model: `variant :app demoDebug`, `app/build/…/output-metadata.json (build #12)`. */
+  source: string;
+}
+
 export interface PackageScope {
-  /** Application ids the suffixes extend. */
-  application_ids: string[];
-  /** Suffixes, each starting with a dot, in order: flavors' then build types'. */
-  suffixes: string[];
-  /** Exact ids from `output-metadata.json` files. */
-  built_ids: string[];
+  ids: ScopedId[];
+  /** Variants whose id the build file computes (not a literal), so they add no id. */
+  unresolved_variants: string[];
 }
 
-const dotted = (s: string) => s.startsWith(".") ? s : `.${s}`;
+export const emptyPackageScope = (): PackageScope => ({ ids: [], unresolved_variants: [] });
 
-function pushUnique(list: string[], value: string, max: number): void {
-  if (!list.includes(value) && list.length < max) list.push(value);
+function pushId(scope: PackageScope, entry: ScopedId): void {
+  if (scope.ids.length >= MAX_SCOPE_IDS) return;
+  if (scope.ids.some((e) => e.id === entry.id)) return;
+  scope.ids.push(entry);
 }
 
-/** Add one module's ids and suffixes to a scope. Pure. */
+/** Add one module's variant ids to a scope. Pure. */
 export function addModelToScope(scope: PackageScope, model: AndroidModel): void {
-  const base = defaultApplicationId(model);
-  if (base !== null) pushUnique(scope.application_ids, base, MAX_SCOPE_IDS);
-  for (const f of model.product_flavors) {
-    if (f.application_id !== null) {
-      pushUnique(scope.application_ids, f.application_id, MAX_SCOPE_IDS);
+  const module = model.module === "" ? ":" : model.module;
+  for (const v of listVariants(model)) {
+    if (v.application_id === null) {
+      if (scope.unresolved_variants.length < MAX_SCOPE_IDS) {
+        scope.unresolved_variants.push(`${module} ${v.name}`);
+      }
+      continue;
     }
-  }
-  for (const f of model.product_flavors) {
-    if (f.application_id_suffix) {
-      pushUnique(scope.suffixes, dotted(f.application_id_suffix), MAX_SCOPE_SUFFIXES);
-    }
-  }
-  for (const b of model.build_types) {
-    if (b.application_id_suffix) {
-      pushUnique(scope.suffixes, dotted(b.application_id_suffix), MAX_SCOPE_SUFFIXES);
-    }
+    pushId(scope, { id: v.application_id, kind: "variant", source: `variant ${module} ${v.name}` });
   }
 }
 
-/** A scope from models and built ids. Pure. */
-export function buildPackageScope(models: AndroidModel[], builtIds: string[] = []): PackageScope {
-  const scope: PackageScope = { application_ids: [], suffixes: [], built_ids: [] };
+/** A scope from models and already-vetted build outputs. Pure. */
+export function buildPackageScope(
+  models: AndroidModel[],
+  outputs: readonly ScopedId[] = [],
+): PackageScope {
+  const scope = emptyPackageScope();
   for (const m of models) addModelToScope(scope, m);
-  for (const id of builtIds) pushUnique(scope.built_ids, id, MAX_SCOPE_IDS);
+  for (const o of outputs) pushId(scope, o);
   return scope;
 }
 
-/**
- * Whether `rest` is a concatenation of suffixes taken in order, each at most once. Dynamic
- * programming over (position, next suffix): O(len × suffixes), never exponential. Pure.
- */
-export function matchesSuffixes(rest: string, suffixes: string[]): boolean {
-  if (rest === "") return true;
-  // reach[k] = the positions of `rest` reachable having considered suffixes[0..k).
-  let reach = new Set<number>([0]);
-  for (const s of suffixes) {
-    const next = new Set(reach);
-    for (const pos of reach) {
-      if (rest.startsWith(s, pos)) next.add(pos + s.length);
-    }
-    reach = next;
-    if (reach.has(rest.length)) return true;
-  }
-  return reach.has(rest.length);
+/** The entry that puts `pkg` in scope, or `null`. Pure. */
+export function scopeEntryFor(scope: PackageScope, pkg: string): ScopedId | null {
+  return scope.ids.find((e) => e.id === pkg) ?? null;
 }
 
 /** Whether `pkg` belongs to the project. Pure. */
 export function inPackageScope(scope: PackageScope, pkg: string): boolean {
-  if (scope.built_ids.includes(pkg)) return true;
-  return scope.application_ids.some((id) =>
-    pkg.startsWith(id) && matchesSuffixes(pkg.slice(id.length), scope.suffixes)
-  );
+  return scopeEntryFor(scope, pkg) !== null;
 }
 
-/** The project's ids as a message names them (bases, suffixes, built ids; bounded). Pure. */
+/** The project's ids as a message names them, each with its source (bounded). Pure. */
 export function describeScope(scope: PackageScope): string {
-  const ids = [
-    ...scope.application_ids,
-    ...scope.built_ids.filter((b) => !scope.application_ids.includes(b)),
-  ];
-  const shown = ids.slice(0, MAX_SCOPE_IDS_IN_MESSAGE);
-  let text = shown.join(", ");
-  if (ids.length > shown.length) text += ` and ${ids.length - shown.length} more`;
-  if (scope.suffixes.length > 0) {
-    text += ` (with the suffixes ${scope.suffixes.slice(0, MAX_SCOPE_IDS_IN_MESSAGE).join(", ")})`;
-  }
+  const shown = scope.ids.slice(0, MAX_SCOPE_IDS_IN_MESSAGE);
+  let text = shown.map((e) => `${e.id} (${e.source})`).join(", ");
+  if (scope.ids.length > shown.length) text += ` and ${scope.ids.length - shown.length} more`;
   return text;
 }
 
@@ -119,25 +104,30 @@ export function checkPackageScope(
   allowForeign: boolean,
 ): void {
   if (allowForeign) return;
-  const hasIds = scope.application_ids.length > 0 || scope.built_ids.length > 0;
-  if (hasIds && inPackageScope(scope, pkg)) return;
+  if (inPackageScope(scope, pkg)) return;
   const retry = `pass allow_foreign_package: true only when the user asked to act on ${pkg}`;
-  if (!hasIds) {
+  const unresolved = scope.unresolved_variants.length > 0
+    ? ` (the build file computes the id of ${
+      scope.unresolved_variants.slice(0, MAX_SCOPE_IDS_IN_MESSAGE).join(", ")
+    }; build it with keynobi to add its id)`
+    : "";
+  if (scope.ids.length === 0) {
     throw invalidParams(
-      `Package ${pkg} is refused: no application id was found in this project's build files ` +
-        `or build outputs, so no package counts as the project's app; ${retry}`,
+      `Package ${pkg} is refused: no application id was found in this project's variants or ` +
+        `in build outputs keynobi recorded, so no package counts as the project's app${unresolved}; ` +
+        retry,
       { package: pkg, project_packages: [] },
     );
   }
   throw invalidParams(
     `Package ${pkg} is not this project's app: the project's packages are ` +
-      `${describeScope(scope)}; ${retry}`,
+      `${describeScope(scope)}${unresolved}; ${retry}`,
     {
       package: pkg,
-      project_packages: [...scope.application_ids, ...scope.built_ids].slice(
-        0,
-        MAX_SCOPE_IDS_IN_MESSAGE,
-      ),
+      project_packages: scope.ids.slice(0, MAX_SCOPE_IDS_IN_MESSAGE).map((e) => ({
+        id: e.id,
+        source: e.source,
+      })),
     },
   );
 }
@@ -151,8 +141,31 @@ async function tryModel(root: string, module: string): Promise<ModuleModel | nul
   }
 }
 
+export interface ScopeOptions {
+  /** Where keynobi's build history and settings (trust) live. */
+  dataDir: string;
+}
+
+/**
+ * The SHA-256 of every `output-metadata.json` keynobi's builds of `root` recorded, with the
+ * build's id. Pure over the records.
+ */
+async function recordedMetadataHashes(dataDir: string, root: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const records = await listBuildRecords(dataDir, { project: root, limit: MAX_BUILD_RECORDS });
+  for (const r of records) {
+    for (const a of r.apks) {
+      if (a.metadata_sha256 && !out.has(a.metadata_sha256)) out.set(a.metadata_sha256, r.id);
+    }
+  }
+  return out;
+}
+
 /** The package scope of the project at `root` (canonical), read from its files; runs nothing. */
-export async function projectPackageScope(root: string): Promise<PackageScope> {
+export async function projectPackageScope(
+  root: string,
+  options: ScopeOptions,
+): Promise<PackageScope> {
   const info = await readGradleProject(root);
   const models: ModuleModel[] = [];
   for (const path of info.application_modules) {
@@ -164,6 +177,29 @@ export async function projectPackageScope(root: string): Promise<PackageScope> {
     if (m !== null) models.push(m);
   }
   const dirs = info.modules.filter((m) => m.application).map((m) => ({ dir: m.dir }));
-  const built = await listBuiltApplicationIds(root, dirs);
-  return buildPackageScope(models, built);
+  const outputs = await listBuiltOutputs(root, dirs);
+  const vetted: ScopedId[] = [];
+  if (outputs.length > 0) {
+    const trusted = await isTrusted(options.dataDir, root);
+    const recorded = trusted ? new Map() : await recordedMetadataHashes(options.dataDir, root);
+    for (const o of outputs) {
+      if (trusted) {
+        vetted.push({
+          id: o.application_id,
+          kind: "trusted_build_output",
+          source: `${o.path} of the trusted project`,
+        });
+        continue;
+      }
+      const build = recorded.get(o.sha256);
+      if (build !== undefined) {
+        vetted.push({
+          id: o.application_id,
+          kind: "recorded_build_output",
+          source: `${o.path} written by keynobi build #${build}`,
+        });
+      }
+    }
+  }
+  return buildPackageScope(models, vetted);
 }

@@ -16,7 +16,7 @@ import {
 } from "../core/validation.ts";
 import {
   checkPackageScope,
-  type PackageScope,
+  emptyPackageScope,
   projectPackageScope,
 } from "../gradle/package_scope.ts";
 import { readGradleProject } from "../gradle/build_files.ts";
@@ -55,12 +55,12 @@ import { allowForeignParam, packageParam, requiredSerialParam, serialParam } fro
 /** Candidate application ids considered for `get_exit_reasons`' default package. */
 export const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;
 
-const EMPTY_SCOPE: PackageScope = { application_ids: [], suffixes: [], built_ids: [] };
-
 /** Package scope (spec "Package Scope"): refused with invalid_params before any device command. */
 async function requireScope(ctx: ToolContext, pkg: string, allow: boolean | undefined) {
   if (allow === true) return;
-  const scope = ctx.project ? await projectPackageScope(ctx.project.root) : EMPTY_SCOPE;
+  const scope = ctx.project
+    ? await projectPackageScope(ctx.project.root, { dataDir: ctx.dataDir })
+    : emptyPackageScope();
   checkPackageScope(scope, pkg, false);
 }
 
@@ -148,24 +148,8 @@ async function defaultPackage(ctx: ToolContext, serial: string): Promise<string>
     throw invalidParams("No Android project is open, so there is no default app: pass package");
   }
   const root = ctx.project.root;
-  const info = await readGradleProject(root);
-  const ids = new Set<string>();
-  for (const module of info.application_modules) {
-    try {
-      const model = await readAndroidModel(root, module);
-      for (const v of listVariants(model)) {
-        if (v.application_id !== null && ids.size < MAX_DEFAULT_PACKAGE_CANDIDATES) {
-          ids.add(v.application_id);
-        }
-      }
-    } catch {
-      // A module whose build file cannot be read adds no candidates.
-    }
-  }
-  const dirs = info.modules.filter((m) => m.application).map((m) => ({ dir: m.dir }));
-  for (const id of await listBuiltApplicationIds(root, dirs)) {
-    if (ids.size < MAX_DEFAULT_PACKAGE_CANDIDATES) ids.add(id);
-  }
+  const scope = await projectPackageScope(root, { dataDir: ctx.dataDir });
+  const ids = new Set(scope.ids.slice(0, MAX_DEFAULT_PACKAGE_CANDIDATES).map((e) => e.id));
   if (ids.size === 1) return [...ids][0];
   if (ids.size === 0) {
     throw invalidParams(

@@ -219,6 +219,40 @@ Deno.test({
 });
 
 Deno.test({
+  name: "an untrusted project's committed build output does not widen the package scope",
+  ignore: !hasApps,
+  async fn() {
+    await using world = await startWorld();
+    installSample(world);
+    const project = world.sim.projects["sample-kts"];
+    const dir = `${project}/app/build/outputs/apk/evil/debug`;
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/output-metadata.json`,
+      JSON.stringify({
+        version: 3,
+        applicationId: "com.android.settings",
+        variantName: "evilDebug",
+        elements: [],
+      }),
+    );
+    await using s = await open(world);
+    const before = await journalLength(world);
+    const r = await call(s, "restart_app", {
+      device_serial: EMU,
+      package: "com.android.settings",
+      clear_data: true,
+    });
+    assertEquals(errorOf(r).code, "invalid_params");
+    assertStringIncludes(r.content[0].text!, "allow_foreign_package");
+    // The refusal names where each of the project's ids came from.
+    assertStringIncludes(r.content[0].text!, `${APP} (variant :app demoDebug)`);
+    assertEquals(await journalLength(world), before, "no pm clear ran");
+    await assertNoInjection(world.sim);
+  },
+});
+
+Deno.test({
   name: "grant and revoke change the app's permission; revoke kills its process",
   ignore: !hasApps,
   async fn() {
