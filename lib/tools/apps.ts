@@ -19,10 +19,6 @@ import {
   emptyPackageScope,
   projectPackageScope,
 } from "../gradle/package_scope.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
-import { readAndroidModel } from "../gradle/android_model.ts";
-import { listVariants } from "../gradle/variants.ts";
-import { listBuiltApplicationIds } from "../gradle/apk_outputs.ts";
 import {
   changePermission,
   listInstalledPackages,
