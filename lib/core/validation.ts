@@ -18,7 +18,11 @@ export const MAX_GRADLE_TASK_LENGTH = 256;
 export const MAX_MODULE_LENGTH = 256;
 export const MAX_DEEP_LINK_LENGTH = 2_048;
 
-/** Schemes a deep link may not use: they run script, read local data or re-enter intents. */
+/**
+ * Schemes a deep link never uses, even when a project's manifest declares one: they run script,
+ * read local data, re-enter intents or open other apps' stores. Deep links are an allowlist
+ * (`validateDeepLink`); this list only keeps a hostile manifest from allowlisting these.
+ */
 export const BLOCKED_DEEP_LINK_SCHEMES: ReadonlySet<string> = new Set([
   "javascript",
   "vbscript",
@@ -26,9 +30,22 @@ export const BLOCKED_DEEP_LINK_SCHEMES: ReadonlySet<string> = new Set([
   "file",
   "content",
   "intent",
+  "android-app",
+  "view-source",
+  "jar",
+  "market",
   "about",
   "blob",
+  "filesystem",
+  "chrome",
+  "chrome-extension",
+  "ws",
+  "wss",
+  "ftp",
 ]);
+
+/** Schemes every deep link may use. */
+export const WEB_DEEP_LINK_SCHEMES: readonly string[] = ["http", "https"];
 
 function requireString(value: unknown, param: string): string {
   if (typeof value !== "string") {
@@ -205,9 +222,15 @@ export function validateModule(value: unknown, param = "module"): string {
 
 /**
  * A deep link: an absolute URI with a scheme (`myapp://item/42`, `https://…`), printable ASCII
- * only (percent-encode the rest), not using a scheme in `BLOCKED_DEEP_LINK_SCHEMES`.
+ * only (percent-encode the rest), whose scheme is on the allowlist: `http`, `https`, and
+ * `projectSchemes` (those the project's manifests declare in intent filters,
+ * `lib/android/link_schemes.ts`) minus `BLOCKED_DEEP_LINK_SCHEMES`.
  */
-export function validateDeepLink(value: unknown, param = "uri"): string {
+export function validateDeepLink(
+  value: unknown,
+  param = "uri",
+  projectSchemes: readonly string[] = [],
+): string {
   const v = requireString(value, param);
   checkLength(v, param, MAX_DEEP_LINK_LENGTH);
   if (!/^[\x21-\x7e]+$/.test(v)) {
@@ -223,9 +246,23 @@ export function validateDeepLink(value: unknown, param = "uri"): string {
     );
   }
   const scheme = m[1].toLowerCase();
-  if (BLOCKED_DEEP_LINK_SCHEMES.has(scheme)) {
+  const allowed = [
+    ...new Set([
+      ...WEB_DEEP_LINK_SCHEMES,
+      ...projectSchemes.filter((x) => !BLOCKED_DEEP_LINK_SCHEMES.has(x)),
+    ]),
+  ];
+  if (!allowed.includes(scheme)) {
+    const why = BLOCKED_DEEP_LINK_SCHEMES.has(scheme)
+      ? `the ${scheme}: scheme is never allowed (it runs script, reads local data, re-enters ` +
+        "intents or opens another app's store)"
+      : `the ${scheme}: scheme is not one the project's manifests declare in an intent filter`;
     throw invalidParams(
-      `Invalid ${param}: the ${scheme}: scheme is not allowed; use an app scheme or https`,
+      `Invalid ${param}: ${why}; deep links may use ${allowed.join(", ")}` +
+        (allowed.length === WEB_DEEP_LINK_SCHEMES.length
+          ? " (no intent filter of this project declares a scheme)"
+          : ""),
+      { allowed_schemes: allowed },
     );
   }
   if (!URL.canParse(v)) {

@@ -105,6 +105,8 @@ export async function launchInstalled(
   serial: string,
   manifest: ApkManifest,
   launch: RunLaunch,
+  /** The project's deep-link schemes (`projectLinkSchemes`); http and https are always allowed. */
+  linkSchemes: readonly string[] = [],
 ): Promise<LaunchResult | null> {
   const pkg = manifest.package;
   switch (launch.kind) {
@@ -117,7 +119,7 @@ export async function launchInstalled(
     case "default":
       return await startActivity(adb, serial, await resolveLauncher(adb, serial, pkg, manifest));
     case "deep_link": {
-      const uri = validateDeepLink(launch.uri, "launch.uri");
+      const uri = validateDeepLink(launch.uri, "launch.uri", linkSchemes);
       const r = await adb.shell(serial, [
         "am",
         "start",

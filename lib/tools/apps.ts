@@ -45,6 +45,7 @@ import {
 import { checkNetworkRequest, describeNetwork } from "../android/network.ts";
 import { ORIENTATIONS } from "../android/orientation.ts";
 import type { ToolContext } from "./context.ts";
+import { projectLinkSchemes } from "../android/link_schemes.ts";
 import { callOpts, deviceFor, optionalSerial } from "./device_args.ts";
 import { allowForeignParam, packageParam, requiredSerialParam, serialParam } from "./params.ts";
 
@@ -478,8 +479,8 @@ const openDeepLinkTool = defineTool({
   kind: "W",
   title: "Open deep link",
   description: "Open a URI with am start -W -a VIEW (an app link like myapp://item/42 or " +
-    "https://…), optionally in package. Fails when no app resolves it. javascript:, data:, " +
-    "file:, content:, intent: and similar schemes are refused.",
+    "https://…), optionally in package. Fails when no app resolves it. Only http, https and " +
+    "the schemes the project's manifests declare in intent filters are allowed.",
   params: {
     uri: z.string().describe("Absolute URI with a scheme, percent-encoded ASCII"),
     package: z.string().optional().describe("Only let this app handle it"),
@@ -487,7 +488,8 @@ const openDeepLinkTool = defineTool({
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
-    const uri = validateDeepLink(args.uri);
+    const schemes = ctx.project ? await projectLinkSchemes(ctx.project.root) : [];
+    const uri = validateDeepLink(args.uri, "uri", schemes);
     const pkg = args.package === undefined ? undefined : validatePackage(args.package);
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await openDeepLink(ctx.adb, serial, uri, pkg, callOpts(ctx));

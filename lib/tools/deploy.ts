@@ -5,6 +5,7 @@
  * Builds go through the same path as `run_gradle_task` (trust, task policy, build slot, timeout,
  * progress, cancellation, the agent as origin).
  */
+import { projectLinkSchemes } from "../android/link_schemes.ts";
 import { basename } from "node:path";
 import { z } from "zod";
 import { AVD_TOOL_TIMEOUT_MS } from "./avds.ts";
@@ -437,7 +438,8 @@ const runRunConfiguration = defineTool({
     const since = await logReferenceTime(ctx.adb, device.serial, opts).catch(() => null);
     let launch;
     try {
-      launch = await launchInstalled(ctx.adb, device.serial, manifest, c.launch);
+      const schemes = c.launch.kind === "deep_link" ? await projectLinkSchemes(root) : [];
+      launch = await launchInstalled(ctx.adb, device.serial, manifest, c.launch, schemes);
     } catch (e) {
       phase("failed");
       throw e;

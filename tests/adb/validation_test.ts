@@ -155,10 +155,27 @@ Deno.test("validateModule() allows Gradle paths and directory names only", () =>
   }
 });
 
-Deno.test("validateDeepLink() needs a scheme and refuses dangerous ones", () => {
-  for (const u of ["myapp://item/42", "https://example.com/a?b=c&d=e", "geo:0,0?q=x"]) {
+Deno.test("validateDeepLink() allows http, https and the project's schemes, nothing else", () => {
+  for (const u of ["https://example.com/a?b=c&d=e", "http://x.example/"]) {
     assertEquals(validateDeepLink(u), u);
   }
+  for (const u of ["myapp://item/42", "geo:0,0?q=x"]) {
+    assertEquals(validateDeepLink(u, "uri", ["myapp", "geo"]), u);
+    refuses((x) => validateDeepLink(x), u, "uri");
+  }
+  // A hostile manifest cannot allowlist a dangerous scheme.
+  for (const u of ["javascript:alert(1)", "intent://x#Intent;end", "market://details?id=x"]) {
+    refuses((x) => validateDeepLink(x, "uri", ["javascript", "intent", "market"]), u, "uri");
+  }
+  for (
+    const v of [
+      "android-app://com.android.settings/https/x",
+      "view-source:https://example.com/",
+      "jar:https://example.com/a.jar!/b",
+      "market://details?id=com.evil",
+      "intent://x#Intent;scheme=javascript;end",
+    ]
+  ) refuses((x) => validateDeepLink(x), v, "uri");
   for (
     const v of [
       "javascript:alert(1)",

@@ -3,6 +3,7 @@
  * sending anything, and how they read what comes back. End-to-end runs against the simulator are
  * in tests/e2e/apps_test.ts.
  */
+import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { appsTools } from "../../lib/tools/apps.ts";
 import { readDisplayed } from "../../lib/android/launch.ts";
@@ -370,20 +371,30 @@ Deno.test("set_network_state falls back to the setting and restores it when the 
 });
 
 Deno.test("open_deep_link refuses blocked schemes and reports unresolved intents", async () => {
-  for (const uri of ["javascript:alert(1)", "file:///sdcard/x", "intent://x#Intent;end", "nope"]) {
+  for (
+    const uri of [
+      "javascript:alert(1)",
+      "file:///sdcard/x",
+      "intent://x#Intent;end",
+      "nope",
+      "android-app://com.x/https/y",
+      "market://details?id=x",
+      "myapp://x/1",
+    ]
+  ) {
     const adb = new FakeAdb(() => ({}));
     await rejects(tool("open_deep_link").run({ uri }, ctxWith(adb)), "invalid_params");
     assertEquals([adb.calls.length, adb.listings], [0, 0], uri);
   }
   const adb = new FakeAdb(() => ({
-    out: "Starting: Intent { act=android.intent.action.VIEW dat=myapp://x/... }\nError: " +
+    out: "Starting: Intent { act=android.intent.action.VIEW dat=https://x.example/... }\nError: " +
       "Activity not started, unable to resolve Intent { act=android.intent.action.VIEW " +
-      "dat=myapp://x/... flg=0x10000000 }\n",
+      "dat=https://x.example/... flg=0x10000000 }\n",
     code: 0,
   }));
   const e = await rejects(
     tool("open_deep_link").run(
-      { uri: "myapp://x/1", device_serial: "emulator-5554" },
+      { uri: "https://x.example/1", device_serial: "emulator-5554" },
       ctxWith(adb),
     ),
     "launch_failed",
@@ -396,7 +407,7 @@ Deno.test("open_deep_link refuses blocked schemes and reports unresolved intents
     "-a",
     "android.intent.action.VIEW",
     "-d",
-    "myapp://x/1",
+    "https://x.example/1",
   ]);
 });
 
@@ -506,7 +517,11 @@ Deno.test("every string parameter refuses hostile values before any device comma
     revoke_runtime_permission: { package: "com.ex.app", permission: "android.permission.CAMERA" },
     set_network_state: { device_serial: "emulator-5554", wifi: true },
     set_device_orientation: { device_serial: "emulator-5554", orientation: "portrait" },
-    open_deep_link: { uri: "myapp://x", package: "com.ex.app", device_serial: "emulator-5554" },
+    open_deep_link: {
+      uri: "https://x.example/",
+      package: "com.ex.app",
+      device_serial: "emulator-5554",
+    },
     open_app_settings: { package: "com.ex.app", device_serial: "emulator-5554" },
   };
   for (const [name, args] of Object.entries(base)) {
@@ -514,7 +529,7 @@ Deno.test("every string parameter refuses hostile values before any device comma
       if (typeof value !== "string" || key === "orientation") continue;
       // `;`, `$(…)` and quotes are legal in a URI: those reach the device quoted (see e2e).
       const values = key === "uri"
-        ? ["myapp://x/a\nb", "myapp://x/a b", "myapp://x/ü", "javascript:x"]
+        ? ["https://x/a\nb", "https://x/a b", "https://x/ü", "javascript:x", "myapp://x"]
         : hostile;
       const scoped = "allow_foreign_package" in appsTools.find((t) => t.name === name)!.params;
       for (const bad of values) {
@@ -550,4 +565,17 @@ Deno.test("readDisplayed() gives up after its wait with no Displayed line", asyn
   }));
   const found = await readDisplayed(adb as never, "e", "com.example.app", null, {}, 300);
   assertEquals(found, null);
+});
+
+Deno.test("intentFilterSchemes() reads the schemes of intent filters only", () => {
+  const xml = `<manifest><application>
+    <activity android:name=".A"><intent-filter>
+      <action android:name="android.intent.action.VIEW" />
+      <data android:scheme="MyApp" android:host="x" /><data android:scheme='geo'/>
+      <data android:scheme="\${appAuthRedirectScheme}" />
+    </intent-filter></activity>
+    <!-- <intent-filter><data android:scheme="commented" /></intent-filter> -->
+    <provider android:name=".P"><data android:scheme="outside" /></provider>
+  </application></manifest>`;
+  assertEquals(intentFilterSchemes(xml), ["myapp", "geo"]);
 });

@@ -387,7 +387,8 @@ Deno.test({
     ok(custom);
     const nothing = await call(s, "open_deep_link", {
       device_serial: EMU,
-      uri: "nohandler://item/1",
+      uri: "https://keynobi.example/item/1",
+      package: "com.android.settings",
     });
     assertEquals(errorOf(nothing).code, "launch_failed");
     assertStringIncludes(nothing.content[0].text!, "unable to resolve Intent");
@@ -410,10 +411,20 @@ Deno.test({
         "blob:https://x/y",
         "vbscript:x",
         "no scheme",
+        // Issue 10 item 7: schemes a blocklist missed, and anything the project does not declare.
+        "android-app://com.android.settings/https/x",
+        "view-source:https://keynobi.example/",
+        "jar:https://keynobi.example/a.jar!/x",
+        "market://details?id=com.evil",
+        "intent://x#Intent;scheme=javascript;S.browser_fallback_url=javascript:alert(1);end",
+        "nohandler://item/1",
       ]
     ) {
       const r = await call(s, "open_deep_link", { device_serial: EMU, uri });
       assertEquals(errorOf(r).code, "invalid_params", uri);
+      if (/^[a-z-]+:/.test(uri)) {
+        assertStringIncludes(r.content[0].text!, "deep links may use http, https, keynobisample");
+      }
     }
     assertEquals(await journalLength(world), before);
     const settings = await call(s, "open_app_settings", { device_serial: EMU, package: APP });
