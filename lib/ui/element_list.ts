@@ -10,17 +10,24 @@
  *
  * One row per element that matters: everything that can be clicked, long-pressed, checked, edited
  * or scrolled, and text or descriptions not already part of such an element. Left out: the status
- * bar, keyboard keys except the action key, items scrolled under a toolbar or out of their scroll
- * container, slivers too thin to tap, page-sized click targets, and wrappers that repeat their
+ * bar, keyboard keys except the action key, whatever is drawn under something else, items
+ * scrolled out of their scroll container, slivers too thin to tap, page-sized click targets,
+ * obfuscated resource ids (`0_resource_name_obfuscated`), and wrappers that repeat their
  * child. A clickable element takes the labels of the plain views inside it ("Dark theme |
- * Display"); an empty field shows its hint; checkable elements say `checked` or `unchecked`; rows
- * the keyboard covers say `under-keyboard`. Coordinates are the visible part's center and size.
+ * Display"); a text field shows its value quoted (`""` when empty) and its hint apart
+ * (`EditText "" hint "Promo code"`); checkable elements say `checked` or `unchecked`; scroll
+ * containers are kept however large, one row per scrollable region, with `vertical` or
+ * `horizontal` when that can be told.
+ *
+ * What is drawn over what decides what is listed (lib/ui/occlusion.ts): an element hidden under
+ * a later-drawn window, a view that takes the touch, or a panel over its scroll container is left
+ * out; a partly covered one is tapped at the center of its largest uncovered part, which is what
+ * `@(x,y) WxH` gives. Rows only the keyboard covers say `under-keyboard` (hide it first).
  */
 import {
   type Bounds,
   boundsHeight,
   boundsWidth,
-  center,
   intersect,
   shortClass,
   shortResourceId,
@@ -29,19 +36,30 @@ import {
 } from "./hierarchy.ts";
 import { findKeyboard, isLoadingNode, type KeyboardInfo, statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
+import {
+  area,
+  CoverIndex,
+  isEditable,
+  MIN_TAP_EXTENT_PX,
+  PAGE_SIZED_AREA_FRACTION,
+  screenGeometry,
+} from "./occlusion.ts";
+
+export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
 
 /** Rows shown when the caller names no limit (the spec's interactive rows default). */
 export const DEFAULT_MAX_ROWS = 80;
 /** Most rows one list may show. */
 export const MAX_ROWS = 500;
-/** A label longer than this is cut with `…`. */
-export const MAX_LABEL_CHARS = 100;
+/**
+ * A label longer than this is cut at a word with `…` (a dialog's message is often a few hundred
+ * characters: it is kept whole up to here).
+ */
+export const MAX_LABEL_CHARS = 400;
+/** A cut looks back this far for a space, at most; past that it cuts mid-word. */
+export const MAX_WORD_CUT_LOOKBACK = 40;
 /** Labels folded into one row, at most. */
 export const MAX_LABEL_PARTS = 4;
-/** An element whose visible width or height is below this (px) is a sliver, not a target. */
-export const MIN_TAP_EXTENT_PX = 8;
-/** A click target covering this share of the screen or more is the page, not a target. */
-export const PAGE_SIZED_AREA_FRACTION = 0.8;
 /** Edges of a wrapper and its only child may differ by this much (px) and still "repeat". */
 export const WRAPPER_SLACK_PX = 4;
 /** A scroll container filling this share of an outer one makes the outer one a wrapper. */
@@ -52,6 +70,8 @@ export type ElementFlag =
   | "long"
   | "edit"
   | "scroll"
+  | "vertical"
+  | "horizontal"
   | "focused"
   | "checked"
   | "unchecked"
@@ -70,13 +90,21 @@ export interface ElementRow {
   path: string;
   /** Short class name (`Button`); `Key` for the keyboard's action key. */
   className: string;
+  /** What the element says; for a text field, the text typed in it (empty when none). */
   label: string;
-  /** Short resource id (`sign_in`), empty when none. */
+  /** A text field's hint, shown while the field is empty; empty otherwise. */
+  hint: string;
+  /** Whether text can be typed into it (its label is its value, quoted even when empty). */
+  editable: boolean;
+  /** Short resource id (`sign_in`), empty when none or obfuscated. */
   resourceId: string;
-  /** Center of the visible part: where a tap lands. */
+  /**
+   * Where a tap lands: the center of the largest part of it nothing covers (for an
+   * `under-keyboard` row, of the part that shows once the keyboard is hidden).
+   */
   x: number;
   y: number;
-  /** Size of the visible part. */
+  /** Size of that part. */
   width: number;
   height: number;
   /** The node's full bounds as dumped. */
@@ -95,6 +123,8 @@ export interface ElementList {
   rows: ElementRow[];
   /** The soft keyboard's area, when one is shown. */
   keyboard: Bounds | null;
+  /** Windows in the dump (a dump of one window cannot show the keyboard). */
+  windows: number;
   /** A progress bar or spinner is visible. */
   loading: boolean;
   rotation: number;
@@ -110,33 +140,26 @@ export interface ElementListOptions {
   screenHash?: string;
 }
 
-const EDIT_CLASS = /(EditText|AutoCompleteTextView|SearchAutoComplete|TextInputEditText)$/;
-const TOOLBAR_CLASS = /(Toolbar|ActionBar|ActionBarContainer|AppBarLayout|TopAppBar)$/;
-const TOOLBAR_ID = /(^|_)(toolbar|action_bar|app_bar|appbar|top_app_bar)(_|$)/;
+/** R8's resource shrinking writes this in place of every name it removed. */
+const OBFUSCATED_ID = /^\d*_?resource_name_obfuscated$/;
 
-/** Whether text can be typed into `node`. */
-export function isEditable(node: UiNode): boolean {
-  return EDIT_CLASS.test(node.className);
+/** The short resource id when it means something; empty for none or an obfuscated one. */
+export function meaningfulId(resourceId: string): string {
+  const id = shortResourceId(resourceId);
+  return OBFUSCATED_ID.test(id) ? "" : id;
 }
 
 function isInteractive(node: UiNode): boolean {
   return node.clickable || node.longClickable || node.checkable || isEditable(node);
 }
 
-function isToolbar(node: UiNode): boolean {
-  return TOOLBAR_CLASS.test(node.className) || TOOLBAR_ID.test(shortResourceId(node.resourceId));
-}
-
-function area(b: Bounds): number {
-  return boundsWidth(b) * boundsHeight(b);
+/** A text field shows its hint: it is empty (newer Androids also put the hint in `text`). */
+export function showsHint(node: UiNode): boolean {
+  return isEditable(node) && node.hint !== "" && (node.text === "" || node.text === node.hint);
 }
 
 function isSliver(b: Bounds): boolean {
   return boundsWidth(b) < MIN_TAP_EXTENT_PX || boundsHeight(b) < MIN_TAP_EXTENT_PX;
-}
-
-function inside(b: Bounds, p: { x: number; y: number }): boolean {
-  return p.x >= b.left && p.x < b.right && p.y >= b.top && p.y < b.bottom;
 }
 
 function isAncestor(a: UiNode, b: UiNode): boolean {
@@ -146,6 +169,17 @@ function isAncestor(a: UiNode, b: UiNode): boolean {
 /** One line: whitespace collapsed; quotes escaped by the formatter. */
 export function cleanText(s: string): string {
   return s.replace(/\s+/g, " ").trim();
+}
+
+/** `s` cut to `max` characters at a word, with `…`. */
+export function cutAtWord(s: string, max = MAX_LABEL_CHARS): string {
+  if (s.length <= max) return s;
+  const hard = s.slice(0, max - 1);
+  const space = hard.lastIndexOf(" ");
+  const cut = space >= 0 && hard.length - space <= MAX_WORD_CUT_LOOKBACK
+    ? hard.slice(0, space)
+    : hard;
+  return cut.trimEnd() + "…";
 }
 
 /** Joins label parts: drops empty ones and ones another part already contains. */
@@ -158,14 +192,46 @@ export function joinLabel(parts: readonly string[]): string {
     kept.push(p);
     if (kept.length >= MAX_LABEL_PARTS) break;
   }
-  const label = kept.join(" | ");
-  return label.length > MAX_LABEL_CHARS ? label.slice(0, MAX_LABEL_CHARS - 1) + "…" : label;
+  return cutAtWord(kept.join(" | "));
 }
 
 function ownParts(node: UiNode): string[] {
+  if (isEditable(node)) {
+    // A field's label is its value; a description that repeats the hint is not a value.
+    const text = showsHint(node) ? "" : node.text;
+    return [text, node.contentDesc === node.hint ? "" : node.contentDesc];
+  }
   const parts = [node.text, node.contentDesc];
   if (node.text === "" && node.hint !== "") parts.push(node.hint);
   return parts;
+}
+
+const HORIZONTAL_SCROLL_CLASS =
+  /(HorizontalScrollView|ViewPager2?|HorizontalGridView|HorizontalListView|Carousel)$/;
+const VERTICAL_SCROLL_CLASS =
+  /^(ScrollView|NestedScrollView|ListView|ExpandableListView|GridView|VerticalGridView|WebView)$/;
+
+/** Which way a scroll container scrolls, from its class or how its children are laid out. */
+export function scrollDirection(tree: UiTree, n: UiNode): "vertical" | "horizontal" | null {
+  const cls = shortClass(n.className);
+  if (HORIZONTAL_SCROLL_CLASS.test(cls)) return "horizontal";
+  if (VERTICAL_SCROLL_CLASS.test(cls)) return "vertical";
+  const b = n.bounds;
+  let h = 0, v = 0, across = 0, down = 0;
+  let prev: Bounds | null = null;
+  for (const id of n.children) {
+    const k = tree.nodes[id].bounds;
+    if (k.left < b.left || k.right > b.right) h++;
+    if (k.top < b.top || k.bottom > b.bottom) v++;
+    if (prev) {
+      if (k.left >= prev.right - WRAPPER_SLACK_PX && k.top < prev.bottom) across++;
+      else if (k.top >= prev.bottom - WRAPPER_SLACK_PX) down++;
+    }
+    prev = k;
+  }
+  if (h !== v) return h > v ? "horizontal" : "vertical";
+  if (across !== down) return across > down ? "horizontal" : "vertical";
+  return null;
 }
 
 /** The package of the main window: the largest root that is not System UI or the keyboard. */
@@ -183,9 +249,16 @@ export function mainPackage(tree: UiTree, keyboard: KeyboardInfo | null): string
 interface Candidate {
   node: UiNode;
   visible: Bounds;
+  /** Where a tap lands and the uncovered piece around it. */
+  x: number;
+  y: number;
+  piece: Bounds;
   interactive: boolean;
   scrollOnly: boolean;
   parts: string[];
+  hint: string;
+  /** Whose resource id the row shows (a covered node's, for the overlay taking its taps). */
+  idNode: UiNode;
   flags: Set<ElementFlag>;
   dropped: boolean;
 }
@@ -196,32 +269,19 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
   const nodes = tree.nodes;
   const statusBar = statusBarNodes(tree);
   const keyboard = findKeyboard(tree);
-  const screen: Bounds = { left: 0, top: 0, right: tree.width, bottom: tree.height };
-  const screenArea = Math.max(1, area(screen));
+  const geometry = screenGeometry(tree);
+  const covers = new CoverIndex(tree, keyboard, geometry);
+  const screenArea = Math.max(1, area(geometry.screen));
 
-  const toolbars: UiNode[] = [];
-  for (const n of nodes) if (isToolbar(n) && !statusBar.has(n.id)) toolbars.push(n);
-
-  // Per node: the visible box (clipped by scroll containers and the screen), the nearest
-  // scrollable ancestor, and the row its labels fold into.
-  const visible: Bounds[] = new Array(nodes.length);
-  const viewport: Bounds[] = new Array(nodes.length);
-  const scroller = new Int32Array(nodes.length).fill(-1);
+  // Per node: the row its labels fold into.
   const owner = new Int32Array(nodes.length).fill(-1);
   const candidates: (Candidate | undefined)[] = new Array(nodes.length);
+  // Overlay → the target it covers on the same box (a click layer over a button).
+  const adopted = new Map<number, UiNode>();
   let loading = false;
 
   for (const n of nodes) {
     const p = n.parent;
-    if (p < 0) {
-      viewport[n.id] = screen;
-    } else {
-      const parent = nodes[p];
-      viewport[n.id] = parent.scrollable ? intersect(viewport[p], parent.bounds) : viewport[p];
-      scroller[n.id] = parent.scrollable ? p : scroller[p];
-    }
-    const vis = intersect(n.bounds, viewport[n.id]);
-    visible[n.id] = vis;
     owner[n.id] = p < 0
       ? -1
       : (candidates[p]?.interactive && !candidates[p]!.dropped)
@@ -229,43 +289,70 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
       : owner[p];
 
     if (statusBar.has(n.id)) continue;
-    const inKeyboard = keyboard !== null && keyboard.nodes.has(n.id);
-    if (inKeyboard && n.id !== keyboard!.actionKey) continue;
+    const isKey = keyboard !== null && n.id === keyboard.actionKey;
+    if (keyboard !== null && keyboard.nodes.has(n.id) && !isKey) continue;
+    const vis = geometry.visible[n.id];
     if (!loading && isLoadingNode(n) && area(vis) > 0) loading = true;
 
-    const interactive = isInteractive(n) || n.id === keyboard?.actionKey;
+    const interactive = isInteractive(n) || isKey;
     const scrollOnly = !interactive && n.scrollable;
-    const hasLabel = n.text !== "" || n.contentDesc !== "" || n.hint !== "";
+    const parts = scrollOnly ? [n.contentDesc] : ownParts(n);
+    const hint = showsHint(n) ? n.hint : "";
+    const hasLabel = parts.some((s) => s !== "") || hint !== "";
     if (!interactive && !scrollOnly && !hasLabel) continue;
     if (isSliver(vis)) continue;
-    const c = center(vis);
-    if (!inside(viewport[n.id], c)) continue;
-    if (scroller[n.id] >= 0 && underToolbar(n, c, toolbars, nodes[scroller[n.id]])) continue;
     const pageSized = area(vis) >= screenArea * PAGE_SIZED_AREA_FRACTION;
-    if (pageSized && !isEditable(n) && !n.checkable) continue;
+    // A page-sized click target is the page; a page-sized scroll container is still a region.
+    if (pageSized && !isEditable(n) && !n.checkable && !n.scrollable) continue;
+    const tap = covers.tapPoint(n.id);
+    if (tap.kind === "hidden") {
+      // Covered by a target on its own box: taps land there, so that row takes its name.
+      if (interactive && tap.by >= 0 && near(geometry.visible[tap.by], vis)) {
+        const c = candidates[tap.by];
+        if (c === undefined) adopted.set(tap.by, n);
+        else if (joinLabel(c.parts) === "" && meaningfulId(c.idNode.resourceId) === "") {
+          c.parts.push(...parts);
+          c.idNode = n;
+        }
+      }
+      continue;
+    }
     if (!interactive && !scrollOnly && owner[n.id] >= 0) {
       // A plain label inside a row: fold it into that row.
-      candidates[owner[n.id]]!.parts.push(n.text, n.contentDesc);
+      const row = candidates[owner[n.id]]!;
+      row.parts.push(...parts);
       continue;
     }
     const flags = new Set<ElementFlag>();
-    if (n.clickable || n.id === keyboard?.actionKey) flags.add("click");
+    if (n.clickable || isKey) flags.add("click");
     if (n.longClickable) flags.add("long");
     if (isEditable(n)) flags.add("edit");
-    if (n.scrollable) flags.add("scroll");
+    if (n.scrollable) {
+      flags.add("scroll");
+      const dir = scrollDirection(tree, n);
+      if (dir) flags.add(dir);
+    }
     if (n.focused) flags.add("focused");
     if (n.checkable) flags.add(n.checked ? "checked" : "unchecked");
-    if (n.selected && interactive) flags.add("selected");
+    if (n.selected) flags.add("selected");
     if (!n.enabled) flags.add("disabled");
     if (n.password) flags.add("password");
-    if (n.id === keyboard?.actionKey) flags.add("ime-action");
-    else if (keyboard && inside(keyboard.bounds, c)) flags.add("under-keyboard");
+    if (isKey) flags.add("ime-action");
+    else if (tap.kind === "under-keyboard") flags.add("under-keyboard");
+    const covered = adopted.get(n.id);
+    const named = covered !== undefined && !parts.some((s) => s !== "") &&
+      meaningfulId(n.resourceId) === "";
     candidates[n.id] = {
       node: n,
       visible: vis,
+      x: tap.x,
+      y: tap.y,
+      piece: tap.piece,
       interactive,
       scrollOnly,
-      parts: scrollOnly ? [n.contentDesc] : ownParts(n),
+      parts: named ? ownParts(covered!) : parts,
+      hint,
+      idNode: named ? covered! : n,
       flags,
       dropped: false,
     };
@@ -279,18 +366,20 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
     if (rows.length >= maxRows) break;
     const n = c.node;
     const isKey = n.id === keyboard?.actionKey;
-    const p = center(c.visible);
+    const label = joinLabel(c.parts);
     rows.push({
       handle: `e${rows.length + 1}`,
       node: n.id,
       path: n.path,
       className: isKey ? "Key" : shortClass(n.className),
-      label: joinLabel(c.parts),
-      resourceId: isKey ? "" : shortResourceId(n.resourceId),
-      x: p.x,
-      y: p.y,
-      width: boundsWidth(c.visible),
-      height: boundsHeight(c.visible),
+      label,
+      hint: c.hint !== "" && c.hint !== label ? cutAtWord(cleanText(c.hint)) : "",
+      editable: isEditable(n),
+      resourceId: isKey ? "" : meaningfulId(c.idNode.resourceId),
+      x: c.x,
+      y: c.y,
+      width: boundsWidth(c.piece),
+      height: boundsHeight(c.piece),
       bounds: n.bounds,
       flags: FLAG_ORDER.filter((f) => c.flags.has(f)),
     });
@@ -302,6 +391,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
     total: all.length,
     rows,
     keyboard: keyboard ? keyboard.bounds : null,
+    windows: tree.roots.length,
     loading,
     rotation: tree.rotation,
     truncatedTree: tree.truncated,
@@ -313,6 +403,8 @@ const FLAG_ORDER: readonly ElementFlag[] = [
   "long",
   "edit",
   "scroll",
+  "vertical",
+  "horizontal",
   "focused",
   "checked",
   "unchecked",
@@ -326,21 +418,6 @@ const FLAG_ORDER: readonly ElementFlag[] = [
 function clampRows(v: number | undefined): number {
   if (v === undefined || !Number.isFinite(v)) return DEFAULT_MAX_ROWS;
   return Math.min(MAX_ROWS, Math.max(1, Math.floor(v)));
-}
-
-/** A list item scrolled under a toolbar that is drawn over its list. */
-function underToolbar(
-  n: UiNode,
-  c: { x: number; y: number },
-  toolbars: readonly UiNode[],
-  scrollContainer: UiNode,
-): boolean {
-  for (const t of toolbars) {
-    if (t.id === n.id || isAncestor(t, n) || isAncestor(n, t)) continue;
-    if (t.id === scrollContainer.id || isAncestor(scrollContainer, t)) continue;
-    if (inside(t.bounds, c)) return true;
-  }
-  return false;
 }
 
 /** Whether `inner` covers most of `outer` (`SCROLL_NEST_AREA_FRACTION`). */
@@ -359,30 +436,39 @@ function near(a: Bounds, b: Bounds): boolean {
  * Wrappers that repeat their child go, their flags and label moving to the child:
  * - a row with exactly one row inside it, covering the same box, both acting or the outer a plain
  *   label (a widget host around its widget), or both plain labels with the same text;
- * - a scroll container around another one of the same box (a pager around its list);
+ * - a wrapper around a text field on the field's box (an input layout around its EditText), even
+ *   with other rows (an end icon) inside;
+ * - a scroll container around another one filling it (a pager around its list): one row per
+ *   scrollable region;
  * - an unlabelled, unnamed target on the very box of an earlier row (an overlay on a button).
  */
 function dropRepeatingWrappers(list: Candidate[]): void {
   // Candidates are in document order, so the rows inside a wrapper follow it directly.
+  const plain = (c: Candidate) => !c.interactive && !c.scrollOnly;
   for (let i = 0; i < list.length; i++) {
     const w = list[i];
     let inner: Candidate | null = null;
     let count = 0;
     let innerScroll: Candidate | null = null;
+    let innerField: Candidate | null = null;
     for (let j = i + 1; j < list.length && isAncestor(w.node, list[j].node); j++) {
       if (list[j].dropped) continue;
       count++;
       inner ??= list[j];
       if (list[j].flags.has("scroll") && fills(list[j].visible, w.visible)) innerScroll ??= list[j];
+      if (list[j].flags.has("edit") && near(w.visible, list[j].visible)) innerField ??= list[j];
     }
     if (w.flags.has("scroll") && innerScroll) {
       mergeInto(w, innerScroll);
       continue;
     }
+    if (innerField && !w.flags.has("edit") && !w.flags.has("scroll") && !w.node.checkable) {
+      mergeInto(w, innerField);
+      continue;
+    }
     if (count !== 1 || inner === null) continue;
     const wLabel = joinLabel(w.parts);
     const iLabel = joinLabel(inner.parts);
-    const plain = (c: Candidate) => !c.interactive && !c.scrollOnly;
     const sameBox = near(w.visible, inner.visible);
     if (
       (plain(w) && plain(inner) && wLabel !== "" && wLabel === iLabel) ||
@@ -393,7 +479,10 @@ function dropRepeatingWrappers(list: Candidate[]): void {
   }
   for (let i = 0; i < list.length; i++) {
     const c = list[i];
-    if (c.dropped || !c.interactive || joinLabel(c.parts) !== "" || c.node.resourceId !== "") {
+    if (
+      c.dropped || !c.interactive || joinLabel(c.parts) !== "" || c.hint !== "" ||
+      meaningfulId(c.idNode.resourceId) !== ""
+    ) {
       continue;
     }
     for (let j = 0; j < i; j++) {
@@ -411,10 +500,19 @@ function mergeInto(from: Candidate, to: Candidate): void {
   for (const f of from.flags) {
     if (f === "checked" || f === "unchecked") {
       if (!to.flags.has("checked") && !to.flags.has("unchecked")) to.flags.add(f);
+    } else if (f === "vertical" || f === "horizontal" || f === "under-keyboard") {
+      // Directions join; the keyboard flag belongs to where the tap lands.
+      if (f !== "under-keyboard") to.flags.add(f);
     } else to.flags.add(f);
   }
   if (from.interactive) to.interactive = true;
   to.scrollOnly = to.scrollOnly && from.scrollOnly;
+  if (to.flags.has("edit")) {
+    // A field's label is its value: a wrapper's words around it are the field's hint.
+    const words = joinLabel(from.parts);
+    if (to.hint === "" && words !== "" && joinLabel(to.parts) === "") to.hint = words;
+    return;
+  }
   to.parts = [...from.parts, ...to.parts];
 }
 
@@ -422,10 +520,14 @@ function quote(label: string): string {
   return `"${label.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-/** `[e7] Button "Sign in" #sign_in @(540,1620) 880x144 click,focused`. */
+/**
+ * `[e7] Button "Sign in" #sign_in @(540,1620) 880x144 click,focused`; a text field always shows
+ * its value, quoted even when empty, and then its hint: `EditText "" hint "Promo code"`.
+ */
 export function formatRow(r: ElementRow): string {
   let s = `[${r.handle}] ${r.className}`;
-  if (r.label !== "") s += ` ${quote(r.label)}`;
+  if (r.label !== "" || r.editable) s += ` ${quote(r.label)}`;
+  if (r.hint !== "") s += ` hint ${quote(r.hint)}`;
   if (r.resourceId !== "") s += ` #${r.resourceId}`;
   s += ` @(${r.x},${r.y}) ${r.width}x${r.height}`;
   if (r.flags.length > 0) s += ` ${r.flags.join(",")}`;

@@ -63,6 +63,11 @@ export interface UiNode {
   /** `NAF="true"`: not accessibility-friendly (clickable without label). */
   naf: boolean;
   bounds: Bounds;
+  /**
+   * `drawing-order` (newer dumpers): the position among its siblings in which the view is drawn
+   * (a larger one is drawn later, over the others); -1 when the dump has none.
+   */
+  drawingOrder: number;
 }
 
 export interface UiTree {
@@ -151,7 +156,14 @@ export function makeNode(
     selected: attrs.selected === "true",
     naf: attrs.NAF === "true",
     bounds: parseBounds(attrs.bounds ?? ""),
+    drawingOrder: parseDrawingOrder(attrs["drawing-order"]),
   };
+}
+
+const DRAWING_ORDER_RE = /^\d{1,9}$/;
+
+function parseDrawingOrder(v: string | undefined): number {
+  return v !== undefined && DRAWING_ORDER_RE.test(v) ? Number(v) : -1;
 }
 
 /** Which XML reader `parseHierarchy` uses. */

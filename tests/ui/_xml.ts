@@ -16,6 +16,9 @@ export interface N {
   focused?: boolean;
   scroll?: boolean;
   password?: boolean;
+  selected?: boolean;
+  /** `drawing-order` (newer dumpers); left out when undefined. */
+  order?: number;
   kids?: N[];
 }
 
@@ -31,8 +34,9 @@ export function node(n: N, index = 0): string {
     `content-desc="${esc(n.desc ?? "")}" checkable="${!!n.checkable}" checked="${!!n.checked}" ` +
     `clickable="${!!n.click}" enabled="${n.enabled ?? true}" focusable="${!!n.click}" ` +
     `focused="${!!n.focused}" scrollable="${!!n.scroll}" long-clickable="${!!n.long}" ` +
-    `password="${!!n.password}" selected="false" ` +
+    `password="${!!n.password}" selected="${!!n.selected}" ` +
     `bounds="[${n.b[0]},${n.b[1]}][${n.b[2]},${n.b[3]}]"` +
+    (n.order !== undefined ? ` drawing-order="${n.order}"` : "") +
     (n.hint !== undefined ? ` hint="${esc(n.hint)}"` : "");
   const kids = n.kids ?? [];
   if (kids.length === 0) return `<node ${attrs} />`;

@@ -7,6 +7,7 @@ import {
   formatElementList,
   formatRow,
   joinLabel,
+  MAX_LABEL_CHARS,
   MAX_ROWS,
 } from "../../lib/ui/element_list.ts";
 import { dump, type N, screen } from "./_xml.ts";
@@ -50,7 +51,7 @@ Deno.test("buildElementList() folds plain labels into their clickable parent", (
   ]);
 });
 
-Deno.test("buildElementList() shows an empty field's hint and a checkbox without text", () => {
+Deno.test("buildElementList() tells an empty field's hint from a value, and marks passwords", () => {
   const r = rows(screen([
     {
       cls: "android.widget.EditText",
@@ -74,11 +75,29 @@ Deno.test("buildElementList() shows an empty field's hint and a checkbox without
       checkable: true,
       checked: true,
     },
+    // Newer Androids put the hint in `text` of an empty field too.
+    {
+      cls: "android.widget.EditText",
+      text: "Promo code",
+      hint: "Promo code",
+      b: [0, 300, 1000, 400],
+    },
+    { cls: "android.widget.EditText", text: "SAVE10", hint: "Promo code", b: [0, 400, 1000, 500] },
+    {
+      cls: "android.widget.EditText",
+      hint: "PIN",
+      desc: "PIN",
+      b: [0, 500, 1000, 600],
+      password: true,
+    },
   ]));
   assertEquals(r, [
-    '[e1] EditText "Email" @(500,50) 1000x100 click,edit,focused',
+    '[e1] EditText "" hint "Email" @(500,50) 1000x100 click,edit,focused',
     '[e2] EditText "secret" @(500,150) 1000x100 click,edit,password',
     "[e3] CheckBox @(50,250) 100x100 click,checked",
+    '[e4] EditText "" hint "Promo code" @(500,350) 1000x100 edit',
+    '[e5] EditText "SAVE10" @(500,450) 1000x100 edit',
+    '[e6] EditText "" hint "PIN" @(500,550) 1000x100 edit,password',
   ]);
 });
 
@@ -114,46 +133,72 @@ Deno.test("buildElementList() leaves out the status bar, slivers and page-sized 
   assertEquals(r, ['[e1] Button "OK" @(100,650) 200x100 click']);
 });
 
-Deno.test("buildElementList() leaves out items outside their scroll container or under a toolbar", () => {
-  const r = rows(screen([
-    {
-      cls: "androidx.recyclerview.widget.RecyclerView",
-      id: "com.example:id/list",
-      b: [0, 0, 1080, 1800],
-      scroll: true,
-      kids: [
-        {
-          cls: "android.widget.TextView",
-          text: "Under toolbar",
-          b: [0, 20, 1080, 180],
-          click: true,
-        },
-        { cls: "android.widget.TextView", text: "Visible", b: [0, 300, 1080, 460], click: true },
-        {
-          cls: "android.widget.TextView",
-          text: "Below the list",
-          b: [0, 1850, 1080, 2000],
-          click: true,
-        },
-      ],
-    },
-    {
-      cls: "androidx.appcompat.widget.Toolbar",
-      id: "com.example:id/toolbar",
-      b: [0, 0, 1080, 200],
-      kids: [{
-        cls: "android.widget.ImageButton",
-        desc: "Navigate up",
-        b: [0, 20, 160, 180],
-        click: true,
-      }],
-    },
-  ]));
-  assertEquals(r, [
-    "[e1] RecyclerView #list @(540,900) 1080x1800 scroll",
-    '[e2] TextView "Visible" @(540,380) 1080x160 click',
-    '[e3] ImageButton "Navigate up" @(80,100) 160x160 click',
-  ]);
+Deno.test("buildElementList() leaves out items outside their scroll container or under a bar drawn over it, whatever its name", () => {
+  // The bar is a plain layout with an id no name list knows; its title and buttons fill it.
+  for (
+    const [cls, id] of [
+      ["androidx.appcompat.widget.Toolbar", "com.example:id/toolbar"],
+      ["android.widget.LinearLayout", "com.example:id/hdr_strip"],
+    ]
+  ) {
+    const r = rows(screen([
+      {
+        cls: "androidx.recyclerview.widget.RecyclerView",
+        id: "com.example:id/list",
+        b: [0, 0, 1080, 1800],
+        scroll: true,
+        kids: [
+          {
+            cls: "android.widget.TextView",
+            text: "Under toolbar",
+            b: [0, 20, 1080, 180],
+            click: true,
+          },
+          { cls: "android.widget.TextView", text: "Visible", b: [0, 300, 1080, 460], click: true },
+          {
+            cls: "android.widget.TextView",
+            text: "Half under",
+            b: [0, 120, 1080, 280],
+            click: true,
+          },
+          {
+            cls: "android.widget.TextView",
+            text: "Below the list",
+            b: [0, 1850, 1080, 2000],
+            click: true,
+          },
+        ],
+      },
+      {
+        cls,
+        id,
+        b: [0, 0, 1080, 200],
+        kids: [
+          {
+            cls: "android.widget.ImageButton",
+            desc: "Navigate up",
+            b: [0, 20, 160, 180],
+            click: true,
+          },
+          { cls: "android.widget.TextView", text: "Inbox", b: [160, 40, 900, 160] },
+          {
+            cls: "android.widget.ImageButton",
+            desc: "Search",
+            b: [900, 20, 1060, 180],
+            click: true,
+          },
+        ],
+      },
+    ]));
+    assertEquals(r, [
+      "[e1] RecyclerView #list @(540,990) 1080x1620 scroll,vertical",
+      '[e2] TextView "Visible" @(540,380) 1080x160 click',
+      '[e3] TextView "Half under" @(540,240) 1080x80 click',
+      '[e4] ImageButton "Navigate up" @(80,100) 160x160 click',
+      '[e5] TextView "Inbox" @(530,100) 740x120',
+      '[e6] ImageButton "Search" @(980,100) 160x160 click',
+    ], id);
+  }
 });
 
 Deno.test("buildElementList() drops a wrapper that repeats its child", () => {
@@ -175,7 +220,7 @@ Deno.test("buildElementList() drops a wrapper that repeats its child", () => {
   ]);
 });
 
-Deno.test("buildElementList() keeps the keyboard's action key and marks rows under it", () => {
+Deno.test("buildElementList() keeps the keyboard's action key; a row half under it is tapped above it", () => {
   const list = buildElementList(parseHierarchy(dump(
     screen([
       {
@@ -186,11 +231,12 @@ Deno.test("buildElementList() keeps the keyboard's action key and marks rows und
         focused: true,
       },
       {
-        cls: "android.widget.TextView",
-        text: "Bedtime mode",
-        b: [0, 1500, 1080, 1700],
+        cls: "android.widget.LinearLayout",
+        desc: "Bedtime mode",
+        b: [0, 1442, 1080, 1656],
         click: true,
       },
+      { cls: "android.widget.TextView", text: "Wallpaper", b: [0, 1800, 1080, 2000], click: true },
     ]),
     {
       pkg: "com.google.android.inputmethod.latin",
@@ -204,8 +250,9 @@ Deno.test("buildElementList() keeps the keyboard's action key and marks rows und
   )));
   assertEquals(list.rows.map(formatRow), [
     '[e1] EditText "dark" @(540,175) 1080x150 click,edit,focused',
-    '[e2] TextView "Bedtime mode" @(540,1600) 1080x200 click,under-keyboard',
-    '[e3] Key "Search" @(994,2196) 161x156 click,ime-action',
+    '[e2] LinearLayout "Bedtime mode" @(540,1479) 1080x75 click',
+    '[e3] TextView "Wallpaper" @(540,1900) 1080x200 click,under-keyboard',
+    '[e4] Key "Search" @(994,2196) 161x156 click,ime-action',
   ]);
   assertEquals(list.package, "com.example");
   assertMatch(formatElementList(list).split("\n")[0], /keyboard: shown \(covers y>=1517\)/);
@@ -226,10 +273,11 @@ Deno.test("buildElementList() says loading while a progress bar is visible", () 
 Deno.test("buildElementList() shows max_rows rows and says how many more", () => {
   const kids: N[] = [];
   for (let i = 0; i < 700; i++) {
+    const x = (i % 10) * 108, y = Math.floor(i / 10) * 30;
     kids.push({
       cls: "android.widget.Button",
       text: `B${i}`,
-      b: [0, i * 3, 100, i * 3 + 20],
+      b: [x, y, x + 100, y + 20],
       click: true,
     });
   }
@@ -249,7 +297,21 @@ Deno.test("joinLabel() drops parts another part contains and escapes nothing its
     "Folder: Social Media, 4 items",
   );
   assertEquals(joinLabel(["a\n b", "c"]), "a b | c");
-  assertEquals(joinLabel(["x".repeat(300)]).length, 100);
+  assertEquals(joinLabel(["x".repeat(300)]), "x".repeat(300));
+  assertEquals(joinLabel(["x".repeat(500)]), "x".repeat(MAX_LABEL_CHARS - 1) + "…");
+});
+
+Deno.test("joinLabel() keeps a dialog's whole message up to MAX_LABEL_CHARS and cuts at a word", () => {
+  const message = "This app was built for an older version of Android and may not work " +
+    "properly. Try checking for updates, or contact the developer. Your data stays on the " +
+    "device while the app is closed, and nothing is sent until you open it again.";
+  assert(message.length > 100 && message.length < MAX_LABEL_CHARS);
+  assertEquals(joinLabel([message]), message);
+  const long = (message + " ").repeat(3).trim();
+  const cut = joinLabel([long]);
+  assert(cut.length <= MAX_LABEL_CHARS, `${cut.length}`);
+  assert(cut.endsWith("…"));
+  assert(long.startsWith(cut.slice(0, -1)) && long[cut.length - 1] === " ", "cut at a word");
 });
 
 Deno.test("formatRow() escapes quotes in labels", () => {

@@ -52,7 +52,7 @@ Deno.test("UiService.observe() returns the list with the activity and remembers 
   await withService(async (s) => {
     const r = await s.observe({ serial: "emulator-5554" }, ctx());
     assertEquals(r.text.split("\n").slice(1), [
-      '[e1] EditText "Email" #email @(540,275) 1080x150 click,edit',
+      '[e1] EditText "" hint "Email" #email @(540,275) 1080x150 click,edit',
       '[e2] Button "Sign in" #sign_in @(540,1620) 880x144 click',
     ]);
     assertStringIncludes(r.text, "activity: com.example/.SignInActivity");
