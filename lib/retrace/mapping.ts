@@ -1,0 +1,288 @@
+/**
+ * An R8 / ProGuard mapping file (`mapping.txt`), read lazily: `indexMapping` makes one pass over the
+ * text that notes the header (`# pg_map_id`, `# pg_map_hash`, `# compiler…`) and where each class
+ * block starts, by its obfuscated and by its original name; a class's members are parsed the first
+ * time a trace names the class, then kept. A 50 MB mapping is indexed in one scan and a trace
+ * touches only the classes it names.
+ *
+ * Format (R8's "Retrace" documentation, `r8.googlesource.com/r8/+/main/doc/retrace.md`, and the
+ * ProGuard manual's "ReTrace" chapter):
+ * - `original.Class -> obf.Class:` starts a class; member lines are indented below it.
+ * - `[a:b:]type name(args)[:c[:d]] -> obf`: a method. `a:b` is the obfuscated (minified) line
+ *   range, `c:d` the original one (`c` alone: every line of the range maps to `c`; none: the
+ *   original line equals the minified one). `name` may be qualified (`other.Cls.name`): code
+ *   inlined from another class.
+ * - Consecutive method lines with the same obfuscated name and the same minified range are one
+ *   inline chain: the first is the innermost (inlined) frame, the last the method that contains it.
+ * - `type name -> obf` (no parentheses): a field.
+ * - `# {"id":…}` JSON metadata: unindented right after a class line it is about the class
+ *   (`sourceFile` with `fileName`, `com.android.tools.r8.synthesized`); indented after a member
+ *   line it is about that member (`com.android.tools.r8.synthesized`). Other ids are ignored.
+ * Pure: takes the text, does no I/O.
+ */
+
+/** Characters of a mapping we index at most (a larger file is refused by the store first). */
+export const MAX_MAPPING_CHARS = 512 * 1024 * 1024;
+/** Header lines (`#` at the top) read for the map id and hash. */
+export const MAX_HEADER_LINES = 64;
+
+/** The `sourceFile` R8 writes for synthesized classes: not a real file. */
+export const SYNTHETIC_SOURCE_FILE = "R8$$SyntheticClass";
+
+export interface MemberEntry {
+  /** Minified line range (`a:b:`); `null` when the line gives none. */
+  minStart: number | null;
+  minEnd: number | null;
+  /** Original line range (`:c:d`); `origStart` alone when one line; both `null` when none given. */
+  origStart: number | null;
+  origEnd: number | null;
+  returnType: string;
+  /** The original class: this class, or another one for code inlined from it. */
+  className: string;
+  methodName: string;
+  args: string;
+  synthesized: boolean;
+}
+
+/** One inline chain: the entries sharing an obfuscated name and a minified range, innermost first. */
+export interface InlineGroup {
+  minStart: number | null;
+  minEnd: number | null;
+  frames: MemberEntry[];
+}
+
+export interface ClassMapping {
+  original: string;
+  obfuscated: string;
+  /** From `sourceFile` metadata; `null` when the mapping gives none. */
+  sourceFile: string | null;
+  synthesized: boolean;
+  /** Obfuscated method name → its inline groups in file order. */
+  methods: Map<string, InlineGroup[]>;
+  /** Obfuscated field name → original field names. */
+  fields: Map<string, string[]>;
+}
+
+export interface MappingHeader {
+  /** `# pg_map_id: 48ffd94`; `null` when absent. */
+  mapId: string | null;
+  /** `# pg_map_hash: SHA-256 <hex>`: the hex; `null` when absent. */
+  mapHash: string | null;
+  compiler: string | null;
+  compilerVersion: string | null;
+}
+
+interface Span {
+  /** Offset of the class line. */
+  start: number;
+  /** Offset just after the block (the next class line, or the end). */
+  end: number;
+}
+
+export class MappingIndex {
+  readonly header: MappingHeader;
+  readonly #text: string;
+  readonly #byObf: Map<string, Span>;
+  readonly #byOrig: Map<string, Span>;
+  readonly #parsed = new Map<number, ClassMapping>();
+
+  constructor(
+    text: string,
+    header: MappingHeader,
+    byObf: Map<string, Span>,
+    byOrig: Map<string, Span>,
+  ) {
+    this.#text = text;
+    this.header = header;
+    this.#byObf = byObf;
+    this.#byOrig = byOrig;
+  }
+
+  /** Classes in the mapping. */
+  get classCount(): number {
+    return this.#byObf.size;
+  }
+
+  /** The class whose obfuscated name is `name`, or `null`. */
+  byObfuscated(name: string): ClassMapping | null {
+    const span = this.#byObf.get(name);
+    return span ? this.#parse(span) : null;
+  }
+
+  /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
+  byOriginal(name: string): ClassMapping | null {
+    const span = this.#byOrig.get(name);
+    return span ? this.#parse(span) : null;
+  }
+
+  #parse(span: Span): ClassMapping {
+    const hit = this.#parsed.get(span.start);
+    if (hit) return hit;
+    const c = parseClassBlock(this.#text.slice(span.start, span.end));
+    this.#parsed.set(span.start, c);
+    return c;
+  }
+}
+
+const CLASS_LINE = /^(\S+) -> (\S+):\s*$/;
+
+/** One pass over `text`: the header and where each class block is. Pure. */
+export function indexMapping(text: string): MappingIndex {
+  if (text.length > MAX_MAPPING_CHARS) {
+    throw new RangeError(
+      `Cannot read the mapping: it has ${text.length} characters, more than ${MAX_MAPPING_CHARS}`,
+    );
+  }
+  const header: MappingHeader = {
+    mapId: null,
+    mapHash: null,
+    compiler: null,
+    compilerVersion: null,
+  };
+  const byObf = new Map<string, Span>();
+  const byOrig = new Map<string, Span>();
+  let open: Span | null = null;
+  let pos = 0;
+  let headerLines = 0;
+  const n = text.length;
+  while (pos < n) {
+    let nl = text.indexOf("\n", pos);
+    if (nl < 0) nl = n;
+    const c = text.charCodeAt(pos);
+    // A class line starts with neither whitespace nor '#'.
+    if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
+      const m = CLASS_LINE.exec(text.slice(pos, nl));
+      if (m) {
+        if (open) open.end = pos;
+        open = { start: pos, end: n };
+        // The first class wins when a (broken) mapping repeats a name.
+        if (!byObf.has(m[2])) byObf.set(m[2], open);
+        if (!byOrig.has(m[1])) byOrig.set(m[1], open);
+      }
+    } else if (c === 35 && open === null && headerLines < MAX_HEADER_LINES) {
+      headerLines++;
+      readHeaderLine(text.slice(pos, nl), header);
+    }
+    pos = nl + 1;
+  }
+  return new MappingIndex(text, header, byObf, byOrig);
+}
+
+function readHeaderLine(line: string, h: MappingHeader): void {
+  const m = /^#\s*([\w.]+)\s*:\s*(.*?)\s*$/.exec(line);
+  if (!m) return;
+  const [, key, value] = m;
+  if (key === "pg_map_id") h.mapId = value || null;
+  else if (key === "pg_map_hash") {
+    const hex = /([0-9a-fA-F]{64})/.exec(value);
+    h.mapHash = hex ? hex[1].toLowerCase() : null;
+  } else if (key === "compiler") h.compiler = value || null;
+  else if (key === "compiler_version") h.compilerVersion = value || null;
+}
+
+/** Just the header of a mapping (map id, hash), reading no further than the first class. Pure. */
+export function readMappingHeader(text: string): MappingHeader {
+  const h: MappingHeader = { mapId: null, mapHash: null, compiler: null, compilerVersion: null };
+  let pos = 0;
+  for (let k = 0; k < MAX_HEADER_LINES && pos < text.length; k++) {
+    let nl = text.indexOf("\n", pos);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(pos, nl);
+    if (!line.startsWith("#")) {
+      if (line.trim() !== "") break;
+    } else readHeaderLine(line, h);
+    pos = nl + 1;
+  }
+  return h;
+}
+
+const METHOD_LINE =
+  /^\s+(?:(\d+):(\d+):)?(\S+)\s+([^\s(]+)\(([^)]*)\)(?::(\d+)(?::(\d+))?)?\s+->\s+(\S+)\s*$/;
+const FIELD_LINE = /^\s+(\S+)\s+(\S+)\s+->\s+(\S+)\s*$/;
+
+function metadataId(line: string): { id: string; fileName?: string } | null {
+  const brace = line.indexOf("{");
+  if (brace < 0) return null;
+  try {
+    const v = JSON.parse(line.slice(brace));
+    if (typeof v === "object" && v !== null && typeof v.id === "string") {
+      return { id: v.id, fileName: typeof v.fileName === "string" ? v.fileName : undefined };
+    }
+  } catch {
+    // Not JSON metadata: an ordinary comment.
+  }
+  return null;
+}
+
+/** One class block (its class line and the lines below it) → the class. Pure. */
+export function parseClassBlock(block: string): ClassMapping {
+  const lines = block.split("\n");
+  const head = CLASS_LINE.exec(lines[0]);
+  if (!head) throw new TypeError(`Cannot parse a mapping class line: ${lines[0].slice(0, 200)}`);
+  const cls: ClassMapping = {
+    original: head[1],
+    obfuscated: head[2],
+    sourceFile: null,
+    synthesized: false,
+    methods: new Map(),
+    fields: new Map(),
+  };
+  let last: MemberEntry | null = null;
+  let lastObf: string | null = null;
+  for (let k = 1; k < lines.length; k++) {
+    const line = lines[k].replace(/\r$/, "");
+    if (line.trim() === "") continue;
+    const trimmed = line.trimStart();
+    if (trimmed.startsWith("#")) {
+      const meta = metadataId(trimmed);
+      if (!meta) continue;
+      const indented = trimmed.length !== line.length;
+      if (meta.id === "sourceFile" && meta.fileName !== undefined && !indented) {
+        cls.sourceFile = meta.fileName;
+      } else if (meta.id === "com.android.tools.r8.synthesized") {
+        if (indented && last) last.synthesized = true;
+        else if (!indented) cls.synthesized = true;
+      }
+      continue;
+    }
+    const m = METHOD_LINE.exec(line);
+    if (m) {
+      const [, a, b, type, name, args, c, d, obf] = m;
+      const dot = name.lastIndexOf(".");
+      const entry: MemberEntry = {
+        minStart: a === undefined ? null : Number(a),
+        minEnd: b === undefined ? null : Number(b),
+        origStart: c === undefined ? null : Number(c),
+        origEnd: d === undefined ? null : Number(d),
+        returnType: type,
+        className: dot > 0 ? name.slice(0, dot) : cls.original,
+        methodName: dot > 0 ? name.slice(dot + 1) : name,
+        args,
+        synthesized: false,
+      };
+      let groups = cls.methods.get(obf);
+      if (!groups) cls.methods.set(obf, groups = []);
+      const prev = groups.at(-1);
+      if (
+        prev && lastObf === obf && prev.minStart === entry.minStart &&
+        prev.minEnd === entry.minEnd && entry.minStart !== null
+      ) {
+        prev.frames.push(entry);
+      } else {
+        groups.push({ minStart: entry.minStart, minEnd: entry.minEnd, frames: [entry] });
+      }
+      last = entry;
+      lastObf = obf;
+      continue;
+    }
+    const f = FIELD_LINE.exec(line);
+    if (f) {
+      const names = cls.fields.get(f[3]) ?? [];
+      names.push(f[2]);
+      cls.fields.set(f[3], names);
+      last = null;
+      lastObf = null;
+    }
+  }
+  return cls;
+}

@@ -1,0 +1,241 @@
+/**
+ * Deobfuscates a stack trace's text with a mapping (lib/retrace/mapping.ts), line by line, as R8's
+ * `retrace` does:
+ * - a frame `at obf.Cls.m(File:12)` whose class the mapping knows becomes the original frames: the
+ *   inline chain whose minified range holds line 12, innermost first, each with its original line;
+ *   a frame without a usable line (`SourceFile`, `Unknown Source`, no `:N`, or a line no range
+ *   holds) becomes the original method when only one fits, with no line;
+ * - several fitting original methods are ambiguous: all are printed, the others as `<OR> at …`,
+ *   and counted, never one picked;
+ * - synthesized members (`com.android.tools.r8.synthesized`) are dropped from an inline chain
+ *   when a real frame remains (a synthesized frame on its own is kept: it is all there is);
+ * - the file is the class's `sourceFile` metadata (Kotlin files R8 records), else the outer class's
+ *   simple name with the extension the trace's file had (`SourceFile` has none), the rule of
+ *   Sentry's `rust-proguard` that the fixture pair in `fixtures/real/logcat/r8_retrace/` follows;
+ *   `Unknown Source` and `Native Method` stay as printed;
+ * - an exception line (`Caused by: a.b: msg`) gets its class's original name;
+ * - every other line, and frames of classes the mapping does not know, are kept byte for byte.
+ * Rewritten frames are indented with four spaces (as that fixture's expected output). Pure.
+ */
+import {
+  type ClassMapping,
+  type InlineGroup,
+  type MappingIndex,
+  type MemberEntry,
+  SYNTHETIC_SOURCE_FILE,
+} from "./mapping.ts";
+
+/** Lines of a trace retraced at most; the rest are kept as printed. */
+export const MAX_RETRACE_LINES = 20_000;
+/** Alternatives printed for one ambiguous frame. */
+export const MAX_ALTERNATIVES = 10;
+
+/** File names that say "no file" and are kept as printed. */
+const KEEP_FILE_NAMES = new Set(["Unknown Source", "Native Method", "Unknown"]);
+
+export interface RetraceStats {
+  /** Java frames (`at …(…)`) in the trace. */
+  frames: number;
+  /** Frames the mapping knew and rewrote. */
+  retraced: number;
+  /** Frames with several fitting original methods (printed with `<OR>`). */
+  ambiguous: number;
+  /** Exception lines whose class was renamed. */
+  exceptions: number;
+  /** Lines past `MAX_RETRACE_LINES`, kept as printed. */
+  skipped_lines: number;
+}
+
+export interface RetraceOutput {
+  text: string;
+  stats: RetraceStats;
+}
+
+interface OutFrame {
+  className: string;
+  method: string;
+  line: number | null;
+  file: string;
+}
+
+const FRAME = /^(\s*)at\s+([^\s(]+)\.([^\s.(]+)\(([^()]*)\)\s*$/;
+const EXCEPTION =
+  /^(\s*)((?:Caused by|Suppressed): )?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(:.*)?$/;
+const MAP_ID_FILE = /^r8-map-id-([0-9a-fA-F]+)$/;
+
+/** `File:12` → file and line; `Unknown Source` → file, no line. Pure. */
+export function splitLocation(loc: string): { file: string; line: number | null } {
+  const colon = loc.lastIndexOf(":");
+  if (colon > 0 && /^\d{1,9}$/.test(loc.slice(colon + 1))) {
+    return { file: loc.slice(0, colon), line: Number(loc.slice(colon + 1)) };
+  }
+  return { file: loc, line: null };
+}
+
+/** The map ids a trace's frames name (`at a.b(r8-map-id-48ffd94:12)`), in order of appearance. */
+export function mapIdsInTrace(text: string): string[] {
+  const ids: string[] = [];
+  for (const line of text.split("\n").slice(0, MAX_RETRACE_LINES)) {
+    const m = FRAME.exec(line.replace(/\r$/, ""));
+    if (!m) continue;
+    const id = MAP_ID_FILE.exec(splitLocation(m[4]).file);
+    if (id && !ids.includes(id[1].toLowerCase())) ids.push(id[1].toLowerCase());
+  }
+  return ids;
+}
+
+/** The original line of `e` for minified line `line` (`null`: none known). Pure. */
+export function originalLine(e: MemberEntry, line: number | null): number | null {
+  // No original range: the original line is the minified one.
+  if (e.origStart === null) return line;
+  if (e.origEnd === null || e.origEnd === e.origStart || line === null || e.minStart === null) {
+    return e.origStart;
+  }
+  const mapped = e.origStart + (line - e.minStart);
+  return Math.min(Math.max(mapped, e.origStart), e.origEnd);
+}
+
+function outerSimpleName(cls: string): string {
+  const simple = cls.slice(cls.lastIndexOf(".") + 1);
+  const dollar = simple.indexOf("$");
+  return dollar > 0 ? simple.slice(0, dollar) : simple;
+}
+
+function extensionOf(file: string): string {
+  const dot = file.lastIndexOf(".");
+  return dot > 0 && !file.includes(" ") ? file.slice(dot) : "";
+}
+
+function fileFor(
+  index: MappingIndex,
+  owner: ClassMapping,
+  className: string,
+  traceFile: string,
+): string {
+  if (KEEP_FILE_NAMES.has(traceFile)) return traceFile;
+  const cls = className === owner.original ? owner : index.byOriginal(className);
+  const source = cls?.sourceFile;
+  if (source && source !== SYNTHETIC_SOURCE_FILE) return source;
+  return outerSimpleName(className) + extensionOf(traceFile);
+}
+
+/** The frames of one inline group for `line`: synthesized ones dropped when a real one remains. */
+function expand(
+  group: InlineGroup,
+  line: number | null,
+): { entry: MemberEntry; line: number | null }[] {
+  const all = group.frames.map((entry) => ({ entry, line: originalLine(entry, line) }));
+  const real = all.filter((f) => !f.entry.synthesized);
+  return real.length > 0 ? real : all;
+}
+
+/** The alternatives for `obf.method` at `line`: each a list of frames, innermost first. */
+function alternatives(
+  index: MappingIndex,
+  cls: ClassMapping,
+  method: string,
+  line: number | null,
+  traceFile: string,
+): OutFrame[][] {
+  const groups = cls.methods.get(method) ?? [];
+  const frame = (e: MemberEntry, l: number | null): OutFrame => ({
+    className: e.className,
+    method: e.methodName,
+    line: l,
+    file: fileFor(index, cls, e.className, traceFile),
+  });
+  if (groups.length === 0) {
+    // The class is known but not this method (kept by name): only the class is renamed.
+    return [[{
+      className: cls.original,
+      method,
+      line,
+      file: fileFor(index, cls, cls.original, traceFile),
+    }]];
+  }
+  let hits: InlineGroup[] = [];
+  if (line !== null) {
+    hits = groups.filter((g) =>
+      g.minStart !== null && g.minEnd !== null && g.minStart <= line && line <= g.minEnd
+    );
+    if (hits.length === 0) hits = groups.filter((g) => g.minStart === null);
+  }
+  if (hits.length > 0) {
+    return dedupe(hits.map((g) => expand(g, line).map((f) => frame(f.entry, f.line))));
+  }
+  // No usable line: the method that contains the code (each chain's outermost frame), no line.
+  return dedupe(groups.map((g) => {
+    const outer = g.frames.at(-1)!;
+    const lines = g.frames.length === 1 && g.minStart === null ? originalLine(outer, null) : null;
+    return [frame(outer, lines)];
+  }));
+}
+
+function render(f: OutFrame): string {
+  return `${f.className}.${f.method}(${f.file}${f.line === null ? "" : `:${f.line}`})`;
+}
+
+function dedupe(alts: OutFrame[][]): OutFrame[][] {
+  const seen = new Set<string>();
+  const out: OutFrame[][] = [];
+  for (const a of alts) {
+    const key = a.map(render).join("\n");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(a);
+  }
+  return out;
+}
+
+/** `text` deobfuscated with `index`; see the module comment. Pure. */
+export function retraceText(text: string, index: MappingIndex): RetraceOutput {
+  const stats: RetraceStats = {
+    frames: 0,
+    retraced: 0,
+    ambiguous: 0,
+    exceptions: 0,
+    skipped_lines: 0,
+  };
+  const lines = text.split("\n");
+  const out: string[] = [];
+  for (let k = 0; k < lines.length; k++) {
+    const raw = lines[k];
+    if (k >= MAX_RETRACE_LINES) {
+      stats.skipped_lines++;
+      out.push(raw);
+      continue;
+    }
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const fm = FRAME.exec(line);
+    if (fm) {
+      stats.frames++;
+      const [, , className, method, loc] = fm;
+      const cls = index.byObfuscated(className);
+      if (!cls) {
+        out.push(raw);
+        continue;
+      }
+      const { file, line: lineNo } = splitLocation(loc);
+      const alts = alternatives(index, cls, method, lineNo, file);
+      stats.retraced++;
+      if (alts.length > 1) stats.ambiguous++;
+      alts.slice(0, MAX_ALTERNATIVES).forEach((alt, i) => {
+        alt.forEach((f, j) => {
+          out.push(`    ${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
+        });
+      });
+      continue;
+    }
+    const em = EXCEPTION.exec(line);
+    if (em) {
+      const cls = index.byObfuscated(em[3]);
+      if (cls) {
+        stats.exceptions++;
+        out.push(`${em[1]}${em[2] ?? ""}${cls.original}${em[4] ?? ""}`);
+        continue;
+      }
+    }
+    out.push(raw);
+  }
+  return { text: out.join("\n"), stats };
+}
