@@ -55,6 +55,23 @@ export function zipDirectory(bytes: Uint8Array): ZipDirEntry[] {
   return out;
 }
 
+/** One stored (uncompressed) entry's bytes, synchronously; `null` when absent or deflated. */
+export function storedZipEntry(bytes: Uint8Array, name: string): Uint8Array | null {
+  let e: ZipDirEntry | undefined;
+  try {
+    e = zipDirectory(bytes).find((x) => x.name === name);
+  } catch {
+    return null;
+  }
+  if (!e || e.method !== 0) return null;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = e.localOffset;
+  if (at + 30 > bytes.length || v.getUint32(at, true) !== 0x04034b50) return null;
+  const start = at + 30 + v.getUint16(at + 26, true) + v.getUint16(at + 28, true);
+  const raw = bytes.subarray(start, start + e.compressedSize);
+  return raw.length === e.compressedSize ? raw : null;
+}
+
 /** One entry's bytes (stored or deflated). */
 export async function zipEntry(bytes: Uint8Array, e: ZipDirEntry): Promise<Uint8Array> {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -8,6 +8,7 @@
  * `frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h` and `public.xml`.
  */
 import type { Variant } from "./manifest.ts";
+import { dexTableLine, type FrameRewrite } from "./r8.ts";
 
 const enc = new TextEncoder();
 
@@ -235,6 +236,8 @@ export interface BuildIdentity {
   launcherActivity: string;
   /** Build number of this sim: makes each build's bytes (and SHA-256) differ. */
   build: number;
+  /** A minified build: how R8 rewrote the app's frames (carried in classes.dex). */
+  r8?: readonly FrameRewrite[];
 }
 
 /** The binary AndroidManifest.xml of an APK for this variant. */
@@ -280,7 +283,14 @@ export function apkBytes(b: BuildIdentity): Uint8Array {
   const dexMagic = enc.encode("dex\n035\0");
   return zip([
     { name: "AndroidManifest.xml", data: manifestAxml(b) },
-    { name: "classes.dex", data: concat([dexMagic, stamp(b, "classes.dex")]) },
+    {
+      name: "classes.dex",
+      data: concat([
+        dexMagic,
+        stamp(b, "classes.dex"),
+        ...(b.r8 ? [enc.encode(dexTableLine(b.r8))] : []),
+      ]),
+    },
     { name: "resources.arsc", data: stamp(b, "resources.arsc") },
     { name: "META-INF/", data: new Uint8Array() },
     {

@@ -20,6 +20,7 @@ import {
   outputMetadata,
 } from "./artifacts.ts";
 import { type GradleArgs, parseGradleArgs, usageError } from "./cli.ts";
+import { type R8Output, sampleR8 } from "./r8.ts";
 import {
   aaptError,
   actionableLine,
@@ -75,6 +76,9 @@ export const MAX_JOURNAL_SCAN_BYTES = 8 * 1024 * 1024;
 const enc = new TextEncoder();
 
 class StdoutClosed extends Error {}
+
+/** What R8 makes of each minified variant of this run (variant name → mapping and rewrites). */
+const r8Outputs = new Map<string, R8Output>();
 
 interface RunState {
   journal: string | null;
@@ -262,6 +266,7 @@ function identity(task: PlannedTask): BuildIdentity {
     minSdk: m.min_sdk,
     launcherActivity: m.launcher_activity,
     build: state.run.build,
+    r8: r8Outputs.get(task.variant!.name)?.table,
   };
 }
 
@@ -310,6 +315,23 @@ function perform(
     case "lint":
       if (fails) return { lines: [], failure: lintError(ctx) };
       break;
+    case "minify": {
+      const r8 = r8Outputs.get(task.variant!.name);
+      if (r8) {
+        writeFile(
+          b,
+          join(
+            b.root,
+            task.module!.dir,
+            "build/outputs/mapping",
+            task.variant!.name,
+            "mapping.txt",
+          ),
+          r8.mapping,
+        );
+      }
+      break;
+    }
     case "package_apk": {
       const apk = apkPath(b, task);
       writeFile(b, apk, apkBytes(identity(task)));
@@ -433,6 +455,11 @@ async function execute(b: Build): Promise<void> {
         return false;
       }
     }) && b.tasks.some((x) => x.effect === "package_apk");
+  for (const x of b.tasks) {
+    if (x.effect === "minify" && x.variant && !r8Outputs.has(x.variant.name)) {
+      r8Outputs.set(x.variant.name, await sampleR8(x.variant.applicationId));
+    }
+  }
   const hang = hangIndex(b);
   let executed = 0;
   let utd = 0;

@@ -18,6 +18,7 @@ export type TaskEffect =
   | "compile_java"
   | "process_resources"
   | "lint"
+  | "minify"
   | "package_apk"
   | "package_bundle"
   | "unit_test"
@@ -81,7 +82,7 @@ function dexChain(v: Variant): Spec[] {
     t(`compress${V}Assets`),
     t(`check${V}DuplicateClasses`),
     t(`desugar${V}FileDependencies`),
-    ...(shrink ? [t(`minify${V}WithR8`)] : [
+    ...(shrink ? [t(`minify${V}WithR8`, { effect: "minify" })] : [
       t(`dexBuilder${V}`),
       t(`mergeExtDex${V}`),
       t(`mergeDex${V}`),

@@ -6,6 +6,7 @@
  */
 import type { LogLevel } from "../device_log.ts";
 import { type EntryInit, type Proc, type Rng, uidLabel } from "./traffic.ts";
+import { type FrameRewrite, obfuscateFrames } from "../gradle/r8.ts";
 
 export const CRASH_KINDS = ["java", "anr", "native"] as const;
 export type CrashKind = typeof CRASH_KINDS[number];
@@ -250,8 +251,16 @@ export function startProcLines(sys: Proc, app: Proc, reason: string, api: number
   ];
 }
 
-export function javaCrashLines(app: Proc, sys: Proc, zygote: Proc, variant: string): EntryInit[] {
-  const { thread, chain } = javaChain(app.name, variant);
+export function javaCrashLines(
+  app: Proc,
+  sys: Proc,
+  zygote: Proc,
+  variant: string,
+  r8: readonly FrameRewrite[] | null = null,
+): EntryInit[] {
+  const { thread, chain: plain } = javaChain(app.name, variant);
+  // A minified build's frames are what R8 left of them (one frame for an inlined call).
+  const chain = r8 ? plain.map((t) => ({ ...t, frames: obfuscateFrames(t.frames, r8) })) : plain;
   const tid = thread === "main" ? app.pid : app.threads[2];
   const lines = [
     `FATAL EXCEPTION: ${thread}`,

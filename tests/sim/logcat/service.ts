@@ -18,6 +18,8 @@ import {
   nativeCrashLines,
   startProcLines,
 } from "./crashes.ts";
+import { storedZipEntry } from "../apps/apk.ts";
+import { type FrameRewrite, readDexTable } from "../gradle/r8.ts";
 import { isTimeZone, LineFormatter, wallClock, wallToEpoch } from "./format.ts";
 import {
   type BufferName,
@@ -95,7 +97,7 @@ export interface ReplayResult {
  */
 interface AppsView {
   procs?: Map<number, ExternalProc>;
-  packages?: Map<string, { uid: number }>;
+  packages?: Map<string, { uid: number; apkPath?: string }>;
   processDied?(
     pkg: string,
     pid: number,
@@ -243,7 +245,7 @@ export class LogcatService implements DeviceService {
     const app = this.#appProcess(pkg);
     const now = Date.now();
     let lines: EntryInit[];
-    if (kind === "java") lines = javaCrashLines(app, sys, zygote, v);
+    if (kind === "java") lines = javaCrashLines(app, sys, zygote, v, this.#r8Table(pkg));
     else if (kind === "anr") {
       lines = anrLines(app, sys, zygote, v, this.device.api, this.#rng, now);
     } else {
@@ -426,6 +428,14 @@ export class LogcatService implements DeviceService {
   }
 
   // ---- internals
+
+  /** How R8 rewrote the installed build of `pkg` (a minified build), else `null`. */
+  #r8Table(pkg: string): FrameRewrite[] | null {
+    const path = this.#apps()?.packages?.get(pkg)?.apkPath;
+    const apk = path ? this.device.files.get(path) : undefined;
+    const dex = apk ? storedZipEntry(apk, "classes.dex") : null;
+    return dex ? readDexTable(dex) : null;
+  }
 
   #apps(): AppsView | undefined {
     return this.device.service("apps") as unknown as AppsView | undefined;
