@@ -26,6 +26,11 @@ import {
 } from "./launch.ts";
 import { parseAmStart } from "../android/am_start.ts";
 import { validateDeepLink } from "../core/validation.ts";
+import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
+import { touchMapping } from "../retrace/mapping_store.ts";
+
+/** Output of `dumpsys package` read at most. */
+export const MAX_DUMPSYS_BYTES = 2 * 1024 * 1024;
 
 export interface DeployDeps {
   adb: InstallAdb & LaunchAdb;
@@ -78,6 +83,12 @@ export async function installAndRecord(
   });
   const history = await listBuildRecords(deps.dataDir, { project, limit: MAX_BUILD_RECORDS });
   const match = matchBuildRecord(history, sha256, project);
+  const mapping =
+    match?.record.mappings.find((m) =>
+      m.module === match.apk.module && m.variant === match.apk.variant
+    ) ?? null;
+  if (mapping) await touchMapping(deps.dataDir, mapping.sha256);
+  const lastUpdate = await readLastUpdateTime(deps.adb, serial, manifest.package);
   const record: InstalledBuild = {
     serial,
     package: manifest.package,
@@ -94,9 +105,32 @@ export async function installAndRecord(
     installed_at: new Date().toISOString(),
     installed_by: deps.origin,
     recorded_by: deps.recordedBy,
+    map_ids: mapping?.map_id ? [mapping.map_id] : [],
+    mapping_sha256: mapping?.sha256 ?? null,
+    device_last_update_time: lastUpdate,
   };
   await recordInstall(deps.dataDir, record);
   return { record, manifest, sha256 };
+}
+
+/** Bound on the `dumpsys package` read after an install. */
+export const LAST_UPDATE_TIMEOUT_MS = 10_000;
+
+/** The device's `lastUpdateTime` of `pkg` (as printed), or `null` when it cannot be read. */
+async function readLastUpdateTime(
+  adb: LaunchAdb,
+  serial: string,
+  pkg: string,
+): Promise<string | null> {
+  try {
+    const r = await adb.shell(serial, ["dumpsys", "package", pkg], {
+      timeoutMs: LAST_UPDATE_TIMEOUT_MS,
+      maxOutputBytes: MAX_DUMPSYS_BYTES,
+    });
+    return parseDumpsysPackage(r.text(), pkg).last_update_time;
+  } catch {
+    return null;
+  }
 }
 
 /** A launch after an install; `null` for `launch: none`. */

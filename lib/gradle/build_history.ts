@@ -23,6 +23,7 @@ import {
   removeBuildLogs,
 } from "./build_log.ts";
 import { MAX_CHANGED_FILES, MAX_HASHED_BUILD_FILES, type Provenance } from "./provenance.ts";
+import { type BuildMapping, isSha256, MAX_MAPPINGS_PER_BUILD } from "../retrace/mapping_store.ts";
 
 /** Records kept; the oldest are dropped, with their logs. */
 export const MAX_BUILD_RECORDS = 200;
@@ -127,6 +128,8 @@ export interface BuildRecord {
   binary: string;
   gradle_pid: number | null;
   apks: BuildApk[];
+  /** The R8 mappings this build wrote, as kept in `<data dir>/mappings/` (lib/retrace). */
+  mappings: BuildMapping[];
   provenance: Provenance | null;
   log: BuildLogInfo;
 }
@@ -220,6 +223,24 @@ function parseApks(v: unknown): BuildApk[] {
   return out;
 }
 
+function parseMappings(v: unknown): BuildMapping[] {
+  if (!Array.isArray(v)) return [];
+  const out: BuildMapping[] = [];
+  for (const m of v.slice(0, MAX_MAPPINGS_PER_BUILD)) {
+    if (!isRecord(m) || !isSha256(m.sha256)) continue;
+    out.push({
+      module: str(m.module, MAX_TASK_CHARS) ?? "",
+      variant: str(m.variant, MAX_TASK_CHARS) ?? "",
+      map_id: typeof m.map_id === "string" && /^[0-9a-f]{1,64}$/i.test(m.map_id)
+        ? m.map_id.toLowerCase()
+        : null,
+      sha256: m.sha256,
+      bytes: count(m.bytes),
+    });
+  }
+  return out;
+}
+
 function parseProvenance(v: unknown): Provenance | null {
   if (!isRecord(v)) return null;
   const files: Record<string, string> = {};
@@ -283,6 +304,7 @@ export function normalizeRecord(v: unknown, dataDir: string): BuildRecord | null
     binary: str(v.binary, MAX_PATH_CHARS) ?? "",
     gradle_pid: int(v.gradle_pid),
     apks: parseApks(v.apks),
+    mappings: parseMappings(v.mappings),
     provenance: parseProvenance(v.provenance),
     log: {
       path: str(logInfo.path, MAX_PATH_CHARS) ?? buildLogPath(dataDir, id),
@@ -504,6 +526,7 @@ export interface BuildRecordPatch {
   reason?: string | null;
   gradle_pid?: number | null;
   apks?: BuildApk[];
+  mappings?: BuildMapping[];
   provenance?: Provenance | null;
   log?: BuildLogInfo;
 }

@@ -21,6 +21,7 @@ import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
 import { buildLogPath, BuildLogWriter } from "./build_log.ts";
 import { readProvenance } from "./provenance.ts";
 import { collectBuiltApks } from "./built_apks.ts";
+import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
 import type { BuildRunParams, BuildRunResult, RunningBuild } from "./build_protocol.ts";
 
 /** How many diagnostics a history record keeps. */
@@ -218,6 +219,9 @@ export class BuildService {
       const apks = outcome === "success"
         ? await collectBuiltApks(p.project, p.appModuleDirs, startedWall).catch(() => [])
         : [];
+      const mappings = outcome === "success"
+        ? await keepBuiltMappings(dataDir, p.project, p.appModuleDirs, startedWall)
+        : [];
       const errors = summary.diagnostics.filter((d) => d.severity === "error");
       const finished = await finishBuildRecord(dataDir, record.id, {
         status: outcome,
@@ -240,6 +244,7 @@ export class BuildService {
         reason: reason ? reason.message : outcome === "failed" ? failureReason(summary) : null,
         gradle_pid: child.pid,
         apks,
+        mappings,
         provenance: await provenance,
         log: logInfo,
       });
@@ -335,3 +340,22 @@ function summaryLine(
 }
 
 export type { Diagnostic } from "./build_parser_patterns.ts";
+
+/** Keeps the R8 mappings a build wrote (lib/retrace/mapping_store.ts); never fails the build. */
+async function keepBuiltMappings(
+  dataDir: string,
+  root: string,
+  moduleDirs: readonly string[],
+  sinceMs: number,
+): Promise<BuildMapping[]> {
+  const out: BuildMapping[] = [];
+  try {
+    for (const found of await findBuiltMappings(root, moduleDirs, sinceMs)) {
+      const kept = await keepMapping(dataDir, found).catch(() => null);
+      if (kept) out.push(kept);
+    }
+  } catch {
+    // A mapping that cannot be kept only means its crashes will not retrace.
+  }
+  return out;
+}

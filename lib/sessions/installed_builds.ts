@@ -27,6 +27,8 @@ export const MAX_INSTALLED_FILE_BYTES = 16 * 1024 * 1024;
 /** Longest string field kept. */
 export const MAX_INSTALLED_FIELD_CHARS = 4_096;
 export const INSTALLED_VERSION = 1;
+/** Map ids kept per install record. */
+export const MAX_MAP_IDS = 16;
 
 export const installedBuildsLockPath = (dataDir: string) => join(dataDir, "installed-builds.lock");
 
@@ -51,6 +53,14 @@ export interface InstalledBuild {
   installed_by: Origin;
   /** `standalone` or `attached`: which kind of keynobi server recorded it. */
   recorded_by: "standalone" | "attached";
+  /** The R8 map ids and the kept mapping of the build it came from (`[]` / `null`: none). */
+  map_ids: string[];
+  mapping_sha256: string | null;
+  /**
+   * `lastUpdateTime` as the device's `dumpsys package` printed it right after the install, so a
+   * later reinstall by anything else shows as a different value (`null`: not read).
+   */
+  device_last_update_time: string | null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -87,6 +97,14 @@ export function normalizeInstalled(v: unknown): InstalledBuild | null {
     installed_at: at,
     installed_by: by,
     recorded_by: v.recorded_by === "attached" ? "attached" : "standalone",
+    map_ids: Array.isArray(v.map_ids)
+      ? v.map_ids.filter((m): m is string => typeof m === "string" && /^[0-9a-f]{1,64}$/.test(m))
+        .slice(0, MAX_MAP_IDS)
+      : [],
+    mapping_sha256: typeof v.mapping_sha256 === "string" && /^[0-9a-f]{64}$/.test(v.mapping_sha256)
+      ? v.mapping_sha256
+      : null,
+    device_last_update_time: str(v.device_last_update_time),
   };
 }
 

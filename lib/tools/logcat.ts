@@ -8,7 +8,8 @@ import { readSettings } from "../core/settings.ts";
 import { validatePackage } from "../core/validation.ts";
 import { describeFrame, type Frame, type Throwable } from "../logcat/crash_parser.ts";
 import { LEVEL_LETTERS, parseLevelName } from "../logcat/line_parser.ts";
-import type { DeviceStats, TraceResult } from "../logcat/logcat_protocol.ts";
+import type { CrashSummary, DeviceStats, TraceResult } from "../logcat/logcat_protocol.ts";
+import { retraceCrash, type RetraceResult } from "../retrace/retrace_crash.ts";
 import type { LogEntryOut } from "../logcat/pipeline.ts";
 import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../logcat/ring_store.ts";
 import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
@@ -219,6 +220,41 @@ const getLogcatStats = defineTool({
   },
 });
 
+/** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
+export const MAX_RETRACED_CRASH_GROUPS = 5;
+
+const retraceParam = z.boolean().optional().describe(
+  "Also deobfuscate with the R8 mapping of the build that crashed (default false)",
+);
+
+/** `retrace` of a trace: the matching and the in-process retrace of lib/retrace. */
+async function retraceOf(ctx: ToolContext, t: TraceResult): Promise<RetraceResult> {
+  return await retraceCrash(ctx.dataDir, ctx.adb, {
+    serial: t.crash.device,
+    package: t.crash.package,
+    trace: t.trace,
+  }, ctx.signal);
+}
+
+/** The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced. */
+async function retraceGroups(
+  ctx: ToolContext,
+  crashes: readonly CrashSummary[],
+): Promise<(RetraceResult & { crash_group_id: string })[]> {
+  const groups: string[] = [];
+  // `crashes` is newest first.
+  for (const c of crashes) {
+    if (groups.length >= MAX_RETRACED_CRASH_GROUPS) break;
+    if (!groups.includes(c.crash_group_id)) groups.push(c.crash_group_id);
+  }
+  const out: (RetraceResult & { crash_group_id: string })[] = [];
+  for (const g of groups) {
+    const t = await ctx.logcat.trace({ crash_group_id: g }, ctx.signal);
+    if (t) out.push({ crash_group_id: g, ...(await retraceOf(ctx, t)) });
+  }
+  return out;
+}
+
 const getCrashLogs = defineTool({
   name: "get_crash_logs",
   toolset: "core",
@@ -231,10 +267,12 @@ const getCrashLogs = defineTool({
     count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
       `Crashes to return (default ${DEFAULT_CRASH_COUNT}, max ${MAX_CRASH_COUNT})`,
     ),
+    retrace: retraceParam,
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const r = await ctx.logcat.crashes(args.count ?? DEFAULT_CRASH_COUNT, ctx.signal);
+    const retraced = args.retrace === true ? await retraceGroups(ctx, r.crashes) : null;
     const lines = r.groups.map((g) =>
       `${g.crash_group_id} ×${g.count} ${g.kind} ${g.exception_type ?? "?"}${
         g.message ? `: ${g.message.split("\n")[0].slice(0, 200)}` : ""
@@ -247,9 +285,13 @@ const getCrashLogs = defineTool({
       : [
         `${r.crashes.length} newest of ${r.total_crashes} crashes, ${r.groups.length} group(s):`,
         ...lines,
+        ...(retraced ?? []).map((x) => `${x.crash_group_id}: ${x.status} — ${x.mapping_line}`),
         "Next: get_crash_stack_trace with a crash_group_id.",
       ].join("\n");
-    return { structured: { ...r, count: r.crashes.length }, text };
+    return {
+      structured: { ...r, count: r.crashes.length, ...(retraced ? { retraced } : {}) },
+      text,
+    };
   },
 });
 
@@ -288,10 +330,12 @@ const getCrashStackTrace = defineTool({
   title: "Crash stack trace",
   description: "The newest crash (of a package or crash group) parsed: exception type, " +
     "message, frames with class/method/file/line (app frames marked), the Caused-by chain, and " +
-    "the log lines around it.",
+    "the log lines around it. retrace: true deobfuscates a release (R8) trace with the mapping " +
+    "of the build that crashed, or says why it cannot.",
   params: {
     package: z.string().optional().describe("The app's package"),
     crash_group_id: z.string().optional().describe("A crash_group_id from get_crash_logs"),
+    retrace: retraceParam,
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
@@ -314,7 +358,16 @@ const getCrashStackTrace = defineTool({
         { package: pkg ?? null, crash_group_id: group ?? null },
       );
     }
-    return { structured: { ...t }, text: renderTrace(t) };
+    if (args.retrace !== true) return { structured: { ...t }, text: renderTrace(t) };
+    const retrace = await retraceOf(ctx, t);
+    return {
+      structured: { ...t, retrace },
+      text: [
+        renderTrace(t),
+        `Retrace: ${retrace.status} — ${retrace.mapping_line}`,
+        ...(retrace.status === "retraced" ? [retrace.trace] : []),
+      ].join("\n"),
+    };
   },
 });
 

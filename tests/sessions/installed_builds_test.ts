@@ -33,6 +33,9 @@ function entry(over: Partial<InstalledBuild> = {}): InstalledBuild {
     installed_at: "2025-01-01T00:00:00.000Z",
     installed_by: { kind: "agent", session_id: "s1", client_name: "claude-code", standalone: true },
     recorded_by: "standalone",
+    map_ids: [],
+    mapping_sha256: null,
+    device_last_update_time: null,
     ...over,
   };
 }

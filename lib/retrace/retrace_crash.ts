@@ -1,0 +1,367 @@
+/**
+ * Deobfuscating one logcat crash: which kept R8 mapping belongs to the code that crashed, then the
+ * in-process retrace (lib/retrace/retrace_text.ts). The mapping is matched, in this order:
+ * 1. `map_id`: the `r8-map-id-<id>` every obfuscated frame names (R8 8.x writes it as the source
+ *    file), against the kept builds' mappings; no device call.
+ * 2. `device_hash`: the APK the device has for the package (`pm path <pkg>`, then
+ *    `sha256sum <path>`, both quoted), found among keynobi's installs and the kept builds' APKs.
+ * 3. `install_record`: only when the device cannot hash its APK, keynobi's install of the package
+ *    on that device, if the device's `versionCode` and `lastUpdateTime` are still what they were
+ *    right after that install.
+ * Anything uncertain is `refused` with the reason (an unknown map id, frames naming several,
+ * split APKs, an APK hash nothing kept matches, a reinstall since the record), never guessed.
+ * `unavailable`: no mapping exists for the build (it was not minified) or it is no longer kept.
+ * `failed`: the mapping could not be read. Never a tool error.
+ */
+import { type BuildRecord, listBuildRecords, MAX_BUILD_RECORDS } from "../gradle/build_history.ts";
+import { listInstalledBuilds } from "../sessions/installed_builds.ts";
+import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
+import { type BuildMapping, loadMapping } from "./mapping_store.ts";
+import { mapIdsInTrace, type RetraceStats, retraceText } from "./retrace_text.ts";
+
+/** Each device query of the matching (`pm path`, `sha256sum`, `dumpsys package`) may take this. */
+export const RETRACE_DEVICE_TIMEOUT_MS = 15_000;
+/** Output read of those queries. */
+export const MAX_DEVICE_QUERY_BYTES = 2 * 1024 * 1024;
+
+export type RetraceStatus = "retraced" | "unavailable" | "refused" | "failed";
+export type MatchedBy = "map_id" | "device_hash" | "install_record";
+
+export interface RetraceResult {
+  status: RetraceStatus;
+  /** Deobfuscated, else as logcat printed it. */
+  trace: string;
+  /** What was used, or `Not deobfuscated: <reason>`. */
+  mapping_line: string;
+  build_id: number | null;
+  module: string | null;
+  variant: string | null;
+  map_id: string | null;
+  mapping_sha256: string | null;
+  matched_by: MatchedBy | null;
+  /** What the device confirmed (`null` when it was not asked). */
+  device: { serial: string; apk_sha256: string | null; version_code: number | null } | null;
+  reason: string | null;
+  stats: RetraceStats | null;
+}
+
+export interface DeviceShell {
+  shell(
+    serial: string,
+    argv: readonly string[],
+    opts?: { timeoutMs?: number; signal?: AbortSignal; maxOutputBytes?: number },
+  ): Promise<{ exitCode: number | null; text(): string }>;
+}
+
+export interface CrashToRetrace {
+  /** Serial of the device it crashed on. */
+  serial: string;
+  package: string | null;
+  /** The crash's lines as logcat printed them. */
+  trace: string;
+}
+
+interface Found {
+  record: BuildRecord | null;
+  mapping: BuildMapping | null;
+  module: string | null;
+  variant: string | null;
+  build_id: number | null;
+}
+
+function notDone(
+  status: Exclude<RetraceStatus, "retraced">,
+  crash: CrashToRetrace,
+  reason: string,
+  extra: Partial<RetraceResult> = {},
+): RetraceResult {
+  return {
+    status,
+    trace: crash.trace,
+    mapping_line: `Not deobfuscated: ${reason}`,
+    build_id: null,
+    module: null,
+    variant: null,
+    map_id: null,
+    mapping_sha256: null,
+    matched_by: null,
+    device: null,
+    reason,
+    stats: null,
+    ...extra,
+  };
+}
+
+/** The distinct kept mappings (by hash) whose map id is `id`, newest build first. Pure. */
+export function mappingsWithMapId(records: readonly BuildRecord[], id: string): Found[] {
+  const out: Found[] = [];
+  for (const r of [...records].sort((a, b) => b.id - a.id)) {
+    for (const m of r.mappings) {
+      if (m.map_id !== id || out.some((f) => f.mapping!.sha256 === m.sha256)) continue;
+      out.push({ record: r, mapping: m, module: m.module, variant: m.variant, build_id: r.id });
+    }
+  }
+  return out;
+}
+
+/** The build (and its mapping) whose APK list holds `sha256`, newest first. Pure. */
+export function buildOfApk(records: readonly BuildRecord[], sha256: string): Found | null {
+  for (const r of [...records].sort((a, b) => b.id - a.id)) {
+    const apk = r.apks.find((a) => a.sha256 === sha256);
+    if (!apk) continue;
+    const mapping = r.mappings.find((m) => m.module === apk.module && m.variant === apk.variant) ??
+      null;
+    return { record: r, mapping, module: apk.module, variant: apk.variant, build_id: r.id };
+  }
+  return null;
+}
+
+function describe(f: Found): string {
+  return `build #${f.build_id ?? "?"} ${f.module ?? "?"} ${f.variant ?? "?"}`;
+}
+
+async function retraceWith(
+  dataDir: string,
+  crash: CrashToRetrace,
+  f: Found,
+  matchedBy: MatchedBy,
+  how: string,
+  device: RetraceResult["device"],
+): Promise<RetraceResult> {
+  const base = {
+    build_id: f.build_id,
+    module: f.module,
+    variant: f.variant,
+    matched_by: matchedBy,
+    device,
+  };
+  if (!f.mapping) {
+    return notDone(
+      "unavailable",
+      crash,
+      `${describe(f)} wrote no R8 mapping (it is not minified, so its frames are source names)`,
+      base,
+    );
+  }
+  const m = f.mapping;
+  const withMapping = { ...base, map_id: m.map_id, mapping_sha256: m.sha256 };
+  let index;
+  try {
+    index = await loadMapping(dataDir, m.sha256);
+  } catch (e) {
+    return notDone(
+      "failed",
+      crash,
+      `the mapping of ${describe(f)} could not be read: ${(e as Error).message}`,
+      withMapping,
+    );
+  }
+  if (!index) {
+    return notDone(
+      "unavailable",
+      crash,
+      `the mapping of ${describe(f)} is no longer kept (keynobi keeps the newest ones); rebuild ` +
+        "that variant and reproduce the crash",
+      withMapping,
+    );
+  }
+  const out = retraceText(crash.trace, index);
+  return {
+    status: "retraced",
+    trace: out.text,
+    mapping_line: `Deobfuscated with the R8 mapping of ${describe(f)}, map id ${
+      m.map_id ?? "none"
+    }, matched by ${how}`,
+    ...withMapping,
+    reason: null,
+    stats: out.stats,
+  };
+}
+
+async function deviceApkHash(
+  adb: DeviceShell,
+  crash: CrashToRetrace,
+  pkg: string,
+  signal: AbortSignal | undefined,
+): Promise<
+  { kind: "hash"; sha256: string; path: string } | { kind: "refused"; reason: string } | {
+    kind: "cannot";
+    reason: string;
+  }
+> {
+  const opts = {
+    timeoutMs: RETRACE_DEVICE_TIMEOUT_MS,
+    maxOutputBytes: MAX_DEVICE_QUERY_BYTES,
+    signal,
+  };
+  const paths = await adb.shell(crash.serial, ["pm", "path", pkg], opts);
+  const apks = paths.text().split(/\r?\n/).map((l) => l.trim()).filter((l) =>
+    l.startsWith("package:")
+  ).map((l) => l.slice("package:".length));
+  if (apks.length === 0) {
+    return {
+      kind: "refused",
+      reason:
+        `${pkg} is no longer installed on ${crash.serial}, so the APK that crashed is unknown`,
+    };
+  }
+  if (apks.length > 1) {
+    return {
+      kind: "refused",
+      reason:
+        `${pkg} is installed on ${crash.serial} as ${apks.length} split APKs; keynobi matches ` +
+        "a mapping only to a single APK",
+    };
+  }
+  const sum = await adb.shell(crash.serial, ["sha256sum", apks[0]], opts);
+  const hex = /^([0-9a-f]{64})\s/.exec(sum.text().trim() + " ");
+  if (sum.exitCode !== 0 && sum.exitCode !== null || !hex) {
+    return { kind: "cannot", reason: `the device could not hash ${apks[0]}` };
+  }
+  return { kind: "hash", sha256: hex[1], path: apks[0] };
+}
+
+/** Deobfuscates `crash`; see the module comment. Never throws for a refusal. */
+export async function retraceCrash(
+  dataDir: string,
+  adb: DeviceShell,
+  crash: CrashToRetrace,
+  signal?: AbortSignal,
+): Promise<RetraceResult> {
+  const records = await listBuildRecords(dataDir, { limit: MAX_BUILD_RECORDS });
+  const ids = mapIdsInTrace(crash.trace);
+  if (ids.length > 1) {
+    return notDone(
+      "refused",
+      crash,
+      `its frames name ${ids.length} R8 map ids (${ids.join(", ")}), so no one mapping fits`,
+    );
+  }
+  if (ids.length === 1) {
+    const hits = mappingsWithMapId(records, ids[0]);
+    if (hits.length === 0) {
+      return notDone(
+        "refused",
+        crash,
+        `no kept build has the R8 map id ${ids[0]} its frames name (built elsewhere, or its ` +
+          "build is no longer in the history)",
+        { map_id: ids[0] },
+      );
+    }
+    if (hits.length > 1) {
+      return notDone(
+        "refused",
+        crash,
+        `${hits.length} kept mappings have the map id ${ids[0]} (${hits.map(describe).join(", ")})`,
+        { map_id: ids[0] },
+      );
+    }
+    return await retraceWith(dataDir, crash, hits[0], "map_id", "the map id its frames name", null);
+  }
+  const pkg = crash.package;
+  if (!pkg) {
+    return notDone(
+      "refused",
+      crash,
+      "the crash names no map id and no package, so the APK that crashed is unknown",
+    );
+  }
+  let hashed;
+  try {
+    hashed = await deviceApkHash(adb, crash, pkg, signal);
+  } catch (e) {
+    return notDone(
+      "refused",
+      crash,
+      `the device ${crash.serial} could not be asked which APK it has (${(e as Error).message})`,
+    );
+  }
+  if (hashed.kind === "refused") return notDone("refused", crash, hashed.reason);
+  if (hashed.kind === "hash") {
+    const device = { serial: crash.serial, apk_sha256: hashed.sha256, version_code: null };
+    const installs = await listInstalledBuilds(dataDir);
+    const install = installs.findLast((r) => r.apk_sha256 === hashed.sha256);
+    const built = buildOfApk(records, hashed.sha256);
+    const found = built ??
+      (install && install.build_id !== null
+        ? buildOfApk(records.filter((r) => r.id === install.build_id), hashed.sha256)
+        : null);
+    if (!found) {
+      return notDone(
+        "refused",
+        crash,
+        `the APK on ${crash.serial} (sha256 ${hashed.sha256.slice(0, 12)}…) matches no build ` +
+          "keynobi kept or installed, so its mapping is unknown",
+        { device },
+      );
+    }
+    return await retraceWith(
+      dataDir,
+      crash,
+      found,
+      "device_hash",
+      `the APK hash ${crash.serial} reports (${hashed.sha256.slice(0, 12)}…)`,
+      device,
+    );
+  }
+  // The device cannot hash its APK: keynobi's install record, if the device still has that install.
+  const install = (await listInstalledBuilds(dataDir, { serial: crash.serial, package: pkg }))[0];
+  if (!install) {
+    return notDone(
+      "refused",
+      crash,
+      `${hashed.reason}, and keynobi has no install of ${pkg} on ${crash.serial} on record`,
+    );
+  }
+  let info;
+  try {
+    const dump = await adb.shell(crash.serial, ["dumpsys", "package", pkg], {
+      timeoutMs: RETRACE_DEVICE_TIMEOUT_MS,
+      maxOutputBytes: MAX_DEVICE_QUERY_BYTES,
+      signal,
+    });
+    info = parseDumpsysPackage(dump.text(), pkg);
+  } catch (e) {
+    return notDone(
+      "refused",
+      crash,
+      `${hashed.reason}, and dumpsys package failed: ${(e as Error).message}`,
+    );
+  }
+  const device = { serial: crash.serial, apk_sha256: null, version_code: info.version_code };
+  if (
+    info.version_code !== install.version_code || install.device_last_update_time === null ||
+    info.last_update_time !== install.device_last_update_time
+  ) {
+    return notDone(
+      "refused",
+      crash,
+      `${hashed.reason}, and ${pkg} on ${crash.serial} is not keynobi's install any more ` +
+        `(versionCode ${info.version_code ?? "?"} updated ${info.last_update_time ?? "?"}; ` +
+        `recorded ${install.version_code ?? "?"} updated ${
+          install.device_last_update_time ?? "?"
+        })`,
+      { device },
+    );
+  }
+  const found = install.build_id === null ? null : buildOfApk(
+    records.filter((r) => r.id === install.build_id),
+    install.apk_sha256,
+  );
+  if (!found) {
+    return notDone(
+      "refused",
+      crash,
+      `keynobi's install of ${pkg} on ${crash.serial} matches no kept build`,
+      { device },
+    );
+  }
+  return await retraceWith(
+    dataDir,
+    crash,
+    found,
+    "install_record",
+    `keynobi's install record (versionCode and lastUpdateTime confirmed by ${crash.serial})`,
+    device,
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * Deobfuscation end to end: a release build the fake Gradle minifies (writing R8's mapping), installed
+ * with install_apk, crashing with frames that name its map id → get_crash_stack_trace with
+ * retrace: true gives the source frames; the preinstalled sample app (an APK keynobi never built)
+ * is refused with the reason; without retrace the output is unchanged.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { assertNoInjection, call, connect, runKeynobi, startWorld, type World } from "./harness.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
+
+const SERIAL = "emulator-5554";
+const PROJECT = "sample-kts";
+const RELEASE_PKG = "com.example.keynobi.sample.demo";
+/** The sample app every simulated device has preinstalled (not built by this keynobi). */
+const SAMPLE_PKG = "com.example.keynobi.sample.demo.debug";
+
+interface SimLogcat {
+  crash(pkg: string, kind: "java" | "anr" | "native", variant?: string): { pid: number };
+  setRate(n: number): void;
+}
+
+function simLogcat(world: World): SimLogcat {
+  return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat;
+}
+
+async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T;
+  for (let i = 0; i < 100; i++) {
+    last = await fn();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
+}
+
+Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keynobi never built is refused", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects[PROJECT];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  simLogcat(world).setRate(0);
+  assert(!(await call(s, "start_logcat", { device_serial: SERIAL })).isError);
+
+  // The preinstalled sample app: built by nobody keynobi knows, not minified.
+  simLogcat(world).crash(SAMPLE_PKG, "java");
+  await poll(
+    () => call(s, "get_crash_logs", {}),
+    (r) => (r.structuredContent as J).total_crashes >= 1,
+    "crash",
+  );
+  const plain = await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG });
+  assertEquals((plain.structuredContent as J).retrace, undefined, "unchanged without retrace");
+  const foreign = await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true });
+  assert(!foreign.isError, foreign.content[0].text);
+  const fr = (foreign.structuredContent as J).retrace;
+  assertEquals(fr.status, "refused", JSON.stringify(fr));
+  assertStringIncludes(fr.reason, "matches no build keynobi kept or installed");
+  assertEquals(fr.device.serial, SERIAL);
+  assertEquals(fr.trace, (plain.structuredContent as J).trace, "the trace as logcat printed it");
+
+  // A release build: minified, its mapping kept with the build.
+  const build = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoRelease" } },
+    undefined,
+    { timeout: 120_000 },
+  ) as J;
+  assert(!build.isError, build.content[0].text);
+  const history = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
+  const rec = history.records.at(-1);
+  assertEquals(rec.mappings.length, 1, JSON.stringify(rec.mappings));
+  const mapping = rec.mappings[0];
+  assertEquals([mapping.module, mapping.variant], [":app", "demoRelease"]);
+  const installed = await call(s, "install_apk", {
+    device_serial: SERIAL,
+    apk_path: "app/build/outputs/apk/demo/release/app-demo-release.apk",
+  });
+  assert(!installed.isError, installed.content[0].text);
+  assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: RELEASE_PKG })).isError);
+  simLogcat(world).crash(RELEASE_PKG, "java");
+  await poll(
+    () => call(s, "get_crash_logs", {}),
+    (r) => (r.structuredContent as J).total_crashes >= 2,
+    "second crash",
+  );
+  const obf = await call(s, "get_crash_stack_trace", { package: RELEASE_PKG, retrace: true });
+  assert(!obf.isError, obf.content[0].text);
+  const t = obf.structuredContent as J;
+  assertStringIncludes(t.trace, `r8-map-id-${mapping.map_id}`);
+  const r = t.retrace;
+  assertEquals(r.status, "retraced", JSON.stringify(r));
+  assertEquals(r.matched_by, "map_id");
+  assertEquals(r.device, null, "a map id needs no device call");
+  assertEquals([r.build_id, r.module, r.variant, r.map_id, r.mapping_sha256], [
+    rec.id,
+    ":app",
+    "demoRelease",
+    mapping.map_id,
+    mapping.sha256,
+  ]);
+  for (
+    const frame of [
+      `at ${RELEASE_PKG}.data.SampleParser.parseCount(SampleParser.kt:17)`,
+      `at ${RELEASE_PKG}.data.SampleRepository.load(SampleRepository.kt:39)`,
+      `at ${RELEASE_PKG}.data.SampleRepository.load(SampleRepository.kt:42)`,
+      `at ${RELEASE_PKG}.MainActivity.onCreate(MainActivity.kt:27)`,
+    ]
+  ) assertStringIncludes(r.trace, frame);
+  assert(!r.trace.includes("r8-map-id-"), r.trace);
+  assertStringIncludes(r.mapping_line, `build #${rec.id}`);
+
+  const logs = await call(s, "get_crash_logs", { retrace: true });
+  const retraced = (logs.structuredContent as J).retraced as J[];
+  assertEquals(retraced.length, 2, JSON.stringify(retraced).slice(0, 500));
+  assertEquals(retraced.map((x) => x.status).sort(), ["refused", "retraced"]);
+  await assertNoInjection(world.sim);
+});
