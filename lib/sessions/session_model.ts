@@ -353,7 +353,9 @@ export function parseSession(text: string): DebugSession | null {
         signature: str(c.signature, 2_000) ?? "",
         crash_group_id: str(c.crash_group_id, 64),
         attribution: {
-          method: a.method === "install_record" ? "install_record" as const : "unattributed" as const,
+          method: a.method === "install_record"
+            ? "install_record" as const
+            : "unattributed" as const,
           verified: a.verified === true,
           reason: oneLine(String(a.reason ?? "")),
         },
