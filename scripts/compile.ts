@@ -16,6 +16,8 @@ const args = [
   `${root}skills/keynobi/SKILL.md`,
   "--include",
   `${root}workers/`,
+  "--include",
+  `${root}proto/`,
   "--output",
   output,
   ...(target ? ["--target", target] : []),

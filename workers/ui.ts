@@ -1,15 +1,19 @@
 /**
- * The UI worker: the message loop over lib/ui/ui_service.ts. Started by lib/ui/client.ts with
- * network access to the ADB server only and read/write of the data directory (UI Automator
- * locks). It never starts the ADB server (that needs `run`); the main thread already has.
+ * The UI worker: the message loop over lib/ui/ui_service.ts and lib/ui/fast_paths.ts. Started by
+ * lib/ui/client.ts with network access to the ADB server and the emulators' gRPC ports only, read
+ * of the emulator discovery directories and the program's proto/, and read/write of the data
+ * directory (UI Automator locks). It never starts the ADB server (that needs `run`); the main
+ * thread already has. grpc-js loads on the first emulator call that has an endpoint.
  */
 import "../lib/ui/xml_fallback.ts";
 import { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
+import type { GrpcEndpoint } from "../lib/emulator/discovery.ts";
+import { EmulatorLink } from "../lib/emulator/link.ts";
+import { FastPaths } from "../lib/ui/fast_paths.ts";
 import type { UiMethods } from "../lib/ui/protocol.ts";
 import { UiService } from "../lib/ui/ui_service.ts";
-import { captureScreenshot } from "../lib/ui/screenshot.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const adb = new AdbClient({
@@ -21,6 +25,13 @@ const adb = new AdbClient({
   startServer: false,
 });
 const service = new UiService({ adb, dataDir: params.get("dataDir") ?? "" });
+const discoveryDirs = JSON.parse(params.get("discoveryDirs") ?? "[]") as string[];
+const explicit = params.get("grpc") ? JSON.parse(params.get("grpc")!) as GrpcEndpoint : null;
+const fast = new FastPaths({
+  link: new EmulatorLink({ discoveryDirs, explicit }),
+  adb,
+  screens: service,
+});
 
 serveWorker<UiMethods>(workerScope(), {
   "ui.observe": (p, ctx) => service.observe(p, ctx),
@@ -29,7 +40,10 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.resolve": (p, ctx) => service.resolve(p, ctx),
   "ui.settle": (p, ctx) => service.settle(p, ctx),
   "ui.wait": (p, ctx) => service.wait(p, ctx),
-  "ui.screenshot": (p, ctx) => captureScreenshot(adb, p.serial, { ...p, signal: ctx.signal }),
+  "ui.screenshot": (p, ctx) => fast.screenshot(p, ctx.signal),
+  "ui.gesture": (p, ctx) => fast.gesture(p, ctx.signal),
+  "ui.rotateBody": (p, ctx) => fast.rotateBody(p, ctx.signal),
+  "ui.key": (p, ctx) => fast.key(p, ctx.signal),
   "ui.forget": ({ serial }) => {
     service.forget(serial);
     return null;

@@ -20,6 +20,14 @@ const ROTATION: Record<Exclude<Orientation, "auto">, number> = {
   reverse_landscape: 3,
 };
 
+/** Each fixed orientation's quarter turns (Surface ROTATION_*, the emulator's SkinRotation). */
+export const ORIENTATION_QUADRANT: Record<Exclude<Orientation, "auto">, number> = {
+  portrait: 0,
+  landscape: 1,
+  reverse_portrait: 2,
+  reverse_landscape: 3,
+};
+
 /** The `settings put system …` argv lists that set `o`, in order. Pure. */
 export function orientationCommands(o: Orientation): string[][] {
   if (o === "auto") return [["settings", "put", "system", "accelerometer_rotation", "1"]];

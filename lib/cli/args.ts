@@ -10,6 +10,8 @@ export type Command =
     toolsets: ToolsetName[] | null;
     /** `--min-interval-ms`: the minimum gap between UI actions on one device. */
     minIntervalMs?: number | null;
+    /** `--grpc HOST:PORT`: an emulator's gRPC endpoint when no discovery file names it. */
+    grpc?: string | null;
   }
   | { kind: "trust" | "untrust"; path: string }
   | { kind: "approve-configurations"; path: string }
@@ -23,6 +25,10 @@ export type Command =
 /** The largest `--min-interval-ms` (lib/ui/actions.ts MAX_MIN_ACTION_INTERVAL_MS). */
 export const MAX_MIN_INTERVAL_FLAG_MS = 10_000;
 
+/** `--grpc`: a loopback host and a port (lib/emulator/discovery.ts explicitEndpoint checks it). */
+export const GRPC_FLAG =
+  /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/;
+
 /** A usage error: the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -35,7 +41,9 @@ export const USAGE = `keynobi — the Android development loop for coding agents
 
 Usage:
   keynobi --mcp [--project <path>] [--attach-only] [--toolsets <a,b>] [--min-interval-ms <ms>]
-                          serve MCP on stdio (what MCP clients run)
+                [--grpc <host:port>]
+                          serve MCP on stdio (what MCP clients run); --grpc names an emulator's
+                          gRPC endpoint when its discovery file is missing (loopback only)
   keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
   keynobi untrust <path>  revoke that trust
   keynobi projects        list trusted projects and the last active one
@@ -48,7 +56,8 @@ Usage:
 
 Toolsets: core, ui, device-admin (default: all).
 Environment: KEYNOBI_HOME, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, ANDROID_HOME,
-ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug).`;
+ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug), KEYNOBI_GRPC (like --grpc),
+KEYNOBI_GRPC_TOKEN (its token, when it has one).`;
 
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.length === 0) throw new UsageError("No command given: run keynobi --mcp to serve MCP");
@@ -88,6 +97,7 @@ export function parseArgs(argv: readonly string[]): Command {
       if (opts.minIntervalMs !== undefined) {
         mcpArgs.push("--min-interval-ms", String(opts.minIntervalMs));
       }
+      if (opts.grpc !== undefined) mcpArgs.push("--grpc", opts.grpc);
       return { kind: "setup", mcpArgs };
     }
     case "--mcp": {
@@ -115,6 +125,7 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
   let attachOnly = false;
   let toolsets: ToolsetName[] | null = null;
   let minIntervalMs: number | null = null;
+  let grpc: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const eq = arg.indexOf("=");
@@ -160,6 +171,18 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         minIntervalMs = Number(v);
         break;
       }
+      case "--grpc": {
+        if (grpc !== null) throw new UsageError("--grpc is given twice");
+        const v = value();
+        if (!GRPC_FLAG.test(v)) {
+          throw new UsageError(
+            `--grpc takes a loopback HOST:PORT (127.0.0.1:8554, localhost:8554 or [::1]:8554), ` +
+              `got "${v}"`,
+          );
+        }
+        grpc = v;
+        break;
+      }
       case "--attach-only":
         if (!allowAttachOnly || inline !== null) throw new UsageError(`Unknown option "${arg}"`);
         attachOnly = true;
@@ -170,5 +193,11 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         throw new UsageError(`Unknown option "${arg}": see keynobi --help`);
     }
   }
-  return { project, attachOnly, toolsets, ...(minIntervalMs !== null ? { minIntervalMs } : {}) };
+  return {
+    project,
+    attachOnly,
+    toolsets,
+    ...(minIntervalMs !== null ? { minIntervalMs } : {}),
+    ...(grpc !== null ? { grpc } : {}),
+  };
 }

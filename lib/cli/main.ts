@@ -77,6 +77,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         attachOnly: cmd.attachOnly,
         toolsets: cmd.toolsets,
         minIntervalMs: cmd.minIntervalMs ?? null,
+        grpc: cmd.grpc ?? null,
         env,
         cwd,
         stdin: Deno.stdin.readable,

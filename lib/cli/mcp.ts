@@ -7,6 +7,7 @@ import { BuildClient } from "../gradle/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
+import { discoveryDirs, explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
 import { ActionPacer, chooseInterval } from "../ui/actions.ts";
 import { readSettings } from "../core/settings.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
@@ -37,6 +38,8 @@ export interface McpLaunchOptions {
   toolsets: ToolsetName[] | null;
   /** `--min-interval-ms` (null: the `mcp.min_action_interval_ms` setting, else 300 ms). */
   minIntervalMs?: number | null;
+  /** `--grpc HOST:PORT` (null: `KEYNOBI_GRPC`, else discovery files only). */
+  grpc?: string | null;
   env: Env;
   cwd: string;
   stdin: ReadableStream<Uint8Array>;
@@ -113,9 +116,25 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   const adb = makeAdbClient(opts.env);
   const builds = new BuildClient({ dataDir, version: VERSION });
   const logcat = new LogcatClient({ dataDir, address: adb.address });
+  let grpc: GrpcEndpoint | null = null;
+  const grpcValue = opts.grpc ?? opts.env.get("KEYNOBI_GRPC") ?? "";
+  if (grpcValue !== "") {
+    try {
+      grpc = explicitEndpoint(
+        grpcValue,
+        opts.env.get("KEYNOBI_GRPC_TOKEN"),
+        opts.grpc ? "--grpc" : "KEYNOBI_GRPC",
+      );
+    } catch (e) {
+      console.error(`keynobi: ${(e as Error).message}`);
+      return 2;
+    }
+  }
   const ui = new UiClient({
     dataDir,
     adbServer: adb.address,
+    discoveryDirs: discoveryDirs({ os: Deno.build.os, uid: userId(), env: (n) => opts.env.get(n) }),
+    grpc,
     instrumentationRunning: () => builds.instrumentationRunning(),
   });
   const uiActions = new ActionPacer(async () =>
@@ -228,4 +247,13 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     await writer.close();
   }
   return 0;
+}
+
+/** The user id for `/run/user/<uid>` (null where the platform or the grants do not say). */
+function userId(): number | null {
+  try {
+    return Deno.uid();
+  } catch {
+    return null;
+  }
 }

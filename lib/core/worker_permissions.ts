@@ -41,6 +41,8 @@ export interface WorkerFacts {
   javaHome?: string | null;
   /** Folder of the program's own data files (e.g. `proto/`), read-only. */
   programRoot?: string | null;
+  /** Emulator discovery directories (`…/avd/running`), read-only. */
+  discoveryDirs?: readonly string[];
   /** Environment variables the worker may read, beyond `BASE_WORKER_ENV`. */
   env?: readonly string[];
   /** Helper executables by name, resolved through PATH (`git`, `ps`, `kill`). */
@@ -63,6 +65,7 @@ export const GRPC_ENV_NAMES = [
   "GRPC_SSL_CIPHER_SUITES",
   "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
   "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
+  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
   "grpc_proxy",
   "https_proxy",
   "http_proxy",
@@ -165,7 +168,7 @@ export function uiWorkerPermissions(facts: WorkerFacts): Deno.PermissionOptionsO
   return {
     ...none(),
     net: listOrFalse(hosts([facts.adbServer, ...(facts.emulatorGrpc ?? [])])),
-    read: paths("read", [facts.dataDir, facts.programRoot]),
+    read: paths("read", [facts.dataDir, facts.programRoot, ...(facts.discoveryDirs ?? [])]),
     write: paths("write", [facts.dataDir]),
     env: envNames(BASE_WORKER_ENV, GRPC_ENV_NAMES, facts.env),
   };

@@ -6,6 +6,7 @@
  * device command.
  */
 import { z } from "zod";
+import { pathFields } from "./ui_paths.ts";
 import { defineTool } from "../mcp/tool_def.ts";
 import { invalidParams } from "../core/errors.ts";
 import {
@@ -43,7 +44,7 @@ import {
   renderExitLine,
 } from "../android/exit_info.ts";
 import { checkNetworkRequest, describeNetwork } from "../android/network.ts";
-import { ORIENTATIONS } from "../android/orientation.ts";
+import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../android/orientation.ts";
 import type { ToolContext } from "./context.ts";
 import { projectLinkSchemes } from "../android/link_schemes.ts";
 import { callOpts, deviceFor, optionalSerial } from "./device_args.ts";
@@ -466,9 +467,23 @@ const setDeviceOrientation = defineTool({
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await setOrientation(ctx.adb, serial, args.orientation, callOpts(ctx));
+    // An emulator's body turns too (gRPC setPhysicalModel), so its frames and sensors agree
+    // with the screen; `auto` leaves the body where it is (it decides the screen then).
+    const body = args.orientation === "auto" ? null : await ctx.ui.rotateBody(
+      { serial, rotation: ORIENTATION_QUADRANT[args.orientation] },
+      { signal: ctx.signal },
+    );
     return {
-      structured: { device_serial: serial, orientation: args.orientation, ...r },
-      text: `Orientation of ${serial}: ${r.previous ?? "unknown"} → ${r.current ?? "unknown"}`,
+      structured: {
+        device_serial: serial,
+        orientation: args.orientation,
+        ...r,
+        body_rotated: body?.path === "grpc",
+        ...pathFields(body),
+      },
+      text: `Orientation of ${serial}: ${r.previous ?? "unknown"} → ${r.current ?? "unknown"}` +
+        (body?.path === "grpc" ? "; the emulator's body turned via gRPC" : "") +
+        (body?.fallback ? ` (body not turned: ${body.fallback.reason})` : ""),
     };
   },
 });

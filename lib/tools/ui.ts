@@ -1,6 +1,7 @@
-/** The `ui` toolset in the order `tools/list` shows it (the spec's table, then ui_long_press). */
+/** The `ui` toolset in the order `tools/list` shows it (the spec's table, then ui_long_press, ui_pinch, ui_drag). */
 import { uiReadTools as r } from "./ui_read.ts";
 import { uiActTools as a } from "./ui_act.ts";
+import { uiGestureTools as g } from "./ui_gestures.ts";
 
 export const uiTools = [
   r.getUiHierarchy,
@@ -21,6 +22,8 @@ export const uiTools = [
   a.hideSoftKeyboard,
   a.sendUiKey,
   a.uiSwipe,
+  g.uiPinch,
+  g.uiDrag,
   a.uiScrollUntilElement,
   r.screenshot,
 ];

@@ -20,7 +20,6 @@ import {
   INPUT_TIMEOUT_MS,
   inputTextChunks,
   keyeventArgv,
-  longPressArgv,
   MAX_LONG_PRESS_MS,
   MAX_SWIPE_MS,
   MIN_LONG_PRESS_MS,
@@ -28,11 +27,12 @@ import {
   parseInputShown,
   type Point,
   runInput,
-  swipeArgv,
   tapArgv,
   unicodeTextArgv,
 } from "../ui/actions.ts";
 import { listData, matchData, matchLine, rememberList, selectorOf } from "./ui_read.ts";
+import type { GestureResult } from "../ui/fast_paths.ts";
+import { pathFields, type PathInfo, pathNote } from "./ui_paths.ts";
 import type { ToolContext } from "./context.ts";
 import { callOpts, deviceFor } from "./device_args.ts";
 import {
@@ -55,10 +55,10 @@ const observeAfterParam = z.boolean().optional().describe(
   "Wait for the screen to settle and return it (default true)",
 );
 
-interface ActOptions {
+export interface ActOptions {
   serial: string;
-  /** What was done, for the text. */
-  did: string;
+  /** What was done, for the text (a function is called after the action ran). */
+  did: string | (() => string);
   touched?: Bounds | null;
   observeAfter?: boolean;
   maxRows?: number;
@@ -67,7 +67,7 @@ interface ActOptions {
 }
 
 /** Paces, runs `fn`, then settles and renders the settled screen. */
-async function act(
+export async function act(
   ctx: ToolContext,
   o: ActOptions,
   fn: () => Promise<void>,
@@ -79,8 +79,9 @@ async function act(
     ctx.uiActions.done(o.serial);
   }
   const extra = typeof o.extra === "function" ? o.extra() : o.extra;
-  const base = { serial: o.serial, action: o.did, paced_ms: waited, ...extra };
-  if (o.observeAfter === false) return { structured: base, text: `${o.did}.` };
+  const did = typeof o.did === "function" ? o.did() : o.did;
+  const base = { serial: o.serial, action: did, paced_ms: waited, ...extra };
+  if (o.observeAfter === false) return { structured: base, text: `${did}.` };
   const s = await ctx.ui.settle(
     { serial: o.serial, touched: o.touched ?? null, maxRows: o.maxRows },
     { signal: ctx.signal },
@@ -100,13 +101,13 @@ async function act(
       responded: s.responded,
       ...listData(s.list),
     },
-    text: `${o.did}; ${state}${s.responded ? "" : " (no change outside the touched element)"}\n` +
+    text: `${did}; ${state}${s.responded ? "" : " (no change outside the touched element)"}\n` +
       s.text,
   };
 }
 
 /** Screen size and hash now (a capture, also the settle baseline); refuses a changed hash. */
-async function screenNow(ctx: ToolContext, serial: string, expect?: string) {
+export async function screenNow(ctx: ToolContext, serial: string, expect?: string) {
   const t = await ctx.ui.tree({ serial, maxNodes: 1 }, { signal: ctx.signal });
   if (expect && expect !== t.screenHash) {
     throw new ToolError(
@@ -119,7 +120,7 @@ async function screenNow(ctx: ToolContext, serial: string, expect?: string) {
   return t;
 }
 
-function pointOn(
+export function pointOn(
   x: unknown,
   y: unknown,
   size: { width: number; height: number },
@@ -132,7 +133,7 @@ function pointOn(
   });
 }
 
-async function resolveTarget(
+export async function resolveTarget(
   ctx: ToolContext,
   serial: string,
   target: string,
@@ -148,7 +149,7 @@ function describeNode(r: ResolveResult): string {
   return matchLine(r.node);
 }
 
-function refuseDisabled(r: ResolveResult, target: string): void {
+export function refuseDisabled(r: ResolveResult, target: string): void {
   if (!r.node.enabled) {
     throw new ToolError(
       "invalid_request",
@@ -180,13 +181,17 @@ const uiTap = defineTool({
     const serial = await deviceFor(ctx, args.device_serial);
     const size = await screenNow(ctx, serial, args.expect_screen_hash);
     const p = pointOn(args.x, args.y, size);
+    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: `Tapped (${p.x},${p.y})`,
+      did: () => `Tapped (${p.x},${p.y})${pathNote(g)}`,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
       touched: { left: p.x, top: p.y, right: p.x + 1, bottom: p.y + 1 },
-    }, () => runInput(ctx.adb, serial, tapArgv(p), ctx.signal));
+      extra: () => pathFields(g),
+    }, async () => {
+      g = await ctx.ui.gesture({ serial, gesture: { kind: "tap", at: p } }, { signal: ctx.signal });
+    });
   },
 });
 
@@ -209,14 +214,20 @@ const uiTapElement = defineTool({
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
     refuseDisabled(r, args.tree_path);
+    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: `Tapped ${args.tree_path} at (${r.x},${r.y})`,
+      did: () => `Tapped ${args.tree_path} at (${r.x},${r.y})${pathNote(g)}`,
       touched: r.node.bounds,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: { tapped: matchData(r.node) },
-    }, () => runInput(ctx.adb, serial, tapArgv({ x: r.x, y: r.y }), ctx.signal));
+      extra: () => ({ tapped: matchData(r.node), ...pathFields(g) }),
+    }, async () => {
+      g = await ctx.ui.gesture(
+        { serial, gesture: { kind: "tap", at: { x: r.x, y: r.y } } },
+        { signal: ctx.signal },
+      );
+    });
   },
 });
 
@@ -263,14 +274,20 @@ const uiLongPress = defineTool({
       touched = r.node.bounds;
       extra = { pressed: matchData(r.node) };
     }
+    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: `Long-pressed (${p.x},${p.y}) for ${ms} ms`,
+      did: () => `Long-pressed (${p.x},${p.y}) for ${ms} ms${pathNote(g)}`,
       touched,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra,
-    }, () => runInput(ctx.adb, serial, longPressArgv(p, ms), ctx.signal));
+      extra: () => ({ ...extra, ...pathFields(g) }),
+    }, async () => {
+      g = await ctx.ui.gesture(
+        { serial, gesture: { kind: "long_press", at: p, ms } },
+        { signal: ctx.signal },
+      );
+    });
   },
 });
 
@@ -546,13 +563,17 @@ const sendUiKey = defineTool({
         }, () => runInput(ctx.adb, serial, tapArgv(action), ctx.signal));
       }
     }
+    let k: (PathInfo & { sent: boolean }) | null = null;
     return await act(ctx, {
       serial,
-      did: `Pressed ${key}`,
+      did: () => `Pressed ${key}${pathNote(k)}`,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: { key, via: "keyevent" },
-    }, () => runInput(ctx.adb, serial, keyeventArgv([key]), ctx.signal));
+      extra: () => ({ key, via: k?.sent ? "sendKey" : "keyevent", ...pathFields(k) }),
+    }, async () => {
+      k = await ctx.ui.key({ serial, key }, { signal: ctx.signal });
+      if (!k.sent) await runInput(ctx.adb, serial, keyeventArgv([key]), ctx.signal);
+    });
   },
 });
 
@@ -585,17 +606,19 @@ const uiSwipe = defineTool({
     const from = pointOn(args.start_x, args.start_y, size, ["start_x", "start_y"]);
     const to = pointOn(args.end_x, args.end_y, size, ["end_x", "end_y"]);
     const ms = args.duration_ms ?? DEFAULT_SWIPE_MS;
-    let method = "swipe";
+    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: `Swiped (${from.x},${from.y}) to (${to.x},${to.y})`,
+      did: () => `Swiped (${from.x},${from.y}) to (${to.x},${to.y})${pathNote(g)}`,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
       touched: null,
-      extra: () => ({ method }),
+      extra: () => ({ method: g?.method ?? "swipe", ...pathFields(g) }),
     }, async () => {
-      if (args.fling) await runInput(ctx.adb, serial, swipeArgv(from, to, ms), ctx.signal);
-      else method = (await drag(ctx.adb, serial, from, to, ms, ctx.signal)).method;
+      g = await ctx.ui.gesture({
+        serial,
+        gesture: { kind: "swipe", from, to, ms, fling: args.fling ?? false },
+      }, { signal: ctx.signal });
     });
   },
 });

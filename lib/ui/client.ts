@@ -26,7 +26,18 @@ import type {
 } from "./protocol.ts";
 import { instrumentationBusyError, MAX_WAIT_TIMEOUT_MS } from "./ui_service.ts";
 import { MAX_SETTLE_MAX_MS } from "./settle.ts";
-import { SCREENSHOT_TIMEOUT_MS, type ScreenshotResult } from "./screenshot.ts";
+import { SCREENSHOT_TIMEOUT_MS } from "./screenshot.ts";
+import { existingDirs, type GrpcEndpoint, readDiscovery } from "../emulator/discovery.ts";
+import type {
+  FastScreenshotParams,
+  FastScreenshotResult,
+  GestureParams,
+  GestureResult,
+  KeyParams,
+  PathResult,
+  RotateParams,
+} from "./fast_paths.ts";
+import { MAX_GESTURE_BUDGET_MS } from "./gesture_limits.ts";
 
 /** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
 export const UI_WORKER_ANSWER_SLACK_MS = 15_000;
@@ -39,7 +50,17 @@ export interface UiClientOptions {
   instrumentationRunning?: (serial: string) => boolean;
   /** Where workers/ui.ts is (tests and the compiled binary may point elsewhere). */
   workerUrl?: URL;
+  /**
+   * Where emulators advertise their gRPC endpoints (lib/emulator/discovery.ts discoveryDirs);
+   * those that exist when the worker starts are granted read, their endpoints' ports net.
+   */
+  discoveryDirs?: readonly string[];
+  /** `--grpc` / `KEYNOBI_GRPC`: granted and used for emulators without a discovery file. */
+  grpc?: GrpcEndpoint | null;
 }
+
+/** The program's data files the worker reads (the emulator proto). */
+export const PROTO_DIR = new URL("../../proto/", import.meta.url);
 
 export interface UiCallOptions {
   signal?: AbortSignal;
@@ -59,36 +80,73 @@ export class UiClient {
     this.#opts = opts;
   }
 
-  #ensure(): WorkerClient<UiMethods> {
-    if (this.#worker && !this.#worker.closed) return this.#worker;
+  #starting: Promise<WorkerClient<UiMethods>> | null = null;
+  /** A result said the worker may not dial an advertised port: restart it on the next call. */
+  #regrant = false;
+
+  #ensure(): Promise<WorkerClient<UiMethods>> {
+    if (this.#worker && !this.#worker.closed && !this.#regrant) {
+      return Promise.resolve(this.#worker);
+    }
+    if (this.#starting) return this.#starting;
+    this.#starting = this.#start().finally(() => {
+      this.#starting = null;
+    });
+    return this.#starting;
+  }
+
+  async #start(): Promise<WorkerClient<UiMethods>> {
+    if (this.#regrant) {
+      this.#worker?.close();
+      this.#worker = null;
+      this.#regrant = false;
+    }
+    const dirs = await existingDirs(this.#opts.discoveryDirs ?? []);
+    const advertised = (await readDiscovery(dirs)).map((e) => e.address);
+    const explicit = this.#opts.grpc ?? null;
     const url = new URL(this.#opts.workerUrl ?? new URL("../../workers/ui.ts", import.meta.url));
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("adbHost", this.#opts.adbServer.host);
     url.searchParams.set("adbPort", String(this.#opts.adbServer.port));
+    url.searchParams.set("discoveryDirs", JSON.stringify(dirs));
+    if (explicit) url.searchParams.set("grpc", JSON.stringify(explicit));
+    const emulatorGrpc = [...new Set([...advertised, ...(explicit ? [explicit.address] : [])])];
     const permissions = uiWorkerPermissions({
       dataDir: this.#opts.dataDir,
       adbServer: adbServerGrant(this.#opts.adbServer),
+      emulatorGrpc,
+      discoveryDirs: dirs,
+      programRoot: emulatorGrpc.length > 0 ? PROTO_DIR.pathname.replace(/\/$/, "") : null,
     });
     this.#worker = startWorker<UiMethods>(url, permissions, "ui");
     return this.#worker;
   }
 
-  #call<K extends keyof UiMethods & string>(
+  #watch<T>(result: T): T {
+    const f = (result as { fallback?: { code?: string } | null } | null)?.fallback;
+    if (f?.code === "not_granted") this.#regrant = true;
+    return result;
+  }
+
+  async #call<K extends keyof UiMethods & string>(
     method: K,
     params: UiMethods[K]["params"] & { serial: string },
     budgetMs: number,
     opts: UiCallOptions,
   ): Promise<UiMethods[K]["result"]> {
     if (this.#opts.instrumentationRunning?.(params.serial)) {
-      return Promise.reject(instrumentationBusyError(params.serial));
+      throw instrumentationBusyError(params.serial);
     }
-    return this.#ensure().request(method, params, {
-      signal: opts.signal,
-      timeoutMs: budgetMs + UI_WORKER_ANSWER_SLACK_MS,
-      onProgress: opts.onProgress
-        ? (p) => opts.onProgress!(p.progress, p.total, p.message)
-        : undefined,
-    });
+    const worker = await this.#ensure();
+    return this.#watch(
+      await worker.request(method, params, {
+        signal: opts.signal,
+        timeoutMs: budgetMs + UI_WORKER_ANSWER_SLACK_MS,
+        onProgress: opts.onProgress
+          ? (p) => opts.onProgress!(p.progress, p.total, p.message)
+          : undefined,
+      }),
+    );
   }
 
   /** Capture and return the element list (stored: its handles become the device's). */
@@ -125,14 +183,32 @@ export class UiClient {
     return this.#call("ui.wait", p, budget, opts);
   }
 
-  /** `screencap -p` in the worker, downscaled there when larger than asked. */
-  screenshot(p: ScreenshotParams, opts: UiCallOptions = {}): Promise<ScreenshotResult> {
+  /** An emulator frame over gRPC, else `screencap -p`; downscaled and encoded in the worker. */
+  screenshot(
+    p: ScreenshotParams & FastScreenshotParams,
+    opts: UiCallOptions = {},
+  ): Promise<FastScreenshotResult> {
     return this.#call("ui.screenshot", p, SCREENSHOT_TIMEOUT_MS, opts);
+  }
+
+  /** A touch gesture: `sendTouch` on an emulator with gRPC, else `input`; says which and why. */
+  gesture(p: GestureParams, opts: UiCallOptions = {}): Promise<GestureResult> {
+    return this.#call("ui.gesture", p, MAX_GESTURE_BUDGET_MS, opts);
+  }
+
+  /** Turns an emulator's body to a quadrant (`setPhysicalModel`). */
+  rotateBody(p: RotateParams, opts: UiCallOptions = {}): Promise<PathResult> {
+    return this.#call("ui.rotateBody", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** A key through `sendKey`; `sent: false` means the caller presses it over ADB. */
+  key(p: KeyParams, opts: UiCallOptions = {}): Promise<PathResult & { sent: boolean }> {
+    return this.#call("ui.key", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
   }
 
   /** Forget a device's list and last capture (it went away). No-op before the worker runs. */
   async forget(serial: string): Promise<void> {
-    if (!this.#worker || this.#worker.closed) return;
+    if (!this.#worker || this.#worker.closed || this.#regrant) return;
     await this.#worker.request("ui.forget", { serial }, { timeoutMs: 5_000 });
   }
 

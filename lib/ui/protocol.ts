@@ -9,7 +9,15 @@ import type { NodeInfo } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
 import type { SettleOptions, SettleReason } from "./settle.ts";
 import type { DumpForm } from "./capture.ts";
-import type { ScreenshotResult } from "./screenshot.ts";
+import type {
+  FastScreenshotParams,
+  FastScreenshotResult,
+  GestureParams,
+  GestureResult,
+  KeyParams,
+  PathResult,
+  RotateParams,
+} from "./fast_paths.ts";
 
 export interface CaptureInfo {
   screenHash: string;
@@ -149,8 +157,20 @@ export type UiMethods = {
   "ui.resolve": { params: ResolveParams; result: ResolveResult };
   "ui.settle": { params: SettleParams; result: SettleResultMessage };
   "ui.wait": { params: WaitParams; result: WaitResult };
-  /** `screencap -p`, downscaled in the worker when larger than asked (lib/ui/screenshot.ts). */
-  "ui.screenshot": { params: ScreenshotParams; result: ScreenshotResult };
+  /**
+   * An emulator's gRPC frame (lib/ui/fast_paths.ts), else `screencap -p` downscaled in the worker
+   * when larger than asked (lib/ui/screenshot.ts); PNG or JPEG.
+   */
+  "ui.screenshot": {
+    params: ScreenshotParams & FastScreenshotParams;
+    result: FastScreenshotResult;
+  };
+  /** A touch gesture: the emulator's `sendTouch`, else `input` (lib/ui/fast_paths.ts). */
+  "ui.gesture": { params: GestureParams; result: GestureResult };
+  /** Turns an emulator's body (`setPhysicalModel` ROTATION); `path: "adb"` when it cannot. */
+  "ui.rotateBody": { params: RotateParams; result: PathResult };
+  /** A key through the emulator's `sendKey`; `sent: false` when ADB must press it. */
+  "ui.key": { params: KeyParams; result: PathResult & { sent: boolean } };
   /** Drop what the worker remembers of a device (it went away). */
   "ui.forget": { params: { serial: string }; result: null };
 };

@@ -232,6 +232,15 @@ export class UiService {
     }
   }
 
+  /**
+   * The screen as the agent last saw it (rotation and rotated size of the latest capture); one
+   * capture when there is none yet. What gestures map from.
+   */
+  async screen(serial: string, signal: AbortSignal) {
+    const c = this.#last.get(serial) ?? await this.capture(serial, signal);
+    return { rotation: c.tree.rotation, width: c.tree.width, height: c.tree.height };
+  }
+
   /** The latest list of `serial` (what its handles mean), or `null`. */
   latestList(serial: string): ElementList | null {
     return this.#handles.latest(serial);

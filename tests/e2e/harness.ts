@@ -26,8 +26,8 @@ export interface World {
 }
 
 /** A simulator plus a private HOME and KEYNOBI_HOME, so nothing touches the real user's files. */
-export async function startWorld(): Promise<World> {
-  const sim = await startSimulator();
+export async function startWorld(opts: { grpc?: boolean } = {}): Promise<World> {
+  const sim = await startSimulator({ grpc: opts.grpc ?? false });
   const home = await Deno.makeTempDir({ prefix: "keynobi-e2e-home-" });
   const dataDir = `${home}/.keynobi-data`;
   const env = await childEnv({
@@ -36,6 +36,8 @@ export async function startWorld(): Promise<World> {
     ADB_SERVER_SOCKET: sim.adbServerSocket,
     ANDROID_HOME: sim.sdkRoot,
     ANDROID_AVD_HOME: sim.avdHome,
+    // Where emulators advertise their gRPC endpoint: the simulator's, never the user's.
+    XDG_RUNTIME_DIR: sim.discoveryRoot,
   });
   return {
     sim,

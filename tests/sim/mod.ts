@@ -34,12 +34,14 @@ import { SERVICES, type SimWorld } from "./services.ts";
 import type { GradleRun, Scenario } from "./gradle/control.ts";
 import { type GradleControl, gradleControl, installFakeGradle } from "./gradle/install.ts";
 import { createAvdHome, EmulatorHost, installEmulator } from "./apps/emulator.ts";
+import { EmulatorGrpcService, type GrpcControl } from "./emulator/grpc_service.ts";
 
 export type {
   DeviceKind,
   DeviceState,
   GradleControl,
   GradleRun,
+  GrpcControl,
   JournalEntry,
   Scenario,
   VirtualDevice,
@@ -51,6 +53,11 @@ export interface SimulatorOptions {
   dir?: string;
   /** TCP port of the ADB server on 127.0.0.1; 0 (default) = any free port. */
   port?: number;
+  /**
+   * Emulators serve the emulator's gRPC service (tests/sim/emulator/grpc_service.ts) and
+   * advertise it in `<discoveryRoot>/avd/running`. Default false (grpc-js is not loaded).
+   */
+  grpc?: boolean;
 }
 
 export interface DeviceSummary {
@@ -73,6 +80,13 @@ export interface Simulator extends AsyncDisposable {
   readonly projects: Record<string, string>;
   readonly journalPath: string;
   readonly root: string;
+  /**
+   * The runtime directory emulators advertise their gRPC endpoint under (`avd/running`): the
+   * `XDG_RUNTIME_DIR` to give a client. Exists (empty) even without `grpc`.
+   */
+  readonly discoveryRoot: string;
+  /** The gRPC endpoint of an emulator (needs `grpc: true`). */
+  grpc(serial: string): GrpcControl;
   readJournal(): Promise<JournalEntry[]>;
   /** The fake Gradle's journal: one JSON line (`GradleRun`) per `gradlew` invocation. */
   readonly gradleJournalPath: string;
@@ -128,10 +142,21 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
     },
   };
+  const discoveryRoot = join(root, "run");
+  await Deno.mkdir(discoveryRoot, { recursive: true, mode: 0o700 });
+  const grpcStarts: Promise<unknown>[] = [];
   const attachServices = (d: VirtualDevice) => {
     for (const make of SERVICES) d.addService(make(d, world));
+    if (opts.grpc && d.kind === "emulator") {
+      const g = new EmulatorGrpcService(d, discoveryRoot);
+      d.addService(g);
+      const started = g.start();
+      started.catch(() => {}); // an emulator booted later: tests see it through sim.grpc()
+      grpcStarts.push(started);
+    }
   };
   for (const d of devices) attachServices(d);
+  await Promise.all(grpcStarts);
   server.listen(port);
   const emulators = new EmulatorHost(root, (spec, state) => {
     const d = new VirtualDevice(spec);
@@ -183,6 +208,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     projects,
     journalPath,
     root,
+    discoveryRoot,
+    grpc: (serial) => {
+      const g = find(serial).service<EmulatorGrpcService>("emulator-grpc")?.control;
+      if (!g) throw new RangeError(`${serial} serves no gRPC: start the simulator with grpc: true`);
+      return g;
+    },
     readJournal: () => journal.read(),
     gradleJournalPath: gradlePaths.journalPath,
     gradleControlPath: gradlePaths.controlPath,

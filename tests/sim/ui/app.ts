@@ -825,6 +825,20 @@ export class SampleApp {
     if (m) this.selectedRow = Number(m[1]);
   }
 
+  /** Two fingers moved apart (scale > 1) or together around (x, y), then lifted. */
+  pinch(_t: number, x: number, y: number, scale: number) {
+    this.log(`pinch ${Math.round(x)} ${Math.round(y)} x${scale.toFixed(2)}`);
+  }
+
+  /**
+   * A finger that long-pressed at (x0, y0), moved while held and lifted at (x, y): a
+   * long-press-to-reorder drop.
+   */
+  holdDrag(t: number, x0: number, y0: number, x: number, y: number) {
+    const from = this.hit(t, x0, y0);
+    this.log(`hold-drag ${x0} ${y0} -> ${x} ${y} (${from?.longAct ?? "nothing"})`);
+  }
+
   private navigate(to: Screen, t: number) {
     this.stack.push(to);
     this.transition = { dir: "in", moving: to, start: t + RESPONSE_DELAY_MS };

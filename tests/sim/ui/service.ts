@@ -577,6 +577,62 @@ export class UiService implements DeviceService {
     await this.clock.sleep(ms + hold, signal);
   }
 
+  // ---- touches from the emulator's gRPC `sendTouch` (tests/sim/emulator/): the same model
+
+  /** Fingers down through `touchPointer`, by identifier (first position and latest). */
+  private fingers = new Map<number, { x0: number; y0: number; x: number; y: number }>();
+  /** Whether the fingers now down ever were two (a pinch, not a tap or a drag). */
+  private multiTouch = false;
+
+  /**
+   * One finger of a multi-touch event, in screen coordinates: down / move (`pressed`) or lift.
+   * Finger 0 alone is exactly `input motionevent` DOWN / MOVE / UP; a second finger turns the
+   * gesture into a pinch, reported to the app when the last finger lifts.
+   */
+  touchPointer(id: number, pressed: boolean, x: number, y: number) {
+    const t = this.clock.now();
+    this.tick(t);
+    this.acted();
+    const f = this.fingers.get(id);
+    if (pressed) {
+      if (!f) this.fingers.set(id, { x0: x, y0: y, x, y });
+      else f.x = x, f.y = y;
+      if (this.fingers.size > 1 && !this.multiTouch) {
+        this.multiTouch = true;
+        this.pointer = null;
+      }
+      if (!this.multiTouch) this.motion(f ? "MOVE" : "DOWN", t, x, y);
+      return;
+    }
+    if (!f) return; // a lift for a finger that is not down: ignored, as the emulator does
+    f.x = x, f.y = y;
+    if (!this.multiTouch) {
+      this.fingers.delete(id);
+      this.motion("UP", t, x, y);
+      this.pushFront(t);
+      return;
+    }
+    if (this.fingers.size === 2) {
+      const [a, b] = [...this.fingers.values()];
+      const span0 = Math.hypot(a.x0 - b.x0, a.y0 - b.y0);
+      const span1 = Math.hypot(a.x - b.x, a.y - b.y);
+      if (span0 > 0) {
+        this.app.pinch(t, (a.x0 + b.x0) / 2, (a.y0 + b.y0) / 2, span1 / span0);
+      }
+    }
+    this.fingers.delete(id);
+    if (this.fingers.size === 0) this.multiTouch = false;
+  }
+
+  /** A key from the emulator's `sendKey` (an Android key code), as `input keyevent` does it. */
+  pressKey(code: number) {
+    const t = this.clock.now();
+    this.tick(t);
+    this.acted();
+    this.key(code, t);
+    this.pushFront(t);
+  }
+
   private motion(action: string, t: number, x: number, y: number) {
     const p = this.pointer;
     if (action === "DOWN") {
@@ -613,6 +669,9 @@ export class UiService implements DeviceService {
     if (action === "UP") {
       this.pointer = null;
       if (!p.moved && !p.longFired) this.app.tap(t, p.x0, p.y0);
+      if (p.longFired && Math.hypot(x - p.x0, y - p.y0) >= TOUCH_SLOP_PX) {
+        this.app.holdDrag(t, p.x0, p.y0, x, y);
+      }
     }
   }
 

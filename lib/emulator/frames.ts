@@ -1,0 +1,110 @@
+/**
+ * Emulator frames: the size to ask `getScreenshot` for, reading an `Image` (RGB888, sizes from
+ * `format.width/height`, the deprecated top-level fields only as a fallback, the frame's rotation),
+ * RGB888 → RGBA for our PNG encoder (no PNG decode anywhere), and a frame hash for settling.
+ * Pure. Facts: ../shared/EMULATOR.md §4.1–4.2.
+ */
+import type { ImageMsg, SkinRotationName } from "./grpc_client.ts";
+
+/** The small frame size for cheap checks (droidpilot's 108-class frame), long side in px. */
+export const SMALL_FRAME_DIMENSION = 108;
+
+export const ROTATIONS: Record<SkinRotationName, number> = {
+  PORTRAIT: 0,
+  LANDSCAPE: 1,
+  REVERSE_PORTRAIT: 2,
+  REVERSE_LANDSCAPE: 3,
+};
+
+export interface RgbFrame {
+  width: number;
+  height: number;
+  /** 0..3 (PORTRAIT, LANDSCAPE, REVERSE_PORTRAIT, REVERSE_LANDSCAPE). */
+  rotation: number;
+  /** width × height × 3, top row first. */
+  rgb: Uint8Array;
+  seq: number;
+}
+
+export class FrameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FrameError";
+  }
+}
+
+/**
+ * The `ImageFormat` width/height to ask for: the emulator fits the frame inside it keeping the
+ * aspect ratio and never above the display, so a square bound of the long side gives that long
+ * side; 0×0 is the display's own size.
+ */
+export function requestBounds(maxDimension: number | null): { width: number; height: number } {
+  if (maxDimension === null) return { width: 0, height: 0 };
+  const m = Math.max(1, Math.floor(maxDimension));
+  return { width: m, height: m };
+}
+
+/** Reads an RGB888 `Image`; an empty (0×0) frame means the display is off. */
+export function readRgbFrame(img: ImageMsg): RgbFrame {
+  const width = img.format?.width || img.width || 0;
+  const height = img.format?.height || img.height || 0;
+  if (width === 0 || height === 0) {
+    throw new FrameError("the emulator sent an empty frame (its display is off or asleep)");
+  }
+  const fmt = img.format?.format ?? "RGB888";
+  if (fmt !== "RGB888") throw new FrameError(`the emulator sent ${fmt}, not RGB888`);
+  const rgb = img.image ?? new Uint8Array(0);
+  if (rgb.length !== width * height * 3) {
+    throw new FrameError(
+      `the frame is ${rgb.length} bytes, not ${width}x${height}x3 = ${width * height * 3}`,
+    );
+  }
+  const rotation = ROTATIONS[img.format?.rotation?.rotation ?? "PORTRAIT"] ?? 0;
+  return { width, height, rotation, rgb, seq: img.seq ?? 0 };
+}
+
+/** RGB888 → RGBA (alpha 255), what lib/ui/png.ts encodes. */
+export function rgbToRgba(rgb: Uint8Array, width: number, height: number): Uint8Array {
+  const n = width * height;
+  const out = new Uint8Array(n * 4);
+  for (let i = 0, j = 0; i < n; i++, j += 3) {
+    const k = i * 4;
+    out[k] = rgb[j];
+    out[k + 1] = rgb[j + 1];
+    out[k + 2] = rgb[j + 2];
+    out[k + 3] = 255;
+  }
+  return out;
+}
+
+/** FNV-1a (32-bit) over the frame's bytes, hex; equal frames hash equal. */
+export function frameHash(f: { width: number; height: number; rgb: Uint8Array }): string {
+  let h = 0x811c9dc5;
+  h = Math.imul(h ^ f.width, 0x01000193);
+  h = Math.imul(h ^ f.height, 0x01000193);
+  const b = f.rgb;
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The display's size in the frame's rotation, from the natural (hw.lcd) size. */
+export function rotatedSize(
+  natural: { width: number; height: number },
+  rotation: number,
+): { width: number; height: number } {
+  return rotation % 2 === 1
+    ? { width: natural.height, height: natural.width }
+    : { width: natural.width, height: natural.height };
+}
+
+/** `hw.lcd.width` / `hw.lcd.height` of a getStatus answer, or null. */
+export function naturalSizeFromStatus(
+  entries: readonly { key: string; value: string }[] | undefined,
+): { width: number; height: number } | null {
+  const get = (k: string) => Number(entries?.find((e) => e.key === k)?.value ?? NaN);
+  const width = get("hw.lcd.width"), height = get("hw.lcd.height");
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
+    return null;
+  }
+  return { width, height };
+}

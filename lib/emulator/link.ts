@@ -1,0 +1,190 @@
+/**
+ * The UI worker's way to an emulator's gRPC endpoint: which endpoint serves a serial (discovery
+ * files, else the explicit `--grpc` endpoint), whether this worker may dial it, and running calls
+ * with every failure turned into a fallback reason the tool result carries. Only
+ * `lib/emulator/grpc_client.ts` imports grpc-js, and only on the first call that gets this far.
+ */
+import {
+  endpointForSerial,
+  type GrpcEndpoint,
+  isEmulatorSerial,
+  readDiscovery,
+} from "./discovery.ts";
+import type { EmulatorRpc, EmulatorStatusMsg } from "./grpc_client.ts";
+import { GrpcFailure, GrpcStatus } from "./grpc_client.ts";
+import { naturalSizeFromStatus } from "./frames.ts";
+
+/** Why a call went over ADB instead of gRPC. */
+export interface Fallback {
+  code:
+    | "not_emulator"
+    | "no_endpoint"
+    | "jwt_auth"
+    | "not_granted"
+    | "unauthenticated"
+    | "permission_denied"
+    | "unimplemented"
+    | "unavailable"
+    | "deadline_exceeded"
+    | "grpc_error";
+  reason: string;
+}
+
+export type LinkResult<T> =
+  | { ok: true; value: T; endpoint: GrpcEndpoint }
+  | { ok: false; fallback: Fallback };
+
+export interface EmulatorLinkOptions {
+  /** Discovery directories this worker may read. */
+  discoveryDirs: readonly string[];
+  /** `--grpc` / `KEYNOBI_GRPC`, for emulators without a discovery file. */
+  explicit?: GrpcEndpoint | null;
+  /** Whether this worker may connect to `host:port` (its net grant). */
+  mayDial?: (address: string) => boolean;
+  /** Opens a client (tests may count calls); default lib/emulator/grpc_client.ts. */
+  open?: (e: GrpcEndpoint) => Promise<EmulatorRpc>;
+}
+
+/** Endpoints' answers to getStatus kept (the natural display size). */
+export const MAX_STATUS_CACHE = 16;
+
+function defaultMayDial(address: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "net", host: address }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+function fromFailure(e: GrpcFailure, ep: GrpcEndpoint): Fallback {
+  const at = `${ep.address} (${e.method})`;
+  switch (e.code) {
+    case GrpcStatus.UNAUTHENTICATED:
+      return {
+        code: "unauthenticated",
+        reason: `the emulator at ${at} refused the token (UNAUTHENTICATED: ${e.details}); the ` +
+          `discovery file ${ep.source} may be stale`,
+      };
+    case GrpcStatus.PERMISSION_DENIED:
+      return {
+        code: "permission_denied",
+        reason: `the emulator at ${at} does not allow this call (PERMISSION_DENIED: ${e.details})`,
+      };
+    case GrpcStatus.UNIMPLEMENTED:
+      return {
+        code: "unimplemented",
+        reason: `the emulator at ${at} does not implement ${e.method} (UNIMPLEMENTED: an older ` +
+          "emulator)",
+      };
+    case GrpcStatus.UNAVAILABLE:
+      return {
+        code: "unavailable",
+        reason: `nothing answers gRPC at ${at} (UNAVAILABLE: ${e.details.slice(0, 160)}); the ` +
+          "emulator may have exited and left its discovery file",
+      };
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return { code: "deadline_exceeded", reason: `the emulator at ${at} did not answer in time` };
+    default:
+      return { code: "grpc_error", reason: `gRPC call failed at ${at}: ${e.message}` };
+  }
+}
+
+export class EmulatorLink {
+  #o: EmulatorLinkOptions;
+  #status = new Map<string, { width: number; height: number } | null>();
+
+  constructor(o: EmulatorLinkOptions) {
+    this.#o = o;
+  }
+
+  /** The endpoint for `serial`, or why there is none usable. */
+  async endpoint(serial: string): Promise<
+    { ok: true; endpoint: GrpcEndpoint } | {
+      ok: false;
+      fallback: Fallback;
+    }
+  > {
+    if (!isEmulatorSerial(serial)) {
+      return {
+        ok: false,
+        fallback: { code: "not_emulator", reason: `${serial} is not an emulator` },
+      };
+    }
+    const found = endpointForSerial(await readDiscovery(this.#o.discoveryDirs), serial) ??
+      this.#o.explicit ?? null;
+    if (!found) {
+      return {
+        ok: false,
+        fallback: {
+          code: "no_endpoint",
+          reason: `no discovery file names ${serial} (looked in ${
+            this.#o.discoveryDirs.length ? this.#o.discoveryDirs.join(", ") : "no directory"
+          }) and no --grpc / KEYNOBI_GRPC endpoint was given`,
+        },
+      };
+    }
+    if (found.auth.kind === "jwt") {
+      return {
+        ok: false,
+        fallback: {
+          code: "jwt_auth",
+          reason: `${serial} asks for JWT auth (grpc.jwks in ${found.source}); keynobi uses ` +
+            "token auth: launch the emulator with -grpc-use-token",
+        },
+      };
+    }
+    if (!(this.#o.mayDial ?? defaultMayDial)(found.address)) {
+      return {
+        ok: false,
+        fallback: {
+          code: "not_granted",
+          reason: `the UI worker may not connect to ${found.address} (advertised after it ` +
+            "started); the next UI call restarts it with that port",
+        },
+      };
+    }
+    return { ok: true, endpoint: found };
+  }
+
+  /** Runs `fn` against `serial`'s emulator; a gRPC refusal becomes a fallback, not an error. */
+  async run<T>(
+    serial: string,
+    fn: (rpc: EmulatorRpc, endpoint: GrpcEndpoint) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<LinkResult<T>> {
+    const e = await this.endpoint(serial);
+    if (!e.ok) return e;
+    const open = this.#o.open ??
+      (async (ep: GrpcEndpoint) => (await import("./grpc_client.ts")).emulatorRpc(ep));
+    const rpc = await open(e.endpoint);
+    try {
+      return { ok: true, value: await fn(rpc, e.endpoint), endpoint: e.endpoint };
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason ?? err;
+      if (err instanceof GrpcFailure) return { ok: false, fallback: fromFailure(err, e.endpoint) };
+      throw err;
+    }
+  }
+
+  /** The display's natural size (hw.lcd.*) from getStatus, cached per endpoint. */
+  async naturalSize(
+    rpc: EmulatorRpc,
+    signal?: AbortSignal,
+  ): Promise<{ width: number; height: number } | null> {
+    const key = rpc.endpoint.address;
+    if (this.#status.has(key)) return this.#status.get(key)!;
+    let s: EmulatorStatusMsg;
+    try {
+      s = await rpc.getStatus({ signal });
+    } catch (e) {
+      if (e instanceof GrpcFailure && e.code === GrpcStatus.PERMISSION_DENIED) return null;
+      throw e;
+    }
+    const size = naturalSizeFromStatus(s.hardwareConfig?.entry);
+    this.#status.set(key, size);
+    while (this.#status.size > MAX_STATUS_CACHE) {
+      this.#status.delete(this.#status.keys().next().value!);
+    }
+    return size;
+  }
+}

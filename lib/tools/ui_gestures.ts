@@ -1,0 +1,216 @@
+/**
+ * Multi-touch and press-hold-drag: `ui_pinch` (two fingers around a center) and `ui_drag` (down,
+ * hold, path, dwell, up — what a long-press-to-reorder needs). On an emulator they go through its
+ * gRPC `sendTouch`; elsewhere ui_drag uses `input motionevent` (or `input draganddrop`) and
+ * ui_pinch refuses saying why, since ADB's input has one pointer. Thin adapters over
+ * `ctx.ui.gesture` (lib/ui/fast_paths.ts) and the shared act-and-settle step (ui_act.ts).
+ */
+import { z } from "zod";
+import { defineTool } from "../mcp/tool_def.ts";
+import { invalidParams } from "../core/errors.ts";
+import { validateCoordinates } from "../core/validation.ts";
+import type { GestureResult } from "../ui/fast_paths.ts";
+import {
+  DEFAULT_DRAG_DWELL_MS,
+  DEFAULT_DRAG_HOLD_MS,
+  DEFAULT_DRAG_MOVE_MS,
+  DEFAULT_PINCH_MS,
+  MAX_DRAG_DWELL_MS,
+  MAX_DRAG_HOLD_MS,
+  MAX_DRAG_MOVE_MS,
+  MAX_DRAG_WAYPOINTS,
+  MAX_PINCH_MS,
+  MAX_PINCH_SCALE,
+  MIN_DRAG_MOVE_MS,
+  MIN_PINCH_MS,
+  MIN_PINCH_SCALE,
+} from "../emulator/touch.ts";
+import type { ToolContext } from "./context.ts";
+import { deviceFor } from "./device_args.ts";
+import { expectHashParam, maxRowsParam, serialParam, targetParam } from "./params.ts";
+import { act, pointOn, refuseDisabled, resolveTarget, screenNow } from "./ui_act.ts";
+import { matchData } from "./ui_read.ts";
+import { pathFields, pathNote } from "./ui_paths.ts";
+
+const observeAfterParam = z.boolean().optional().describe(
+  "Wait for the screen to settle and return it (default true)",
+);
+
+const uiPinch = defineTool({
+  name: "ui_pinch",
+  toolset: "ui",
+  kind: "W",
+  title: "Pinch (two fingers)",
+  description: "Two fingers move apart (scale > 1, zoom in) or together (scale < 1, zoom out) " +
+    "around a center (an element's handle or tree path, or x and y; default the screen's " +
+    "center), then the settled screen. Needs an emulator (gRPC multi-touch); on other devices " +
+    "it refuses, since ADB input has one pointer.",
+  params: {
+    device_serial: serialParam,
+    tree_path: targetParam.optional(),
+    x: z.number().int().optional().describe("Center, device pixels from the left (with y)"),
+    y: z.number().int().optional().describe("Center, device pixels from the top (with x)"),
+    scale: z.number().min(MIN_PINCH_SCALE).max(MAX_PINCH_SCALE).describe(
+      `End span / start span (${MIN_PINCH_SCALE}–${MAX_PINCH_SCALE}; 2 zooms in, 0.5 out)`,
+    ),
+    duration_ms: z.number().int().min(MIN_PINCH_MS).max(MAX_PINCH_MS).optional().describe(
+      `Finger travel time (default ${DEFAULT_PINCH_MS})`,
+    ),
+    expect_screen_hash: expectHashParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const byPoint = args.x !== undefined || args.y !== undefined;
+    if (byPoint && args.tree_path !== undefined) {
+      throw invalidParams("Pass tree_path or x and y for the center, not both");
+    }
+    if (byPoint) validateCoordinates(args.x, args.y);
+    if (args.scale === 1) {
+      throw invalidParams("scale 1 moves nothing: pass above 1 to zoom in, below 1 to zoom out");
+    }
+    const serial = await deviceFor(ctx, args.device_serial);
+    let center;
+    let extra: Record<string, unknown> = {};
+    if (args.tree_path !== undefined) {
+      const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
+      refuseDisabled(r, args.tree_path);
+      center = { x: r.x, y: r.y };
+      extra = { element: matchData(r.node) };
+    } else {
+      const size = await screenNow(ctx, serial, args.expect_screen_hash);
+      center = byPoint
+        ? pointOn(args.x, args.y, size)
+        : { x: Math.round(size.width / 2), y: Math.round(size.height / 2) };
+    }
+    const ms = args.duration_ms ?? DEFAULT_PINCH_MS;
+    let g: GestureResult | null = null;
+    return await act(ctx, {
+      serial,
+      did: () =>
+        `Pinched x${g?.pinch?.scale ?? args.scale} around (${center.x},${center.y})${pathNote(g)}`,
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      touched: null,
+      extra: () => ({
+        ...extra,
+        center,
+        ...(g?.pinch
+          ? {
+            scale: g.pinch.scale,
+            start_span_px: g.pinch.startSpan,
+            end_span_px: g.pinch.endSpan,
+            fingers: { start: g.pinch.start, end: g.pinch.end },
+          }
+          : {}),
+        ...pathFields(g),
+      }),
+    }, async () => {
+      g = await ctx.ui.gesture(
+        { serial, gesture: { kind: "pinch", center, scale: args.scale, ms } },
+        { signal: ctx.signal },
+      );
+    });
+  },
+});
+
+const pointSchema = z.object({ x: z.number().int(), y: z.number().int() }).strict();
+
+const uiDrag = defineTool({
+  name: "ui_drag",
+  toolset: "ui",
+  kind: "W",
+  title: "Press, hold and drag",
+  description: "Presses at the start (an element's handle or tree path, or start_x/start_y), " +
+    "holds hold_ms (long enough to pick an item up), moves through waypoints to the end " +
+    "(end_x/end_y), dwells dwell_ms and lifts: long-press-to-reorder, drag and drop. Emulators " +
+    "use gRPC touch; other devices input motionevent.",
+  params: {
+    device_serial: serialParam,
+    tree_path: targetParam.optional(),
+    start_x: z.number().int().optional().describe("Start, device pixels (with start_y)"),
+    start_y: z.number().int().optional().describe("Start, device pixels from the top"),
+    end_x: z.number().int().describe("End, device pixels from the left"),
+    end_y: z.number().int().describe("End, device pixels from the top"),
+    waypoints: z.array(pointSchema).max(MAX_DRAG_WAYPOINTS).optional().describe(
+      `Points passed between start and end, in order (at most ${MAX_DRAG_WAYPOINTS})`,
+    ),
+    hold_ms: z.number().int().min(0).max(MAX_DRAG_HOLD_MS).optional().describe(
+      `Hold before moving (default ${DEFAULT_DRAG_HOLD_MS}; 0 for a plain drag)`,
+    ),
+    move_ms: z.number().int().min(MIN_DRAG_MOVE_MS).max(MAX_DRAG_MOVE_MS).optional().describe(
+      `Travel time of the whole path (default ${DEFAULT_DRAG_MOVE_MS})`,
+    ),
+    dwell_ms: z.number().int().min(0).max(MAX_DRAG_DWELL_MS).optional().describe(
+      `Pause at the end before lifting (default ${DEFAULT_DRAG_DWELL_MS})`,
+    ),
+    expect_screen_hash: expectHashParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const byPoint = args.start_x !== undefined || args.start_y !== undefined;
+    if (byPoint === (args.tree_path !== undefined)) {
+      throw invalidParams(
+        "Pass either tree_path (a handle or tree path) or start_x and start_y, not both",
+      );
+    }
+    if (byPoint) {
+      validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] });
+    }
+    validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
+    (args.waypoints ?? []).forEach((w, i) =>
+      validateCoordinates(w.x, w.y, { names: [`waypoints[${i}].x`, `waypoints[${i}].y`] })
+    );
+    const serial = await deviceFor(ctx, args.device_serial);
+    const size = await screenNow(ctx, serial, args.expect_screen_hash);
+    let start;
+    let extra: Record<string, unknown> = {};
+    let touched = null;
+    if (args.tree_path !== undefined) {
+      const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
+      refuseDisabled(r, args.tree_path);
+      start = { x: r.x, y: r.y };
+      touched = r.node.bounds;
+      extra = { dragged: matchData(r.node) };
+    } else {
+      start = pointOn(args.start_x, args.start_y, size, ["start_x", "start_y"]);
+    }
+    const end = pointOn(args.end_x, args.end_y, size, ["end_x", "end_y"]);
+    const waypoints = (args.waypoints ?? []).map((w, i) =>
+      pointOn(w.x, w.y, size, [`waypoints[${i}].x`, `waypoints[${i}].y`])
+    );
+    const path = [start, ...waypoints, end];
+    const holdMs = args.hold_ms ?? DEFAULT_DRAG_HOLD_MS;
+    const moveMs = args.move_ms ?? DEFAULT_DRAG_MOVE_MS;
+    const dwellMs = args.dwell_ms ?? DEFAULT_DRAG_DWELL_MS;
+    let g: GestureResult | null = null;
+    return await act(ctx, {
+      serial,
+      did: () =>
+        `Dragged (${start.x},${start.y}) to (${end.x},${end.y}) after a ${holdMs} ms hold` +
+        pathNote(g),
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      touched,
+      extra: () => ({
+        ...extra,
+        path_points: path,
+        hold_ms: holdMs,
+        move_ms: moveMs,
+        dwell_ms: dwellMs,
+        method: g?.method ?? null,
+        ...pathFields(g),
+      }),
+    }, async () => {
+      g = await ctx.ui.gesture(
+        { serial, gesture: { kind: "drag", path, holdMs, moveMs, dwellMs } },
+        { signal: ctx.signal },
+      );
+    });
+  },
+});
+
+export const uiGestureTools = { uiPinch, uiDrag };
