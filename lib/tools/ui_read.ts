@@ -570,11 +570,10 @@ const screenshot = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Screenshot",
-  description: "A PNG (or JPEG) of the screen, scaled so its long edge is at most max_dimension " +
-    `(default ${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look). On an emulator ` +
-    "it is a frame from the emulator's gRPC endpoint, else screencap; path says which. Multiply " +
-    "image coordinates by scale for device pixels — or better, tap elements by handle or tree " +
-    "path with ui_tap_element.",
+  description: "A PNG (or JPEG) of the screen, long edge at most max_dimension (default " +
+    `${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look): an emulator's gRPC ` +
+    "frame, else screencap (path says which). Multiply image coordinates by scale for device " +
+    "pixels, or tap by handle with ui_tap_element.",
   params: {
     device_serial: serialParam,
     max_dimension: z.number().int().optional().describe(
