@@ -8,6 +8,7 @@
  * - the size in bytes of `tools/list` for each toolset
  * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
  * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
+ * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
@@ -17,6 +18,7 @@ import { benchParse } from "../lib/gradle/build_parser_bench.ts";
 import { benchElementList, syntheticDump } from "../lib/ui/bench.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
+import { benchEmulator } from "./bench_emulator.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -282,6 +284,7 @@ try {
   }
   results.push(...await benchLogcat());
   results.push(...await benchScreenshot());
+  results.push(...await benchEmulator());
 } finally {
   await sim.close();
   await Deno.remove(home, { recursive: true }).catch(() => {});

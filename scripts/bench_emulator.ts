@@ -1,0 +1,218 @@
+/**
+ * `deno task bench`, emulator fast paths: side by side in one run against the simulator's
+ * emulator (its gRPC endpoint and its ADB server), so both paths pay the same simulated screen
+ * rendering. gRPC frames at 108 and 540 px vs `screencap -p` + decode + downscale to the same
+ * size; a tap's round trip over gRPC (`sendTouch`) vs `input tap`; PNG vs JPEG encoding of the
+ * frames; and a whole act-and-settle step (`ui_tap_element` through keynobi --mcp) on each path.
+ */
+import { AdbClient } from "../lib/adb/client.ts";
+import { mapEnv } from "../lib/core/env.ts";
+import { endpointForSerial, readDiscovery } from "../lib/emulator/discovery.ts";
+import { closeEmulatorChannels, emulatorRpc } from "../lib/emulator/grpc_client.ts";
+import { readRgbFrame, requestBounds, rgbToRgba } from "../lib/emulator/frames.ts";
+import { tapSteps } from "../lib/emulator/touch.ts";
+import { captureScreenshot } from "../lib/ui/screenshot.ts";
+import { encodePng } from "../lib/ui/png.ts";
+import { encodeJpeg } from "../lib/ui/jpeg.ts";
+import { runInput, tapArgv } from "../lib/ui/actions.ts";
+import { startSimulator } from "../tests/sim/mod.ts";
+import { childEnv } from "../tests/child_env.ts";
+import { RUN_FLAGS } from "../lib/cli/permissions.ts";
+
+type Row = { what: string; value: string; budget: string };
+
+const RUNS = Number(Deno.env.get("BENCH_EMULATOR_RUNS") ?? 15);
+const EMU = "emulator-5554";
+
+function median(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+
+async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  await fn(); // warm-up
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+const ms = (a: number[]) => `${median(a).toFixed(1)} ms`;
+
+type Sim = Awaited<ReturnType<typeof startSimulator>>;
+
+const ACT_RUNS = Number(Deno.env.get("BENCH_ACT_RUNS") ?? 5);
+
+/** `keynobi --mcp` over stdio, answers by id (just enough for tools/call). */
+async function mcpSession(sim: Sim, home: string) {
+  const env = await childEnv({
+    HOME: home,
+    KEYNOBI_HOME: `${home}/keynobi`,
+    ADB_SERVER_SOCKET: sim.adbServerSocket,
+    ANDROID_HOME: sim.sdkRoot,
+    XDG_RUNTIME_DIR: sim.discoveryRoot,
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, new URL("../main.ts", import.meta.url).pathname, "--mcp"],
+    env,
+    clearEnv: true,
+    cwd: home,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const r = child.stdout.getReader();
+  const enc = new TextEncoder(), dec = new TextDecoder();
+  let buf = "", id = 0;
+  const request = async (method: string, params: unknown) => {
+    const my = ++id;
+    await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }) + "\n"));
+    while (true) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const msg = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (msg.id === my) return msg;
+        continue;
+      }
+      const { value, done } = await r.read();
+      if (done) throw new Error("keynobi closed stdout");
+      buf += dec.decode(value, { stream: true });
+    }
+  };
+  await request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "0" },
+  });
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const m = await request("tools/call", { name, arguments: args });
+    if (m.result?.isError) throw new Error(`${name}: ${JSON.stringify(m.result.content)}`);
+    return m.result.structuredContent as Record<string, unknown>;
+  };
+  return {
+    tool,
+    async close() {
+      await w.close();
+      r.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+/** ui_tap_element on "Sign in" then BACK, per serial: the whole act-and-settle step. */
+async function actAndSettle(sim: Sim): Promise<Row[]> {
+  const home = await Deno.makeTempDir({ prefix: "keynobi-bench-act-" });
+  const s = await mcpSession(sim, home);
+  const rows: Row[] = [];
+  try {
+    for (const serial of [EMU, "R5CT1234ABC"]) {
+      const times: number[] = [];
+      let path = "";
+      for (let i = 0; i < ACT_RUNS + 1; i++) {
+        const home = await s.tool("get_ui_hierarchy", { device_serial: serial });
+        const rows = home.elements as { handle: string; label: string }[];
+        const signIn = rows.find((x) => x.label.startsWith("Sign in"))!;
+        const t = performance.now();
+        const r = await s.tool("ui_tap_element", {
+          device_serial: serial,
+          tree_path: signIn.handle,
+        });
+        if (i > 0) times.push(performance.now() - t);
+        path = String(r.path);
+        await s.tool("send_ui_key", { device_serial: serial, key: "BACK" });
+      }
+      rows.push({
+        what: `act-and-settle step (ui_tap_element, before ui.act) on ${serial}`,
+        value: `${ms(times)} median over ${path} (n=${times.length}; includes the app's ` +
+          "simulated 800 ms response and transition)",
+        budget: "—",
+      });
+    }
+  } finally {
+    await s.close();
+    await Deno.remove(home, { recursive: true }).catch(() => {});
+  }
+  return rows;
+}
+
+export async function benchEmulator(
+  actStep: ((sim: Sim) => Promise<Row[]>) | null = actAndSettle,
+): Promise<Row[]> {
+  await using sim = await startSimulator({ grpc: true });
+  const rows: Row[] = [];
+  const adb = new AdbClient({
+    address: { host: "127.0.0.1", port: sim.port },
+    env: mapEnv({}),
+    startServer: false,
+  });
+  const ep = endpointForSerial(
+    await readDiscovery([`${sim.discoveryRoot}/avd/running`]),
+    EMU,
+  );
+  if (!ep) throw new Error("the simulator advertised no gRPC endpoint");
+  const rpc = await emulatorRpc(ep);
+  try {
+    const frames: Record<number, { w: number; h: number; rgba: Uint8Array }> = {};
+    for (const size of [108, 540]) {
+      const grpcT = await timed(RUNS, async () => {
+        const f = readRgbFrame(
+          await rpc.getScreenshot({ format: "RGB888", ...requestBounds(size) }),
+        );
+        frames[size] = { w: f.width, h: f.height, rgba: rgbToRgba(f.rgb, f.width, f.height) };
+      });
+      const adbT = await timed(
+        RUNS,
+        () => captureScreenshot(adb, EMU, { maxDimension: Math.max(size, 108) }),
+      );
+      rows.push({
+        what: `emulator frame ${size} px: gRPC RGB888 vs screencap+decode+downscale`,
+        value: `gRPC ${ms(grpcT)}, ADB ${ms(adbT)} (ratio ${
+          (median(adbT) / median(grpcT)).toFixed(1)
+        }×; droidpilot on a real emulator: ${size === 108 ? 2 : 8} ms)`,
+        budget: "—",
+      });
+    }
+    for (const size of [540, 1280]) {
+      const f = readRgbFrame(await rpc.getScreenshot({ format: "RGB888", ...requestBounds(size) }));
+      const img = { width: f.width, height: f.height, data: rgbToRgba(f.rgb, f.width, f.height) };
+      let png = 0, jpg = 0;
+      const pngT = await timed(RUNS, async () => {
+        png = (await encodePng(img)).length;
+      });
+      const jpgT = await timed(RUNS, async () => {
+        jpg = encodeJpeg(img, 80).length;
+      });
+      rows.push({
+        what: `encode ${f.width}x${f.height} frame: PNG vs JPEG q80`,
+        value: `PNG ${ms(pngT)} ${png} B, JPEG ${
+          ms(jpgT)
+        } ${jpg} B (same pixels, same image tokens)`,
+        budget: "—",
+      });
+    }
+    const touch = await timed(RUNS, async () => {
+      for (const s of tapSteps({ x: 540, y: 300 })) await rpc.sendTouch(s.event);
+    });
+    const input = await timed(RUNS, () => runInput(adb, EMU, tapArgv({ x: 540, y: 300 })));
+    rows.push({
+      what: "tap round trip: gRPC sendTouch (down+up) vs input tap",
+      value: `gRPC ${ms(touch)}, ADB ${ms(input)} (the 40 ms finger hold not included; the ` +
+        "simulator's input is instant, a real device spawns a process per input command)",
+      budget: "—",
+    });
+    if (actStep) rows.push(...await actStep(sim));
+  } finally {
+    closeEmulatorChannels();
+  }
+  return rows;
+}
+
+if (import.meta.main) {
+  for (const r of await benchEmulator()) console.log(`${r.what}  ${r.value}`);
+}
