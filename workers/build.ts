@@ -24,8 +24,5 @@ serveWorker<BuildMethods>(workerScope(), {
   "build.cancel": ({ by }) =>
     Promise.resolve({ cancelled: service.cancel(by, `cancelled by ${describeOrigin(by)}`) }),
   "build.status": () => Promise.resolve({ running: service.status() }),
-  "build.shutdown": ({ reason }) => {
-    const stopped = service.cancel({ kind: "shutdown" }, reason) !== null;
-    return Promise.resolve({ stopped });
-  },
+  "build.shutdown": async ({ reason }) => ({ stopped: await service.shutdown(reason) }),
 }, { name: "build" });

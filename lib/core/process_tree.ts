@@ -239,3 +239,53 @@ export async function killTree(
     elapsed_ms: Date.now() - started,
   };
 }
+
+/** How often `killGroup` looks whether the group is gone. */
+export const GROUP_POLL_MS = 50;
+
+/** Sends `signal` to every process of group `pgid`; false when no process is in it. */
+export async function signalGroup(pgid: number, signal: Deno.Signal | 0): Promise<boolean> {
+  checkPid(pgid);
+  if (signal !== 0) {
+    try {
+      Deno.kill(-pgid, signal);
+      return true;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied)) {
+        return false;
+      }
+    }
+  }
+  try {
+    const name = signal === 0 ? "0" : signal.replace(/^SIG/, "");
+    const out = await new Deno.Command("kill", {
+      args: [signal === 0 ? "-0" : `-${name}`, "--", `-${pgid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the whole process group `pgid` (a child spawned `detached` leads its own group, and
+ * everything it starts stays in it unless it makes a new session — a background process it left
+ * behind included): SIGTERM, up to `graceMs` for the group to empty, then SIGKILL.
+ */
+export async function killGroup(
+  pgid: number,
+  options: { graceMs?: number } = {},
+): Promise<{ terminated: boolean; killed: boolean }> {
+  const graceMs = clampTimeout(options.graceMs, DEFAULT_KILL_GRACE_MS, MAX_KILL_GRACE_MS);
+  const terminated = await signalGroup(pgid, "SIGTERM");
+  if (!terminated) return { terminated, killed: false };
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!(await signalGroup(pgid, 0))) return { terminated, killed: false };
+    await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
+  }
+  return { terminated, killed: await signalGroup(pgid, "SIGKILL") };
+}

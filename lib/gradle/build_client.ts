@@ -6,6 +6,7 @@
 import { buildWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
 import type { WorkerClient } from "../core/worker_rpc.ts";
 import type { Origin } from "./build_history.ts";
+import { SHUTDOWN_WAIT_MS } from "./build_protocol.ts";
 import type {
   BuildMethods,
   BuildRunParams,
@@ -17,6 +18,8 @@ import type {
 export const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill"] as const;
 /** Slack on top of the build timeout before the main thread gives up on the worker's answer. */
 export const WORKER_ANSWER_SLACK_MS = 60_000;
+/** How much longer than `SHUTDOWN_WAIT_MS` the worker may take to answer `build.shutdown`. */
+export const SHUTDOWN_ANSWER_SLACK_MS = 2_000;
 
 export interface BuildClientOptions {
   dataDir: string;
@@ -105,7 +108,10 @@ export class BuildClient {
   /** Stop a running build (keynobi is exiting), then the worker. */
   async shutdown(reason: string): Promise<void> {
     if (!this.#worker || this.#worker.closed) return;
-    await this.#worker.request("build.shutdown", { reason }, { timeoutMs: 5000 }).catch(() => {});
+    // The worker answers once the stopped build is recorded and its lock released.
+    await this.#worker.request("build.shutdown", { reason }, {
+      timeoutMs: SHUTDOWN_WAIT_MS + SHUTDOWN_ANSWER_SLACK_MS,
+    }).catch(() => {});
   }
 
   /** Whether a build started through this client is still running. */

@@ -54,6 +54,8 @@ export const BuildStatus = {
   failed: "failed",
   cancelled: "cancelled",
   timeout: "timeout",
+  /** It was `running` but the keynobi process that ran it is gone (killed, crashed). */
+  interrupted: "interrupted",
 } as const;
 export type BuildStatus = typeof BuildStatus[keyof typeof BuildStatus];
 export type FinishedStatus = Exclude<BuildStatus, "running">;
@@ -656,7 +658,7 @@ async function ownerGone(
 }
 
 /**
- * Marks builds still "running" whose keynobi process is gone as failed (reason
+ * Marks builds still "running" whose keynobi process is gone as interrupted (reason
  * `ORPHANED_REASON`). Processes are inspected outside the lock. Returns the ids marked.
  */
 export async function markOrphanedBuilds(
@@ -681,7 +683,7 @@ export async function markOrphanedBuilds(
       const r = state.records[at];
       state.records[at] = normalizeRecord({
         ...r,
-        status: BuildStatus.failed,
+        status: BuildStatus.interrupted,
         finished_at: now.toISOString(),
         reason: ORPHANED_REASON,
         summary: r.summary || `Build interrupted: ${ORPHANED_REASON}`,

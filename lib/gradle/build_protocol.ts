@@ -6,6 +6,12 @@
 import type { Diagnostic } from "./build_parser_patterns.ts";
 import type { BuildRecord, Origin } from "./build_history.ts";
 
+/**
+ * Longest the build worker's `build.shutdown` waits for a stopped build to be recorded and its
+ * lock released: the kill grace (3 s), the output drain (2 s) and 5 s to record.
+ */
+export const SHUTDOWN_WAIT_MS = 10_000;
+
 export interface BuildRunParams {
   /** Canonical Gradle root; the worker checks again that it is trusted. */
   project: string;

@@ -7,7 +7,8 @@
 import { join } from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { isTrusted } from "../core/settings.ts";
-import { killTree } from "../core/process_tree.ts";
+import { killGroup, killTree } from "../core/process_tree.ts";
+import { ABORTED, raceTimeout } from "../core/abortable.ts";
 import { BuildOutputParser } from "./build_parser.ts";
 import {
   type BuildRecord,
@@ -22,7 +23,12 @@ import { buildLogPath, BuildLogWriter } from "./build_log.ts";
 import { readProvenance } from "./provenance.ts";
 import { collectBuiltApks } from "./built_apks.ts";
 import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
-import type { BuildRunParams, BuildRunResult, RunningBuild } from "./build_protocol.ts";
+import {
+  type BuildRunParams,
+  type BuildRunResult,
+  type RunningBuild,
+  SHUTDOWN_WAIT_MS,
+} from "./build_protocol.ts";
 
 /** How many diagnostics a history record keeps. */
 export const MAX_RECORDED_DIAGNOSTICS = 100;
@@ -32,6 +38,12 @@ export const TAIL_LINES = 40;
 export const KILL_GRACE_MS = 3_000;
 /** Longest build timeout accepted (a bound on the setting). */
 export const MAX_BUILD_TIMEOUT_MS = 6 * 60 * 60 * 1000;
+/**
+ * Once `gradlew` has exited, how long its output may stay open (a process it left in the
+ * background holding stdout) before keynobi stops reading it and answers.
+ */
+export const OUTPUT_DRAIN_MS = 2_000;
+export { SHUTDOWN_WAIT_MS };
 
 interface Current {
   id: number;
@@ -58,6 +70,8 @@ export interface BuildServiceOptions {
 export class BuildService {
   #opts: BuildServiceOptions;
   #current: Current | null = null;
+  /** Settles when the build running now has been recorded and its lock released. */
+  #settled: Promise<void> | null = null;
   #orphansMarked = false;
 
   constructor(opts: BuildServiceOptions) {
@@ -82,6 +96,17 @@ export class BuildService {
     const running = this.status();
     this.#current?.stop({ kind: "cancelled", by, message });
     return running;
+  }
+
+  /**
+   * keynobi is exiting: stop the running build (recorded as cancelled by `shutdown`) and wait,
+   * at most `SHUTDOWN_WAIT_MS`, until it is recorded and its lock released. Whether one ran.
+   */
+  async shutdown(reason: string): Promise<boolean> {
+    const stopped = this.cancel({ kind: "shutdown" }, reason) !== null;
+    const settled = this.#settled;
+    if (settled) await raceTimeout(settled, SHUTDOWN_WAIT_MS);
+    return stopped;
   }
 
   async run(
@@ -123,6 +148,8 @@ export class BuildService {
     const tail: string[] = [];
     let record: BuildRecord | null = null;
     let log: BuildLogWriter | null = null;
+    const settled = Promise.withResolvers<void>();
+    this.#settled = settled.promise;
     try {
       await ensureExecutable(gradlew);
       const provenance = readProvenance(p.project, {
@@ -155,6 +182,9 @@ export class BuildService {
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
+        // Its own process group: stopping the build stops everything it started, including a
+        // background process that outlived its parent (no longer in the tree, still in the group).
+        detached: Deno.build.os !== "windows",
       }).spawn();
 
       let stopReason: StopReason | null = null;
@@ -162,6 +192,9 @@ export class BuildService {
         if (stopReason) return;
         stopReason = reason;
         void killTree(child.pid, { signal: "SIGTERM", graceMs: KILL_GRACE_MS }).catch(() => {});
+        if (Deno.build.os !== "windows") {
+          void killGroup(child.pid, { graceMs: KILL_GRACE_MS }).catch(() => {});
+        }
       };
       this.#current = {
         id: record.id,
@@ -196,12 +229,23 @@ export class BuildService {
           ctl.progress(performance.now() - startedAt, lastTask);
         }
       };
-      const [status] = await Promise.all([
-        child.status,
-        pumpLines(child.stdout, onLine),
-        pumpLines(child.stderr, onLine),
+      const reading = new AbortController();
+      const pumps = Promise.all([
+        pumpLines(child.stdout, onLine, reading.signal),
+        pumpLines(child.stderr, onLine, reading.signal),
       ]);
+      const status = await child.status;
       clearTimeout(timer);
+      // gradlew has exited; what it left in the background may hold its output open. Read what
+      // is there for OUTPUT_DRAIN_MS at most, then answer.
+      if ((await raceTimeout(pumps, OUTPUT_DRAIN_MS)) === ABORTED) {
+        reading.abort();
+        await pumps.catch(() => {});
+        onLine(
+          `[keynobi] stopped reading the build output ${OUTPUT_DRAIN_MS} ms after gradlew ` +
+            "exited: a process it left running still holds it",
+        );
+      }
       ctl.signal.removeEventListener("abort", onAbort);
 
       const summary = parser.finish();
@@ -274,6 +318,8 @@ export class BuildService {
     } finally {
       this.#current = null;
       await lock.lock.release().catch(() => {});
+      settled.resolve();
+      if (this.#settled === settled.promise) this.#settled = null;
     }
   }
 }
@@ -298,19 +344,29 @@ async function ensureExecutable(path: string): Promise<void> {
   if (info.mode !== null && (info.mode & 0o100) === 0) await Deno.chmod(path, info.mode | 0o755);
 }
 
-/** Read a child's stream line by line (LF, CR stripped by the parser). */
+/** Read a child's stream line by line (LF, CR stripped by the parser) until EOF or `signal`. */
 async function pumpLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (line: string) => void,
+  signal: AbortSignal,
 ): Promise<void> {
   let rest = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    rest += chunk;
-    let nl: number;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      onLine(rest.slice(0, nl));
-      rest = rest.slice(nl + 1);
+  const reader = stream.pipeThrough(new TextDecoderStream(), { signal }).getReader();
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += value;
+      let nl: number;
+      while ((nl = rest.indexOf("\n")) >= 0) {
+        onLine(rest.slice(0, nl));
+        rest = rest.slice(nl + 1);
+      }
     }
+  } catch (e) {
+    if (!signal.aborted) throw e;
+  } finally {
+    reader.releaseLock();
   }
   if (rest !== "") onLine(rest);
 }

@@ -12,6 +12,7 @@ import {
   getBuildRecord,
   latestBuildRecord,
   listBuildRecords,
+  markOrphanedBuilds,
 } from "../gradle/build_history.ts";
 import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../gradle/build_log.ts";
 import { getActiveVariant, listVariants, setActiveVariant } from "../gradle/variants.ts";
@@ -197,6 +198,8 @@ const getBuildStatus = defineTool({
   async run(_args, ctx: ToolContext) {
     const root = projectRoot(ctx);
     const running = await ctx.builds.status();
+    // A record left `running` by a keynobi process that is gone is reported as interrupted.
+    await markOrphanedBuilds(ctx.dataDir).catch(() => {});
     const latest = await latestBuildRecord(ctx.dataDir, root);
     const recent = (await listBuildRecords(ctx.dataDir, { project: root, limit: 5 })).map(
       recordSummary,

@@ -327,3 +327,62 @@ Deno.test("the build-and-fix prompt is served once the build tools are", async (
   assertStringIncludes(text, "run_gradle_task (task: assembleDemoDebug)");
   assertStringIncludes(text, "get_build_errors");
 });
+
+Deno.test("SIGTERM during a build: recorded cancelled by shutdown, lock released, next server agrees", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).hangAt("compileDemoDebugKotlin");
+  const first = await connect(world, ["--project", project]);
+  const abort = new AbortController();
+  const pending = startHungBuild(first, abort.signal);
+  await waitFor(() => building(first), "the build to run");
+  const pid = first.pid()!;
+  Deno.kill(pid, "SIGTERM");
+  await pending;
+  await first[Symbol.asyncDispose]().catch(() => {});
+  // The process is gone once its pid no longer answers; the record must be settled by then.
+  await waitFor(async () => {
+    const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
+    const stat = new TextDecoder().decode(out.stdout).trim();
+    return stat === "" || stat.startsWith("Z");
+  }, "the server to exit");
+  const history = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
+  const record = history.records.at(-1);
+  assertEquals(record.status, "cancelled");
+  assertEquals(record.cancelled_by, { kind: "shutdown" });
+  const locks = await Array.fromAsync(Deno.readDir(`${world.dataDir}/build-locks`)).catch(() => []);
+  assertEquals(locks.filter((e) => e.name.endsWith(".lock")), [], "the build lock is released");
+  await using next = await connect(world, ["--project", project]);
+  const st = await call(next, "get_build_status");
+  assertEquals(st.structuredContent!.status, "cancelled");
+});
+
+Deno.test("a build record left running by a process that is gone is reported as interrupted", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  // A keynobi process that recorded a running build and died without finishing it.
+  const dead = new Deno.Command("true").spawn();
+  const deadPid = dead.pid;
+  await dead.status;
+  const path = `${world.dataDir}/build-history.json`;
+  const prior = await Deno.readTextFile(path).then(JSON.parse).catch(() => null);
+  const realProject = await Deno.realPath(project);
+  const history = prior ?? { version: 1, next_id: 1, records: [] };
+  history.records.push({
+    id: history.next_id,
+    project: realProject,
+    task: "assembleDemoDebug",
+    tasks: ["assembleDemoDebug"],
+    status: "running",
+    started_at: new Date().toISOString(),
+    origin: { kind: "app" },
+    pid: deadPid,
+    binary: Deno.execPath(),
+  });
+  history.next_id++;
+  await Deno.writeTextFile(path, JSON.stringify(history));
+  await using s = await connect(world, ["--project", project]);
+  const st = await call(s, "get_build_status");
+  assertEquals(st.structuredContent!.status, "interrupted", JSON.stringify(st.structuredContent));
+  assertStringIncludes(st.content[0].text!, "keynobi stopped before the build finished");
+});

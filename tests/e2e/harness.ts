@@ -54,6 +54,8 @@ export async function startWorld(opts: { grpc?: boolean } = {}): Promise<World> 
 export interface Session {
   client: Client;
   stderr(): string;
+  /** The server process's pid (to signal it). */
+  pid(): number | null;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function connect(
   return {
     client,
     stderr: () => err,
+    pid: () => transport.pid,
     async [Symbol.asyncDispose]() {
       await client.close();
     },

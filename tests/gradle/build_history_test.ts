@@ -222,7 +222,7 @@ function historyWith(records: Partial<BuildRecord>[]): string {
   });
 }
 
-Deno.test("markOrphanedBuilds() fails running builds whose keynobi process is gone", async () => {
+Deno.test("markOrphanedBuilds() marks running builds whose keynobi process is gone interrupted", async () => {
   await using w = await tempWorld();
   await Deno.mkdir(w.data, { recursive: true });
   await Deno.writeTextFile(
@@ -244,7 +244,7 @@ Deno.test("markOrphanedBuilds() fails running builds whose keynobi process is go
   const now = new Date("2025-06-01T00:00:00.000Z");
   assertEquals(await markOrphanedBuilds(w.data, { probe, now }), [1, 3]);
   const one = (await getBuildRecord(w.data, 1))!;
-  assertEquals(one.status, "failed");
+  assertEquals(one.status, "interrupted");
   assertEquals(one.reason, ORPHANED_REASON);
   assertEquals(one.finished_at, now.toISOString());
   assertStringIncludes(one.summary, ORPHANED_REASON);

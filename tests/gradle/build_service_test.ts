@@ -1,0 +1,135 @@
+/**
+ * The build slot itself (lib/gradle/build_service.ts) with a shell `gradlew`: a build that leaves
+ * a background process holding its output, and shutdown during a build (issue 10 items 9, 10).
+ */
+import { join } from "node:path";
+import { BuildService } from "../../lib/gradle/build_service.ts";
+import type { BuildRunParams, BuildRunResult } from "../../lib/gradle/build_protocol.ts";
+import { trustProject } from "../../lib/core/settings.ts";
+import { getBuildRecord } from "../../lib/gradle/build_history.ts";
+import { readBuildLockHolder } from "../../lib/gradle/build_lock.ts";
+import { probeProcess } from "../../lib/mcp/session_records.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+
+/** A liveness guard: a build that has not answered by then is reported as blocked. */
+const GUARD_MS = Number(Deno.env.get("KEYNOBI_TEST_GUARD_MS") ?? 60_000);
+
+async function world(gradlew: string) {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "keynobi-bs-" }));
+  const project = join(base, "proj");
+  const data = join(base, "data");
+  await Deno.mkdir(project);
+  await Deno.mkdir(data);
+  await Deno.writeTextFile(join(project, "settings.gradle.kts"), 'rootProject.name = "x"\n');
+  await Deno.writeTextFile(join(project, "gradlew"), gradlew, { mode: 0o755 });
+  await trustProject(data, project);
+  const service = new BuildService({ dataDir: data, binary: Deno.execPath(), version: "test" });
+  return {
+    base,
+    project,
+    data,
+    service,
+    orphanPidFile: join(base, "orphan.pid"),
+    async [Symbol.asyncDispose]() {
+      const pid = Number(await Deno.readTextFile(join(base, "orphan.pid")).catch(() => "0"));
+      if (pid > 1) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
+      await Deno.remove(base, { recursive: true });
+    },
+  };
+}
+
+function params(project: string, timeoutMs: number): BuildRunParams {
+  return {
+    project,
+    tasks: ["assembleDebug"],
+    kind: "gradle_task",
+    variant: null,
+    module: null,
+    origin: { kind: "agent", session_id: "s", client_name: "t", standalone: true },
+    timeoutMs,
+    javaHome: null,
+    androidHome: null,
+    appModuleDirs: [],
+    gradleVersion: null,
+    jdkVersion: null,
+  };
+}
+
+/** Runs the build; a build still unanswered after GUARD_MS kills the orphan and says "blocked". */
+async function runGuarded(
+  w: Awaited<ReturnType<typeof world>>,
+  p: BuildRunParams,
+  signal = new AbortController().signal,
+): Promise<BuildRunResult | "blocked"> {
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const blocked = new Promise<"blocked">((resolve) => {
+    guard = setTimeout(async () => {
+      const pid = Number(await Deno.readTextFile(w.orphanPidFile).catch(() => "0"));
+      if (pid > 1) Deno.kill(pid, "SIGKILL");
+      resolve("blocked");
+    }, GUARD_MS);
+  });
+  const run = w.service.run(p, { signal, progress: () => {} });
+  try {
+    return await Promise.race([run, blocked]);
+  } finally {
+    clearTimeout(guard);
+    await run.catch(() => {});
+  }
+}
+
+async function orphanState(file: string) {
+  const pid = Number(await Deno.readTextFile(file));
+  return (await probeProcess(pid)).state;
+}
+
+const HANGS_WITH_ORPHAN = `#!/bin/sh
+echo "> Task :app:compileDebugKotlin"
+( sleep 3600 & echo $! > "$(dirname "$0")/../orphan.pid" )
+sleep 3600
+`;
+
+Deno.test("a timed-out build whose gradlew left a background child holding stdout answers and frees the slot", async () => {
+  await using w = await world(HANGS_WITH_ORPHAN);
+  const r = await runGuarded(w, params(w.project, 1_000));
+  assert(r !== "blocked", "the build did not answer: the background child kept the slot");
+  assertEquals(r.record.status, "failed");
+  assertStringIncludes(r.record.reason ?? "", "timed out after 1 s");
+  assertEquals(await orphanState(w.orphanPidFile), "gone", "the process group was stopped");
+  assertEquals(w.service.status(), null, "the slot is free");
+  assertEquals(await readBuildLockHolder(w.data, w.project), null, "the lock is released");
+});
+
+Deno.test("a gradlew that exits leaving a child on stdout is answered after the drain bound", async () => {
+  await using w = await world(`#!/bin/sh
+echo "> Task :app:assembleDebug"
+( sleep 3600 & echo $! > "$(dirname "$0")/../orphan.pid" )
+echo "BUILD SUCCESSFUL in 1s"
+exit 0
+`);
+  const r = await runGuarded(w, params(w.project, 600_000));
+  assert(r !== "blocked", "the build did not answer after gradlew exited");
+  assertEquals(r.record.status, "success");
+  assertStringIncludes(r.tail.at(-1) ?? "", "ms after gradlew exited");
+});
+
+Deno.test("shutdown() during a build records it cancelled by shutdown and releases the lock", async () => {
+  await using w = await world(HANGS_WITH_ORPHAN);
+  const run = w.service.run(params(w.project, 600_000), {
+    signal: new AbortController().signal,
+    progress: () => {},
+  }).catch((e) => e);
+  while (w.service.status()?.current_task == null) await new Promise((r) => setTimeout(r, 20));
+  const id = w.service.status()!.id;
+  assertEquals(await w.service.shutdown("keynobi was stopped by a signal"), true);
+  // shutdown() returned: the record and the lock are settled now, not later.
+  const rec = await getBuildRecord(w.data, id);
+  assertEquals(rec?.status, "cancelled");
+  assertEquals(rec?.cancelled_by, { kind: "shutdown" });
+  assertEquals(await readBuildLockHolder(w.data, w.project), null);
+  await run;
+});
