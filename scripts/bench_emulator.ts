@@ -29,7 +29,7 @@ function median(a: number[]): number {
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }
 
-async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+async function timed(n: number, fn: () => unknown): Promise<number[]> {
   await fn(); // warm-up
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -185,7 +185,7 @@ export async function benchEmulator(
       const pngT = await timed(RUNS, async () => {
         png = (await encodePng(img)).length;
       });
-      const jpgT = await timed(RUNS, async () => {
+      const jpgT = await timed(RUNS, () => {
         jpg = encodeJpeg(img, 80).length;
       });
       rows.push({
