@@ -10,6 +10,7 @@ import { LogcatClient } from "../lib/logcat/logcat_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
 import { ActionPacer } from "../lib/ui/actions.ts";
 import { UiClient } from "../lib/ui/client.ts";
+import { SessionRecorder } from "../lib/sessions/session_recorder.ts";
 
 /** An adb whose every call rejects: a test that reaches a device passes its own `adb`. */
 function missingAdb(): AdbClient {
@@ -49,6 +50,7 @@ export function testToolContext(overrides: Partial<ToolContext> = {}): ToolConte
       dataDir: "/nonexistent",
       address: { host: "127.0.0.1", port: 5037 },
     }),
+    sessions: new SessionRecorder(overrides.dataDir ?? "/nonexistent"),
     ...overrides,
   };
 }

@@ -23,6 +23,7 @@ serveWorker<LogcatMethods>(workerScope(), {
   "logcat.stats": () => service.stats(),
   "logcat.crashes": ({ count }) => service.crashes(count),
   "logcat.trace": (p) => service.trace(p),
+  "logcat.session_crashes": ({ after_id }) => service.sessionCrashes(after_id),
   "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),
   "logcat.memory": () => workerMemory(),
 }, { name: "logcat" });

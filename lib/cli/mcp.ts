@@ -5,6 +5,7 @@
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../gradle/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
+import { SessionRecorder } from "../sessions/session_recorder.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
 import { discoveryDirs, explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
@@ -145,8 +146,10 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
         : undefined,
     )
   );
+  const sessions = new SessionRecorder(dataDir);
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb,
+    sessions,
     builds,
     ui,
     uiActions,
@@ -232,6 +235,8 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     await builds.shutdown("keynobi exited");
     builds.close();
     ui.close();
+    await sessions.syncCrashes().catch(() => {});
+    await sessions.close();
     await logcat.close();
   } finally {
     for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);

@@ -28,6 +28,8 @@ import { parseAmStart } from "../android/am_start.ts";
 import { validateDeepLink } from "../core/validation.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
 import { touchMapping } from "../retrace/mapping_store.ts";
+import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import { openOp } from "../sessions/session_events.ts";
 
 /** Output of `dumpsys package` read at most. */
 export const MAX_DUMPSYS_BYTES = 2 * 1024 * 1024;
@@ -37,6 +39,8 @@ export interface DeployDeps {
   dataDir: string;
   origin: Origin;
   recordedBy: "standalone" | "attached";
+  /** Where the install opens its debug session (queued; never waited for). */
+  sessions?: SessionRecorder;
 }
 
 export interface InstallOutcome {
@@ -110,7 +114,58 @@ export async function installAndRecord(
     device_last_update_time: lastUpdate,
   };
   await recordInstall(deps.dataDir, record);
+  if (deps.sessions) {
+    const facts = await deviceFacts(deps.adb, serial);
+    deps.sessions.record(openOp({
+      package: manifest.package,
+      serial,
+      model: facts.model,
+      avd: facts.avd,
+      project,
+      build: {
+        build_id: record.build_id,
+        task: record.task,
+        module: record.module,
+        variant: record.variant,
+        version_code: record.version_code,
+        version_name: record.version_name,
+        apk_sha256: sha256,
+        map_ids: record.map_ids,
+        mapping_sha256: record.mapping_sha256,
+        source: match?.record.provenance ?? null,
+      },
+      installedBy: deps.origin,
+      recordedBy: deps.recordedBy,
+      deviceInstalledAt: lastUpdate,
+      at: new Date(),
+    }));
+  }
   return { record, manifest, sha256 };
+}
+
+/** Bound on each `getprop` read for a session's device facts. */
+export const DEVICE_FACTS_TIMEOUT_MS = 5_000;
+
+/** The device's model and (for an emulator) AVD name, best effort. */
+async function deviceFacts(
+  adb: LaunchAdb,
+  serial: string,
+): Promise<{ model: string | null; avd: string | null }> {
+  const prop = async (name: string) => {
+    try {
+      const r = await adb.shell(serial, ["getprop", name], {
+        timeoutMs: DEVICE_FACTS_TIMEOUT_MS,
+        maxOutputBytes: 4_096,
+      });
+      const v = r.text().trim();
+      return v === "" ? null : v.slice(0, 200);
+    } catch {
+      return null;
+    }
+  };
+  const model = await prop("ro.product.model");
+  const avd = serial.startsWith("emulator-") ? await prop("ro.boot.qemu.avd_name") : null;
+  return { model, avd };
 }
 
 /** Bound on the `dumpsys package` read after an install. */

@@ -14,6 +14,7 @@ import type {
   EntriesResult,
   LogcatMethods,
   MemoryResult,
+  SessionCrash,
   StartParams,
   StartResult,
   StatsResult,
@@ -118,6 +119,15 @@ export class LogcatClient {
   async memory(signal?: AbortSignal): Promise<MemoryResult | null> {
     if (!this.running) return null;
     return await this.#worker!.request("logcat.memory", null, {
+      signal,
+      timeoutMs: QUERY_TIMEOUT_MS,
+    });
+  }
+
+  /** The crashes read after crash id `afterId` (debug sessions); none before any start. */
+  async sessionCrashes(afterId: number, signal?: AbortSignal): Promise<SessionCrash[]> {
+    if (!this.running) return [];
+    return await this.#worker!.request("logcat.session_crashes", { after_id: afterId }, {
       signal,
       timeoutMs: QUERY_TIMEOUT_MS,
     });

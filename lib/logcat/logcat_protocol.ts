@@ -146,7 +146,24 @@ export interface TraceResult {
   context_after: string[];
 }
 
+/** A crash for the debug sessions (lib/sessions/session_recorder.ts). */
+export interface SessionCrash {
+  crash_id: number;
+  device: string;
+  kind: "java" | "anr" | "native";
+  pid: number;
+  package: string | null;
+  time: string;
+  received_at: string;
+  summary: string;
+  signature: string;
+  crash_group_id: string | null;
+  open: boolean;
+  lines: string[];
+}
+
 export type LogcatMethods = {
+  "logcat.session_crashes": { params: { after_id: number }; result: SessionCrash[] };
   "logcat.start": { params: StartParams; result: StartResult };
   "logcat.stop": { params: { serial?: string }; result: { stopped: string[] } };
   "logcat.clear": { params: { serial?: string }; result: { cleared: string[] } };

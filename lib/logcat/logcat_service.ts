@@ -5,7 +5,7 @@
  */
 import type { AdbClient, ShellStream } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
-import { describeFrame, type ParsedCrash } from "./crash_parser.ts";
+import { crashSignature, describeFrame, type ParsedCrash } from "./crash_parser.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
@@ -16,6 +16,7 @@ import type {
   EntriesParams,
   EntriesResult,
   MemoryResult,
+  SessionCrash,
   StartParams,
   StartResult,
   StatsResult,
@@ -46,6 +47,10 @@ export const MAX_FRAMES_RETURNED = 100;
 export const MAX_GROUP_PIDS = 20;
 /** Tags listed by the stats. */
 export const TOP_TAGS = 10;
+/** Crashes one `logcat.session_crashes` answer carries at most. */
+export const MAX_SESSION_CRASHES_PER_QUERY = 50;
+/** Characters of a crash's one-line summary for the sessions. */
+export const MAX_SESSION_SUMMARY_CHARS = 300;
 /** The device command; `-v threadtime` is also the default, but a device may set another. */
 export const LOGCAT_ARGV = ["logcat", "-v", "threadtime"] as const;
 export const PS_ARGV = ["ps", "-A", "-o", "PID,NAME"] as const;
@@ -409,6 +414,37 @@ export class LogcatService {
       total_crashes: all.length,
       total_groups: groups.size,
     };
+  }
+
+  /**
+   * The crashes read after crash id `afterId`, oldest first (at most
+   * `MAX_SESSION_CRASHES_PER_QUERY`), with their kept lines, for the debug sessions.
+   */
+  sessionCrashes(afterId: number): SessionCrash[] {
+    const out: SessionCrash[] = [];
+    for (const { pipeline, record } of this.#allCrashes()) {
+      if (record.id <= afterId) continue;
+      const c = pipeline.parsedOf(record);
+      const head = `${c.exception_type ?? record.kind}${
+        c.message ? `: ${c.message.split("\n")[0]}` : ""
+      }`;
+      out.push({
+        crash_id: record.id,
+        device: record.device,
+        kind: record.kind,
+        pid: c.pid ?? record.pid,
+        package: c.package,
+        time: record.time,
+        received_at: record.receivedAt,
+        summary: head.slice(0, MAX_SESSION_SUMMARY_CHARS),
+        signature: crashSignature(c),
+        crash_group_id: pipeline.groupOf(record),
+        open: record.open,
+        lines: [...record.contextBefore, ...record.lines, ...record.contextAfter],
+      });
+      if (out.length >= MAX_SESSION_CRASHES_PER_QUERY) break;
+    }
+    return out;
   }
 
   trace(p: TraceParams): TraceResult | null {

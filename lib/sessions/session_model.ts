@@ -27,8 +27,8 @@ export const MAX_LOG_LINE_CHARS = 4_000;
 export const MAX_SUMMARY_CHARS = 300;
 /** An open session with no event for this long reads as `idle`. */
 export const IDLE_AFTER_MS = 12 * 60 * 60 * 1000;
-/** Exits remembered per session to skip ones already recorded. */
-export const MAX_EXIT_KEYS = 500;
+/** Keys of crashes and exits remembered per session, so one seen twice is recorded once. */
+export const MAX_EVENT_KEYS = 500;
 
 export const SESSION_STATES = ["open", "closed", "superseded", "ended", "idle"] as const;
 export type SessionState = typeof SESSION_STATES[number];
@@ -106,6 +106,12 @@ export interface DebugSession {
   avd: string | null;
   project: string | null;
   opened_at: string;
+  /**
+   * The install's time on the device's clock (`lastUpdateTime` as `dumpsys package` printed it
+   * right after the install): exits and crashes the device stamped earlier belong to an older
+   * install. `null` when it could not be read.
+   */
+  device_installed_at: string | null;
   closed_at: string | null;
   last_event_at: string;
   build: SessionBuild;
@@ -124,8 +130,8 @@ export interface DebugSession {
   };
   events: SessionEvent[];
   crashes: SessionCrash[];
-  /** `<timestamp>/<pid>` of exits already recorded. */
-  exit_keys: string[];
+  /** Keys of the crashes and exits already recorded (several processes may see one). */
+  event_keys: string[];
 }
 
 const SESSION_ID = /^s-[0-9a-z]{8,12}-[0-9a-f]{8}$/;
@@ -162,6 +168,8 @@ export interface NewSession {
   build: SessionBuild;
   installedBy: Origin;
   recordedBy: "standalone" | "attached";
+  /** `lastUpdateTime` as the device printed it right after the install. */
+  deviceInstalledAt?: string | null;
   at: Date;
   id?: string;
 }
@@ -180,6 +188,7 @@ export function createSession(n: NewSession): DebugSession {
     avd: n.avd ?? null,
     project: n.project,
     opened_at: at,
+    device_installed_at: n.deviceInstalledAt ?? null,
     closed_at: null,
     last_event_at: at,
     build: n.build,
@@ -191,7 +200,7 @@ export function createSession(n: NewSession): DebugSession {
     counts: { launches: 0, crashes: 0, anrs: 0, exits: 0, agent_actions: 0, attachments: 0 },
     events: [],
     crashes: [],
-    exit_keys: [],
+    event_keys: [],
   };
   const b = n.build;
   appendEvent(s, {
@@ -263,6 +272,19 @@ export function appendEvent(s: DebugSession, e: NewEvent): SessionEvent | null {
     s.dropped_events++;
   }
   return ev;
+}
+
+/**
+ * Whether a device time stamp (`2026-03-14 05:32:41.125` from exit-info, or logcat's
+ * `03-14 05:32:41.125`) is before the install's device time (`2026-03-14 05:30:00`); `null` when
+ * either is unknown. Both are the device's local clock, so they compare as text. Pure.
+ */
+export function beforeInstall(s: DebugSession, stamp: string | null): boolean | null {
+  const installed = s.device_installed_at;
+  if (!installed || !stamp) return null;
+  if (/^\d{4}-\d{2}-\d{2} /.test(stamp)) return stamp < installed;
+  if (/^\d{2}-\d{2} /.test(stamp)) return stamp < installed.slice(5);
+  return null;
 }
 
 /** Marks `s` as no longer the current install. Mutates `s`. */
@@ -377,6 +399,7 @@ export function parseSession(text: string): DebugSession | null {
     avd: str(v.avd, 256),
     project: str(v.project),
     opened_at: str(v.opened_at, 64) ?? "",
+    device_installed_at: str(v.device_installed_at, 64),
     closed_at: str(v.closed_at, 64),
     last_event_at: str(v.last_event_at, 64) ?? str(v.opened_at, 64) ?? "",
     build,
@@ -395,8 +418,8 @@ export function parseSession(text: string): DebugSession | null {
     },
     events,
     crashes,
-    exit_keys: Array.isArray(v.exit_keys)
-      ? v.exit_keys.filter((k): k is string => typeof k === "string").slice(-MAX_EXIT_KEYS)
+    event_keys: Array.isArray(v.event_keys)
+      ? v.event_keys.filter((k): k is string => typeof k === "string").slice(-MAX_EVENT_KEYS)
       : [],
   };
 }

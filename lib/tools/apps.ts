@@ -46,6 +46,8 @@ import {
 import { checkNetworkRequest, describeNetwork } from "../android/network.ts";
 import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../android/orientation.ts";
 import type { ToolContext } from "./context.ts";
+import { exitOps, launchOp } from "../sessions/session_events.ts";
+import { agentOrigin } from "./build_support.ts";
 import { projectLinkSchemes } from "../android/link_schemes.ts";
 import { callOpts, deviceFor, optionalSerial } from "./device_args.ts";
 import { allowForeignParam, packageParam, requiredSerialParam, serialParam } from "./params.ts";
@@ -209,6 +211,7 @@ const getExitReasons = defineTool({
       };
     }
     const mine = history.dump.records.filter((r) => r.package === null || r.package === pkg);
+    for (const op of exitOps(serial, pkg, mine)) ctx.sessions.record(op);
     const records = mine.slice(0, limit);
     const crashes = records.some(isCrashOrAnr);
     const hint = crashes
@@ -259,6 +262,12 @@ const launchAppTool = defineTool({
     const serial = validateSerial(args.device_serial);
     const pkg = validatePackage(args.package);
     const r = await launchApp(ctx.adb, serial, pkg, args.activity, callOpts(ctx));
+    ctx.sessions.record(launchOp(serial, pkg, {
+      total_ms: r.timing?.total_ms ?? null,
+      wait_ms: r.timing?.wait_ms ?? null,
+      launch_state: r.timing?.launch_state ?? null,
+      component: r.component,
+    }, agentOrigin(ctx)));
     return {
       structured: {
         device_serial: serial,
@@ -338,6 +347,14 @@ const restartAppTool = defineTool({
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await restartApp(ctx.adb, serial, pkg, { clearData: clear }, callOpts(ctx));
     const t = r.launch.timing;
+    ctx.sessions.record(launchOp(serial, pkg, {
+      total_ms: t?.total_ms ?? null,
+      wait_ms: t?.wait_ms ?? null,
+      launch_state: t?.launch_state ?? null,
+      displayed_ms: r.display_time_ms,
+      component: r.launch.component,
+      restart: true,
+    }, agentOrigin(ctx)));
     const lines = [
       `Restarted ${r.launch.component ?? pkg} on ${serial}${clear ? " with its data cleared" : ""}`,
       r.launch.timing_line,

@@ -7,6 +7,7 @@ import type { UiClient } from "../ui/client.ts";
 import type { ActionPacer } from "../ui/actions.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
+import type { SessionRecorder } from "../sessions/session_recorder.ts";
 
 export interface SessionMode {
   mode: "standalone" | "attached";
@@ -27,6 +28,8 @@ export interface ToolContext {
   /** Per device: the minimum gap between UI actions and the last element list returned. */
   uiActions: ActionPacer;
   env: Env;
+  /** This process's one writer of debug sessions (queued, written in the background). */
+  sessions: SessionRecorder;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;
   /** The project this session serves, or `null` when none was found. */

@@ -47,6 +47,7 @@ import {
   runInWorker,
 } from "./build_support.ts";
 import type { ToolContext } from "./context.ts";
+import { launchOp } from "../sessions/session_events.ts";
 import { callOpts, optionalSerial } from "./device_args.ts";
 
 /** Longest configuration name accepted as a parameter. */
@@ -62,6 +63,7 @@ function deployDeps(ctx: ToolContext): DeployDeps {
     dataDir: ctx.dataDir,
     origin: agentOrigin(ctx),
     recordedBy: ctx.session.mode,
+    sessions: ctx.sessions,
   };
 }
 
@@ -450,6 +452,16 @@ const runRunConfiguration = defineTool({
       ? await readDisplayed(ctx.adb, device.serial, manifest.package, since, opts).catch(() => null)
       : null;
     phase("done");
+    if (rep && launch && c.launch.kind !== "deep_link") {
+      ctx.sessions.record(launchOp(device.serial, manifest.package, {
+        total_ms: rep.total_ms,
+        wait_ms: rep.wait_ms,
+        launch_state: rep.launch_state,
+        displayed_ms: displayed?.displayed_ms ?? null,
+        fully_drawn_ms: displayed?.fully_drawn_ms ?? null,
+        component: launch.component,
+      }, agentOrigin(ctx)));
+    }
     const timing = rep && c.launch.kind !== "deep_link"
       ? {
         total_ms: rep.total_ms,

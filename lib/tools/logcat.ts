@@ -58,6 +58,8 @@ const startLogcat = defineTool({
     const serial = await deviceFor(ctx, args.device_serial, LOGCAT_DEVICE_TIMEOUT_MS);
     const { ring } = await settingsNumbers(ctx);
     const r = await ctx.logcat.start({ serial, capacity: ring }, ctx.signal);
+    // Crashes and ANRs this stream reads go to the debug sessions of their device and package.
+    ctx.sessions.watchCrashes((after) => ctx.logcat.sessionCrashes(after));
     const what = r.already ? "Already streaming" : r.resumed ? "Resumed streaming" : "Streaming";
     return {
       structured: { ...r },

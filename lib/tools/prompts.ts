@@ -29,11 +29,14 @@ export const PROMPTS: readonly PromptDef[] = [
       const dev = a.device_serial ? `, device_serial: ${a.device_serial}` : "";
       return [
         `Diagnose why ${a.package} crashed${a.device_serial ? ` on ${a.device_serial}` : ""}.`,
-        `1. get_crash_logs (package: ${a.package}${dev}) to see the grouped crashes.`,
-        `2. get_crash_stack_trace (package: ${a.package}); call it again with retrace: true when the frames look obfuscated.`,
+        `1. get_crash_logs (count: 20) to see the grouped crashes; pick the groups of ${a.package}.`,
+        `2. get_crash_stack_trace (package: ${a.package}); when the frames look obfuscated ` +
+        `(a.b.c(SourceFile:12), r8-map-id-…), call get_crash_stack_trace (package: ${a.package}, ` +
+        "retrace: true).",
         `3. get_exit_reasons (package: ${a.package}${dev}) for crashes and ANRs that never reached logcat.`,
-        `4. get_logcat_entries (package: ${a.package}, min_level: W) for what led up to it.`,
-        `5. get_memory_info and dump_app_info (package: ${a.package}${dev}) when memory or state matters.`,
+        `4. get_logcat_entries (package: ${a.package}, min_level: W${dev}) for what led up to it.`,
+        `5. When memory or state matters: get_memory_info (package: ${a.package}${dev}) and ` +
+        `dump_app_info (package: ${a.package}${dev}).`,
         "Then explain the cause with file and line, and propose a fix.",
       ].join("\n");
     },

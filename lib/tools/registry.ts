@@ -13,17 +13,21 @@ import { avdTools } from "./avds.ts";
 import { appsTools } from "./apps.ts";
 import { logcatTools } from "./logcat.ts";
 import { uiTools } from "./ui.ts";
+import { sessionTools } from "./sessions.ts";
+import { withAgentActions } from "./agent_actions.ts";
 
+/** Every tool; those acting on a device record their calls as agent actions (agent_actions.ts). */
 export const TOOLS: readonly AnyTool<ToolContext>[] = [
   ...projectTools,
   ...buildTools,
   ...logcatTools,
+  ...sessionTools,
   ...deployTools,
   ...avdTools,
   ...devicesTools,
   ...appsTools,
   ...uiTools,
-];
+].map(withAgentActions);
 
 export function findTool(name: string): AnyTool<ToolContext> | undefined {
   return TOOLS.find((t) => t.name === name);

@@ -4,6 +4,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
+import { z } from "zod";
 import { PROMPTS } from "../../lib/tools/prompts.ts";
 import { inputSchemaOf } from "../../lib/mcp/server.ts";
 import {
@@ -96,6 +97,55 @@ Deno.test({
       }
     }
   },
+});
+
+/**
+ * Every call a prompt prescribes, `tool (name: value, …)`, with placeholders (`<…>`) read as
+ * plausible values: the tool's own schema must accept it, unknown parameters included.
+ */
+Deno.test("prompts: every call they prescribe is one the server accepts", () => {
+  const sample: Record<string, string> = {
+    package: "com.example.app",
+    device_serial: "emulator-5554",
+    variant: "debug",
+    task: "assembleDebug",
+  };
+  let checked = 0;
+  for (const p of PROMPTS) {
+    for (const withOptional of [false, true]) {
+      const args = Object.fromEntries(
+        p.arguments.filter((a) => a.required || withOptional).map((a) => [a.name, sample[a.name]]),
+      );
+      const text = p.render(args);
+      for (const m of text.matchAll(/\b([a-z]+(?:_[a-z]+)+) \(([^()]*)\)/g)) {
+        const tool = TOOLS.find((t) => t.name === m[1]);
+        if (!tool) continue;
+        const call: Record<string, unknown> = {};
+        for (const pair of m[2].split(/,\s*/)) {
+          const kv = /^([a-z_]+): (.+)$/.exec(pair.trim());
+          assert(kv, `${p.name}: cannot read "${pair}" in ${m[0]}`);
+          const [, key, raw] = kv;
+          call[key] = raw === "true" || raw === "false"
+            ? raw === "true"
+            : /^\d+$/.test(raw)
+            ? Number(raw)
+            : raw.startsWith("<")
+            ? (key === "apk_path" ? "app/build/outputs/apk/debug/app-debug.apk" : "x")
+            : raw;
+        }
+        const unknown = Object.keys(call).filter((k) => !(k in tool.params));
+        assertEquals(
+          unknown,
+          [],
+          `${p.name}: ${m[0]} passes parameters ${tool.name} does not take`,
+        );
+        const parsed = z.object(tool.params).strict().safeParse(call);
+        assert(parsed.success, `${p.name}: ${m[0]} is refused: ${parsed.error?.message}`);
+        checked++;
+      }
+    }
+  }
+  assert(checked >= 10, `only ${checked} calls found in the prompts`);
 });
 
 Deno.test("skill: every snake_case name in backticks is a served tool", async () => {

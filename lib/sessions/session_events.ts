@@ -1,0 +1,96 @@
+/**
+ * The session changes the tools queue, in one place: a session opened by an install, a launch, the
+ * exits read from the device's exit history. Pure builders of `SessionOp`s (queued on the
+ * process's SessionRecorder).
+ */
+import type { Origin } from "../gradle/build_history.ts";
+import type { SessionOp } from "./session_store.ts";
+import type { NewSession } from "./session_model.ts";
+
+export interface LaunchFacts {
+  total_ms: number | null;
+  wait_ms: number | null;
+  launch_state: string | null;
+  displayed_ms?: number | null;
+  fully_drawn_ms?: number | null;
+  component?: string | null;
+  /** restart_app: the app was force-stopped first. */
+  restart?: boolean;
+}
+
+/** A session opened by an install (supersedes the device's open session of the package). */
+export function openOp(session: NewSession): SessionOp {
+  return { type: "open", session };
+}
+
+/** A `launch` event for the open session of `pkg` on `serial`. */
+export function launchOp(
+  serial: string,
+  pkg: string,
+  facts: LaunchFacts,
+  by: Origin,
+  at = new Date(),
+): SessionOp {
+  const time = facts.total_ms !== null
+    ? `${facts.total_ms} ms${facts.launch_state ? ` (${facts.launch_state.toLowerCase()})` : ""}`
+    : "no time reported";
+  return {
+    type: "event",
+    serial,
+    package: pkg,
+    event: {
+      at,
+      kind: "launch",
+      by,
+      summary: `${facts.restart ? "restarted" : "launched"} ${facts.component ?? pkg}: ${time}${
+        facts.displayed_ms != null ? `, displayed ${facts.displayed_ms} ms` : ""
+      }`,
+      data: {
+        total_ms: facts.total_ms,
+        wait_ms: facts.wait_ms,
+        launch_state: facts.launch_state,
+        displayed_ms: facts.displayed_ms ?? null,
+        fully_drawn_ms: facts.fully_drawn_ms ?? null,
+        restart: facts.restart === true,
+      },
+    },
+  };
+}
+
+export interface ExitFacts {
+  timestamp: string | null;
+  pid: number | null;
+  reason: string | null;
+  description: string | null;
+}
+
+/**
+ * `exit` events for the exits of `pkg` on `serial` (each keyed by time and pid, so one read twice
+ * is recorded once), and an `end` when the history says the app was uninstalled.
+ */
+export function exitOps(serial: string, pkg: string, exits: readonly ExitFacts[]): SessionOp[] {
+  const ops: SessionOp[] = [];
+  for (const x of [...exits].reverse()) {
+    ops.push({
+      type: "event",
+      serial,
+      package: pkg,
+      key: `exit|${x.timestamp ?? "?"}|${x.pid ?? "?"}`,
+      event: {
+        at: new Date(),
+        kind: "exit",
+        by: { kind: "device" },
+        summary: `exit ${x.reason ?? "unknown"}${x.pid !== null ? ` (pid ${x.pid})` : ""}${
+          x.timestamp ? ` at ${x.timestamp}` : ""
+        }${x.description ? `: ${x.description}` : ""}`,
+        data: {
+          reason: x.reason,
+          pid: x.pid,
+          timestamp: x.timestamp,
+          description: x.description,
+        },
+      },
+    });
+  }
+  return ops;
+}

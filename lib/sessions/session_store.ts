@@ -1,0 +1,302 @@
+/**
+ * Debug sessions on disk: `<data dir>/debug-sessions/<id>.json` (one session each) and
+ * `index.json` (one summary line per session, what listing and picking need). Shared by every
+ * keynobi process: each batch of changes runs under `debug-sessions.lock` (`withFileLock`), reads
+ * the index and the sessions it touches, applies the changes in order, and writes every changed file
+ * through a temporary file renamed into place; so two processes recording into one session at once
+ * lose no event and never tear a file. Readers do not lock (the renames keep files whole).
+ *
+ * Bounded: at most `MAX_KEPT_SESSIONS` sessions (the oldest that are not open dropped first), and
+ * each session bounded by lib/sessions/session_model.ts.
+ */
+import { join } from "node:path";
+import { debugSessionsDir, ensureDataDir } from "../core/data_dir.ts";
+import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { isRecord } from "../core/json.ts";
+import { log } from "../core/log.ts";
+import {
+  appendEvent,
+  beforeInstall,
+  createSession,
+  type DebugSession,
+  endSession,
+  isSessionId,
+  MAX_EVENT_KEYS,
+  type NewEvent,
+  type NewSession,
+  parseSession,
+  type SessionEvent,
+  type StoredState,
+} from "./session_model.ts";
+
+/** Sessions kept; the oldest closed ones are dropped first. */
+export const MAX_KEPT_SESSIONS = 200;
+/** A session file larger than this is not read (a session is bounded well below it). */
+export const MAX_SESSION_FILE_BYTES = 32 * 1024 * 1024;
+/** An index larger than this is rebuilt from the session files. */
+export const MAX_INDEX_FILE_BYTES = 8 * 1024 * 1024;
+
+export const sessionsLockPath = (dataDir: string) => join(dataDir, "debug-sessions.lock");
+export const sessionIndexPath = (dataDir: string) => join(debugSessionsDir(dataDir), "index.json");
+export const sessionFilePath = (dataDir: string, id: string) =>
+  join(debugSessionsDir(dataDir), `${id}.json`);
+
+/** What the index keeps of a session. */
+export interface SessionSummary {
+  id: string;
+  state: StoredState;
+  package: string;
+  serial: string;
+  avd: string | null;
+  model: string | null;
+  project: string | null;
+  build_id: number | null;
+  module: string | null;
+  variant: string | null;
+  apk_sha256: string;
+  opened_at: string;
+  closed_at: string | null;
+  last_event_at: string;
+  recorded_by: "standalone" | "attached";
+  counts: DebugSession["counts"];
+}
+
+export function summarize(s: DebugSession): SessionSummary {
+  return {
+    id: s.id,
+    state: s.state,
+    package: s.package,
+    serial: s.serial,
+    avd: s.avd,
+    model: s.model,
+    project: s.project,
+    build_id: s.build.build_id,
+    module: s.build.module,
+    variant: s.build.variant,
+    apk_sha256: s.build.apk_sha256,
+    opened_at: s.opened_at,
+    closed_at: s.closed_at,
+    last_event_at: s.last_event_at,
+    recorded_by: s.recorded_by,
+    counts: { ...s.counts },
+  };
+}
+
+/** One change to the sessions, applied under the lock in queue order. */
+export type SessionOp =
+  | { type: "open"; session: NewSession }
+  | {
+    type: "event";
+    serial: string;
+    /** Only sessions of this package; `null`: every open session of the device. */
+    package: string | null;
+    event: NewEvent;
+    /** Skip a session that already has an event with this key (crashes, exits). */
+    key?: string;
+  }
+  | {
+    type: "end";
+    serial: string;
+    package: string;
+    state: "closed" | "ended";
+    reason: string;
+    at: Date;
+  };
+
+function parseIndex(text: string): SessionSummary[] | null {
+  try {
+    const v = JSON.parse(text);
+    if (!isRecord(v) || !Array.isArray(v.sessions)) return null;
+    return v.sessions.filter((x: unknown): x is SessionSummary =>
+      isRecord(x) && typeof x.id === "string" && isSessionId(x.id)
+    );
+  } catch {
+    return null;
+  }
+}
+
+async function readIfSmall(path: string, max: number): Promise<string | null> {
+  try {
+    const st = await Deno.stat(path);
+    if (!st.isFile || st.size > max) return null;
+    return await Deno.readTextFile(path);
+  } catch {
+    return null;
+  }
+}
+
+/** The index, rebuilt from the session files when it is missing or unreadable. */
+async function loadIndex(dataDir: string): Promise<SessionSummary[]> {
+  const text = await readIfSmall(sessionIndexPath(dataDir), MAX_INDEX_FILE_BYTES);
+  const parsed = text === null ? null : parseIndex(text);
+  if (parsed) return parsed;
+  const out: SessionSummary[] = [];
+  try {
+    for await (const e of Deno.readDir(debugSessionsDir(dataDir))) {
+      const m = /^(.+)\.json$/.exec(e.name);
+      if (!e.isFile || !m || !isSessionId(m[1])) continue;
+      const s = await readSession(dataDir, m[1]);
+      if (s) out.push(summarize(s));
+    }
+  } catch {
+    return [];
+  }
+  if (text !== null) {
+    log.warn("debug-sessions/index.json was unreadable; rebuilt it from the sessions");
+  }
+  return out.sort((a, b) => a.opened_at < b.opened_at ? -1 : a.opened_at > b.opened_at ? 1 : 0);
+}
+
+/** Every session's summary, oldest first (no lock). */
+export async function listSessionSummaries(dataDir: string): Promise<SessionSummary[]> {
+  const text = await readIfSmall(sessionIndexPath(dataDir), MAX_INDEX_FILE_BYTES);
+  if (text === null) return await loadIndex(dataDir);
+  return parseIndex(text) ?? await loadIndex(dataDir);
+}
+
+/** One session, or `null` when it is unknown or pruned (no lock). */
+export async function readSession(dataDir: string, id: string): Promise<DebugSession | null> {
+  if (!isSessionId(id)) return null;
+  const text = await readIfSmall(sessionFilePath(dataDir, id), MAX_SESSION_FILE_BYTES);
+  return text === null ? null : parseSession(text);
+}
+
+function eventKeyOf(e: SessionEvent): string | null {
+  const k = e.data.key;
+  return typeof k === "string" ? k : null;
+}
+
+/**
+ * Applies `ops` in order under the lock and writes what changed. Returns the events appended and
+ * the sessions opened (for tests and callers that want the ids).
+ */
+export async function applySessionOps(
+  dataDir: string,
+  ops: readonly SessionOp[],
+): Promise<{ opened: string[]; appended: number }> {
+  if (ops.length === 0) return { opened: [], appended: 0 };
+  await ensureDataDir(dataDir);
+  await Deno.mkdir(debugSessionsDir(dataDir), { recursive: true, mode: 0o700 });
+  return await withFileLock(sessionsLockPath(dataDir), async () => {
+    const index = await loadIndex(dataDir);
+    const loaded = new Map<string, DebugSession>();
+    const changed = new Set<string>();
+    const opened: string[] = [];
+    let appended = 0;
+    const get = async (id: string) => {
+      const hit = loaded.get(id);
+      if (hit) return hit;
+      const s = await readSession(dataDir, id);
+      if (s) loaded.set(id, s);
+      return s;
+    };
+    const openOf = (serial: string, pkg: string | null) =>
+      index.filter((x) =>
+        x.state === "open" && x.serial === serial && (pkg === null || x.package === pkg)
+      );
+    for (const op of ops) {
+      if (op.type === "open") {
+        for (const old of openOf(op.session.serial, op.session.package)) {
+          const s = await get(old.id);
+          if (!s) continue;
+          endSession(
+            s,
+            "superseded",
+            "a newer install of the package on this device",
+            op.session.at,
+          );
+          changed.add(s.id);
+        }
+        const s = createSession(op.session);
+        loaded.set(s.id, s);
+        changed.add(s.id);
+        index.push(summarize(s));
+        opened.push(s.id);
+        appended++;
+      } else if (op.type === "event") {
+        for (const target of openOf(op.serial, op.package)) {
+          const s = await get(target.id);
+          if (!s || s.state !== "open") continue;
+          if (op.key !== undefined) {
+            if (s.event_keys.includes(op.key) || s.events.some((e) => eventKeyOf(e) === op.key)) {
+              continue;
+            }
+            s.event_keys.push(op.key);
+            if (s.event_keys.length > MAX_EVENT_KEYS) s.event_keys.shift();
+          }
+          const stamp = typeof op.event.data?.timestamp === "string"
+            ? op.event.data.timestamp
+            : typeof op.event.data?.logged_at === "string"
+            ? op.event.data.logged_at
+            : null;
+          const early = op.event.kind === "exit" || op.event.crash ? beforeInstall(s, stamp) : null;
+          // An exit the device stamped before this install belongs to an older one.
+          if (op.event.kind === "exit" && early === true) continue;
+          const data = op.key === undefined ? op.event.data : { ...op.event.data, key: op.key };
+          let event = { ...op.event, data };
+          if (op.event.crash) {
+            const attribution = early === true
+              ? {
+                method: "install_record" as const,
+                verified: false,
+                reason: `logged at ${stamp}, before this install (${s.device_installed_at}) on ` +
+                  "the device's clock: it may be an older install's",
+              }
+              : early === null
+              ? {
+                ...op.event.crash.attribution,
+                verified: false,
+                reason: op.event.crash.attribution.reason +
+                  "; the device's install time is unknown, so the time was not checked",
+              }
+              : op.event.crash.attribution;
+            event = { ...event, crash: { ...op.event.crash, attribution } };
+          }
+          if (appendEvent(s, event)) appended++;
+          changed.add(s.id);
+        }
+      } else {
+        for (const target of openOf(op.serial, op.package)) {
+          const s = await get(target.id);
+          if (!s) continue;
+          endSession(s, op.state, op.reason, op.at);
+          changed.add(s.id);
+        }
+      }
+      // Keep the index in step with the loaded sessions for the next op.
+      for (const id of changed) {
+        const s = loaded.get(id)!;
+        const at = index.findIndex((x) => x.id === id);
+        if (at >= 0) index[at] = summarize(s);
+      }
+    }
+    const dropped = pruneIndex(index);
+    for (const id of changed) {
+      if (dropped.includes(id)) continue;
+      await writeFileAtomic(sessionFilePath(dataDir, id), JSON.stringify(loaded.get(id)!) + "\n");
+    }
+    await writeFileAtomic(
+      sessionIndexPath(dataDir),
+      JSON.stringify({ version: 1, sessions: index }) + "\n",
+    );
+    for (const id of dropped) await Deno.remove(sessionFilePath(dataDir, id)).catch(() => {});
+    return { opened, appended };
+  });
+}
+
+/** Drops sessions beyond `max` from `index` (oldest not-open first); returns their ids. Mutates. */
+export function pruneIndex(index: SessionSummary[], max = MAX_KEPT_SESSIONS): string[] {
+  const excess = index.length - max;
+  if (excess <= 0) return [];
+  const victims = new Set(
+    index.filter((x) => x.state !== "open").slice(0, excess).map((x) => x.id),
+  );
+  for (const x of index) {
+    if (victims.size >= excess) break;
+    victims.add(x.id);
+  }
+  const kept = index.filter((x) => !victims.has(x.id));
+  index.length = 0;
+  index.push(...kept);
+  return [...victims];
+}

@@ -1,0 +1,103 @@
+/**
+ * Agent actions in debug sessions, recorded at the tool layer (so it holds whatever engine serves
+ * the tools): every call of a tool that is not read-only and takes a device parameter
+ * (`device_serial`, `deviceSerial` or `serial`) is added, after the call, to the open debug
+ * sessions of that device (and of the `package` it names, when it names one) as an `agentAction`:
+ * the tool, its kind (`write`, `destructive`, `openWorld`), whether it succeeded, its duration, the
+ * serial, and the agent as the actor. No other argument is recorded. A call that leaves the device
+ * out is attributed to the one online device, when exactly one is online (asked in the background,
+ * after the answer). Refusals (`invalid_params`: nothing ran) record nothing. The change is queued
+ * on the process's session recorder, so the call never waits for disk.
+ */
+import { isToolError } from "../core/errors.ts";
+import type { ToolKind } from "../mcp/tool_def.ts";
+import type { AnyTool } from "../mcp/server.ts";
+import type { ToolContext } from "./context.ts";
+import { agentOrigin } from "./build_support.ts";
+
+/** The parameters that name the device a tool acts on. */
+export const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;
+/** Bound on the background device listing for a call without a device parameter. */
+export const AGENT_ACTION_DEVICE_TIMEOUT_MS = 5_000;
+
+const KIND_NAMES: Record<Exclude<ToolKind, "R">, string> = {
+  W: "write",
+  D: "destructive",
+  O: "openWorld",
+};
+
+/** The device parameter of `tool`, or `null` when it has none. Pure. */
+export function deviceParamOf(tool: AnyTool<ToolContext>): string | null {
+  return DEVICE_PARAMS.find((p) => p in tool.params) ?? null;
+}
+
+function record(
+  tool: AnyTool<ToolContext>,
+  ctx: ToolContext,
+  serial: string,
+  pkg: string | null,
+  ok: boolean,
+  durationMs: number,
+  at: Date,
+): void {
+  const kind = KIND_NAMES[tool.kind as Exclude<ToolKind, "R">];
+  ctx.sessions.record({
+    type: "event",
+    serial,
+    package: pkg,
+    event: {
+      at,
+      kind: "agentAction",
+      by: agentOrigin(ctx),
+      summary: `${tool.name} (${kind}) ${ok ? "ok" : "failed"} in ${durationMs} ms on ${serial}`,
+      data: { tool: tool.name, kind, ok, duration_ms: durationMs, serial },
+    },
+  });
+}
+
+/** `tool` recording its calls as agent actions when it acts on a device; else `tool` itself. */
+export function withAgentActions(tool: AnyTool<ToolContext>): AnyTool<ToolContext> {
+  const param = deviceParamOf(tool);
+  if (tool.kind === "R" || param === null) return tool;
+  return {
+    ...tool,
+    async run(args: Record<string, unknown>, ctx: ToolContext) {
+      const started = performance.now();
+      const at = new Date();
+      let ok = true;
+      let refused = false;
+      try {
+        return await tool.run(args, ctx);
+      } catch (e) {
+        refused = isToolError(e) && e.code === "invalid_params";
+        ok = false;
+        throw e;
+      } finally {
+        if (!refused) recordCall(tool, ctx, args, param, ok, performance.now() - started, at);
+      }
+    },
+  };
+}
+
+function recordCall(
+  tool: AnyTool<ToolContext>,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+  param: string,
+  ok: boolean,
+  elapsed: number,
+  at: Date,
+): void {
+  const duration = Math.round(elapsed);
+  const pkg = typeof args.package === "string" ? args.package : null;
+  const given = args[param];
+  if (typeof given === "string") {
+    record(tool, ctx, given, pkg, ok, duration, at);
+    return;
+  }
+  // Left out: the one online device, if exactly one (asked after the answer, in the background).
+  void ctx.adb.listDevices({ timeoutMs: AGENT_ACTION_DEVICE_TIMEOUT_MS }).then((list) => {
+    const online = list.filter((d) => d.state === "device");
+    if (online.length === 1) record(tool, ctx, online[0].serial, pkg, ok, duration, at);
+  }, () => {});
+}
