@@ -283,6 +283,7 @@ try {
     await t.close();
   }
   results.push(...await benchLogcat());
+  results.push(...await benchRetraceMapping());
   results.push(...await benchScreenshot());
   results.push(...await benchEmulator());
 } finally {
@@ -296,6 +297,38 @@ for (const r of results) {
   console.log(
     `${r.what.padEnd(width)}  ${r.value}${r.budget === "—" ? "" : `  (budget ${r.budget})`}`,
   );
+}
+
+/**
+ * Retrace of a 1,000-frame trace against a generated 50 MB R8 mapping (lib/retrace/retrace_bench.ts
+ * in its own process, so its RSS is the retracer's): first (read + index + retrace) and cached.
+ */
+async function benchRetraceMapping(): Promise<{ what: string; value: string; budget: string }[]> {
+  const script = new URL("../lib/retrace/retrace_bench.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", script, String(50 * 1024 * 1024)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    return [{ what: "retrace bench", value: `failed: ${dec.decode(out.stderr)}`, budget: "—" }];
+  }
+  const r = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
+  const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
+  return [
+    {
+      what: `retrace first, ${r.frames} frames, ${mb(r.mappingBytes)} MB mapping`,
+      value: `${r.firstMs.toFixed(0)} ms median (read ${r.readMs?.toFixed(0) ?? "—"} ms, index ` +
+        `${r.indexMs.toFixed(0)} ms, ${r.classes} classes)`,
+      budget: "1 s",
+    },
+    {
+      what: "retrace cached, same trace and mapping",
+      value: `${r.cachedMedianMs.toFixed(2)} ms median (p90 ${r.cachedP90Ms.toFixed(2)}); RSS ` +
+        `${mb(r.rssBytes)} MB`,
+      budget: "5 ms",
+    },
+  ];
 }
 
 /**
