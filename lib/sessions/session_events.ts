@@ -70,7 +70,9 @@ export interface ExitFacts {
  */
 export function exitOps(serial: string, pkg: string, exits: readonly ExitFacts[]): SessionOp[] {
   const ops: SessionOp[] = [];
+  let uninstalled: ExitFacts | null = null;
   for (const x of [...exits].reverse()) {
+    if (x.description && /\buninstall/i.test(x.description)) uninstalled = x;
     ops.push({
       type: "event",
       serial,
@@ -90,6 +92,19 @@ export function exitOps(serial: string, pkg: string, exits: readonly ExitFacts[]
           description: x.description,
         },
       },
+    });
+  }
+  // The history says the package was uninstalled (`stop … due to uninstall`): the install ended.
+  if (uninstalled) {
+    ops.push({
+      type: "end",
+      serial,
+      package: pkg,
+      state: "ended",
+      reason: `the device's exit history says ${pkg} was uninstalled${
+        uninstalled.timestamp ? ` (${uninstalled.timestamp})` : ""
+      }`,
+      at: new Date(),
     });
   }
   return ops;

@@ -101,6 +101,14 @@ export type SessionOp =
     state: "closed" | "ended";
     reason: string;
     at: Date;
+  }
+  | {
+    /** The APK the device has now: open sessions of another APK are closed. */
+    type: "device_apk";
+    serial: string;
+    package: string;
+    apk_sha256: string;
+    at: Date;
   };
 
 function parseIndex(text: string): SessionSummary[] | null {
@@ -253,6 +261,21 @@ export async function applySessionOps(
             event = { ...event, crash: { ...op.event.crash, attribution } };
           }
           if (appendEvent(s, event)) appended++;
+          changed.add(s.id);
+        }
+      } else if (op.type === "device_apk") {
+        for (const target of openOf(op.serial, op.package)) {
+          if (target.apk_sha256 === op.apk_sha256) continue;
+          const s = await get(target.id);
+          if (!s) continue;
+          endSession(
+            s,
+            "closed",
+            `${op.serial} now has another APK of ${op.package} (sha256 ${
+              op.apk_sha256.slice(0, 12)
+            }…), installed outside keynobi`,
+            op.at,
+          );
           changed.add(s.id);
         }
       } else {

@@ -6,8 +6,11 @@
  * the tool, its kind (`write`, `destructive`, `openWorld`), whether it succeeded, its duration, the
  * serial, and the agent as the actor. No other argument is recorded. A call that leaves the device
  * out is attributed to the one online device, when exactly one is online (asked in the background,
- * after the answer). Refusals (`invalid_params`: nothing ran) record nothing. The change is queued
- * on the process's session recorder, so the call never waits for disk.
+ * after the answer). Tools that act on a device without a device parameter are recorded too:
+ * `launch_avd` on the serial its result names, and `run_tests` with `test_type: connected` on every
+ * online device (connected tests run on all of them). Refusals (`invalid_params`: nothing ran)
+ * record nothing. The change is queued on the process's session recorder, so the call never waits
+ * for disk.
  */
 import { isToolError } from "../core/errors.ts";
 import type { ToolKind } from "../mcp/tool_def.ts";
@@ -58,7 +61,8 @@ function record(
 /** `tool` recording its calls as agent actions when it acts on a device; else `tool` itself. */
 export function withAgentActions(tool: AnyTool<ToolContext>): AnyTool<ToolContext> {
   const param = deviceParamOf(tool);
-  if (tool.kind === "R" || param === null) return tool;
+  const implicit = IMPLICIT_DEVICE_TOOLS[tool.name];
+  if (tool.kind === "R" || (param === null && !implicit)) return tool;
   return {
     ...tool,
     async run(args: Record<string, unknown>, ctx: ToolContext) {
@@ -66,17 +70,55 @@ export function withAgentActions(tool: AnyTool<ToolContext>): AnyTool<ToolContex
       const at = new Date();
       let ok = true;
       let refused = false;
+      let out: Awaited<ReturnType<typeof tool.run>> | null = null;
       try {
-        return await tool.run(args, ctx);
+        out = await tool.run(args, ctx);
+        return out;
       } catch (e) {
         refused = isToolError(e) && e.code === "invalid_params";
         ok = false;
         throw e;
       } finally {
-        if (!refused) recordCall(tool, ctx, args, param, ok, performance.now() - started, at);
+        const elapsed = performance.now() - started;
+        if (refused) { /* nothing ran: nothing to record */ }
+        else if (param !== null) recordCall(tool, ctx, args, param, ok, elapsed, at);
+        else if (implicit) {
+          const target = implicit(args, out?.structured ?? null);
+          if (target === "all_online") recordOnEveryOnline(tool, ctx, ok, elapsed, at);
+          else if (target !== null) record(tool, ctx, target, null, ok, Math.round(elapsed), at);
+        }
       }
     },
   };
+}
+
+/**
+ * Tools that act on a device without a device parameter: where their call is recorded (a serial,
+ * every online device, or nowhere).
+ */
+const IMPLICIT_DEVICE_TOOLS: Record<
+  string,
+  (args: Record<string, unknown>, result: Record<string, unknown> | null) =>
+    | string
+    | "all_online"
+    | null
+> = {
+  launch_avd: (_args, result) => typeof result?.serial === "string" ? result.serial : null,
+  run_tests: (args) => args.test_type === "connected" ? "all_online" : null,
+};
+
+function recordOnEveryOnline(
+  tool: AnyTool<ToolContext>,
+  ctx: ToolContext,
+  ok: boolean,
+  elapsed: number,
+  at: Date,
+): void {
+  void ctx.adb.listDevices({ timeoutMs: AGENT_ACTION_DEVICE_TIMEOUT_MS }).then((list) => {
+    for (const d of list) {
+      if (d.state === "device") record(tool, ctx, d.serial, null, ok, Math.round(elapsed), at);
+    }
+  }, () => {});
 }
 
 function recordCall(

@@ -231,11 +231,22 @@ const retraceParam = z.boolean().optional().describe(
 
 /** `retrace` of a trace: the matching and the in-process retrace of lib/retrace. */
 async function retraceOf(ctx: ToolContext, t: TraceResult): Promise<RetraceResult> {
-  return await retraceCrash(ctx.dataDir, ctx.adb, {
+  const r = await retraceCrash(ctx.dataDir, ctx.adb, {
     serial: t.crash.device,
     package: t.crash.package,
     trace: t.trace,
   }, ctx.signal);
+  // The device told us which APK it has: a session of another APK is no longer the current one.
+  if (r.device?.apk_sha256 && t.crash.package) {
+    ctx.sessions.record({
+      type: "device_apk",
+      serial: t.crash.device,
+      package: t.crash.package,
+      apk_sha256: r.device.apk_sha256,
+      at: new Date(),
+    });
+  }
+  return r;
 }
 
 /** The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced. */

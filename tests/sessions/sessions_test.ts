@@ -25,7 +25,7 @@ import {
   filterSessions,
   timelinePage,
 } from "../../lib/sessions/session_query.ts";
-import { launchOp } from "../../lib/sessions/session_events.ts";
+import { exitOps, launchOp } from "../../lib/sessions/session_events.ts";
 
 const SHA = "c".repeat(64);
 
@@ -409,4 +409,48 @@ Deno.test("compareSessions(): launch delta only when comparable; new and gone si
   const d = compareSessions(a, b);
   assertEquals([d.launch.comparable, d.launch.delta_ms], [false, null]);
   assert(d.launch.note!.includes("launch states"));
+});
+
+Deno.test("applySessionOps(): a device APK other than the session's closes it; an uninstall exit ends it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const a = await applySessionOps(dir, [{ type: "open", session: newSession() }]);
+    await applySessionOps(dir, [{
+      type: "device_apk",
+      serial: "emulator-5554",
+      package: "com.example.app",
+      apk_sha256: SHA,
+      at: new Date(),
+    }]);
+    assertEquals(
+      (await readSession(dir, a.opened[0]))!.state,
+      "open",
+      "the same APK keeps it open",
+    );
+    await applySessionOps(dir, [{
+      type: "device_apk",
+      serial: "emulator-5554",
+      package: "com.example.app",
+      apk_sha256: "e".repeat(64),
+      at: new Date(),
+    }]);
+    const closed = (await readSession(dir, a.opened[0]))!;
+    assertEquals(closed.state, "closed");
+    assert(closed.state_reason!.includes("installed outside keynobi"), closed.state_reason!);
+    const b = await applySessionOps(dir, [{ type: "open", session: newSession() }]);
+    await applySessionOps(
+      dir,
+      exitOps("emulator-5554", "com.example.app", [{
+        timestamp: "2026-03-14 07:00:00.000",
+        pid: 9,
+        reason: "USER REQUESTED",
+        description: "stop com.example.app due to uninstall pkg",
+      }]),
+    );
+    const ended = (await readSession(dir, b.opened[0]))!;
+    assertEquals(ended.state, "ended");
+    assertEquals(ended.events.map((e) => e.kind), ["install", "exit", "state"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
