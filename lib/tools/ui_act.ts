@@ -24,7 +24,6 @@ import {
   MAX_SWIPE_MS,
   MIN_LONG_PRESS_MS,
   MIN_SWIPE_MS,
-  parseInputShown,
   type Point,
   runInput,
   tapArgv,
@@ -33,6 +32,8 @@ import {
 import { listData, matchData, matchLine, rememberList, selectorOf } from "./ui_read.ts";
 import type { GestureResult } from "../ui/fast_paths.ts";
 import { pathFields, type PathInfo, pathNote } from "./ui_paths.ts";
+import { dumpTellsKeyboard, keyboardState } from "../ui/keyboard_signal.ts";
+import { MAX_ROWS } from "../ui/element_list.ts";
 import type { ToolContext } from "./context.ts";
 import { callOpts, deviceFor } from "./device_args.ts";
 import {
@@ -145,6 +146,63 @@ export async function resolveTarget(
   );
 }
 
+/**
+ * The target resolved to a point a tap lands on it: inside it and not covered. An element only
+ * the keyboard covers gets the keyboard hidden first (BACK, paced like any action) and is found
+ * again at its tree path; one covered by something else, or off screen, is refused with what to
+ * do, and nothing is tapped.
+ */
+async function tappable(
+  ctx: ToolContext,
+  serial: string,
+  target: string,
+  expect: string | undefined,
+): Promise<ResolveResult & { hidKeyboard: boolean }> {
+  const r = await resolveTarget(ctx, serial, target, expect);
+  refuseDisabled(r, target);
+  if (r.tap === "visible") return { ...r, hidKeyboard: false };
+  if (r.tap === "hidden") throw notTappable(r, target);
+  await ctx.uiActions.before(serial, ctx.signal);
+  try {
+    await runInput(ctx.adb, serial, keyeventArgv(["KEYCODE_BACK"]), ctx.signal);
+  } finally {
+    ctx.uiActions.done(serial);
+  }
+  await ctx.ui.settle({ serial, maxRows: MAX_ROWS, activity: false }, { signal: ctx.signal });
+  const again = await resolveTarget(ctx, serial, r.node.path, undefined).catch(() => null);
+  const same = again !== null && again.node.className === r.node.className &&
+    again.node.resourceId === r.node.resourceId && again.node.text === r.node.text;
+  if (!same) {
+    throw new ToolError(
+      "screen_changed",
+      `${target} was under the keyboard; hiding it changed the screen and the element is gone ` +
+        "from its place, so nothing was tapped: read the screen again with get_ui_hierarchy",
+      { tree_path: r.node.path },
+    );
+  }
+  if (again.tap !== "visible") throw notTappable(again, target, true);
+  return { ...again, hidKeyboard: true };
+}
+
+function notTappable(r: ResolveResult, target: string, afterKeyboard = false): ToolError {
+  const where = afterKeyboard ? " even with the keyboard hidden" : "";
+  if (r.coveredBy) {
+    return new ToolError(
+      "invalid_request",
+      `${target} (${describeNode(r)}) is covered${where} by ${matchLine(r.coveredBy)}, so a tap ` +
+        "would land on that instead: nothing was tapped; scroll it into view " +
+        "(ui_scroll_until_element) or close what covers it, then read the screen again",
+      { tree_path: r.node.path, covered_by: r.coveredBy.path },
+    );
+  }
+  return new ToolError(
+    "invalid_request",
+    `${target} (${describeNode(r)}) is not on screen${where} (scrolled out or too thin to ` +
+      "tap): nothing was tapped; scroll it into view with ui_scroll_until_element",
+    { tree_path: r.node.path },
+  );
+}
+
 function describeNode(r: ResolveResult): string {
   return matchLine(r.node);
 }
@@ -200,8 +258,9 @@ const uiTapElement = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Tap an element",
-  description: "Taps an element by handle (e7) or tree path, then returns the settled screen. A " +
-    "handle from an older screen is refused: read the screen again.",
+  description: "Taps an element by handle (e7) or tree path where nothing covers it, then " +
+    "returns the settled screen. Hides the keyboard first if only it covers the element; refuses " +
+    "a covered element or a handle from an older screen.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
@@ -212,16 +271,23 @@ const uiTapElement = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
-    refuseDisabled(r, args.tree_path);
+    const r = await tappable(ctx, serial, args.tree_path, args.expect_screen_hash);
     let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: () => `Tapped ${args.tree_path} at (${r.x},${r.y})${pathNote(g)}`,
+      did: () =>
+        `${r.hidKeyboard ? "Hid the keyboard, then tapped" : "Tapped"} ${args.tree_path} ` +
+        `at (${r.x},${r.y})${pathNote(g)}`,
       touched: r.node.bounds,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: () => ({ tapped: matchData(r.node), ...pathFields(g) }),
+      extra: () => ({
+        tapped: matchData(r.node),
+        x: r.x,
+        y: r.y,
+        hid_keyboard: r.hidKeyboard,
+        ...pathFields(g),
+      }),
     }, async () => {
       g = await ctx.ui.gesture(
         { serial, gesture: { kind: "tap", at: { x: r.x, y: r.y } } },
@@ -268,8 +334,7 @@ const uiLongPress = defineTool({
       p = pointOn(args.x, args.y, size);
       touched = { left: p.x, top: p.y, right: p.x + 1, bottom: p.y + 1 };
     } else {
-      const r = await resolveTarget(ctx, serial, args.tree_path!, args.expect_screen_hash);
-      refuseDisabled(r, args.tree_path!);
+      const r = await tappable(ctx, serial, args.tree_path!, args.expect_screen_hash);
       p = { x: r.x, y: r.y };
       touched = r.node.bounds;
       extra = { pressed: matchData(r.node) };
@@ -374,8 +439,7 @@ const uiFillInput = defineTool({
   async run(args, ctx: ToolContext) {
     const chunks = inputTextChunks(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
-    refuseDisabled(r, args.tree_path);
+    const r = await tappable(ctx, serial, args.tree_path, args.expect_screen_hash);
     if (!r.node.editable) {
       throw new ToolError(
         "invalid_request",
@@ -482,8 +546,8 @@ const hideSoftKeyboard = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Hide the keyboard",
-  description: "Hides the soft keyboard when it is shown (Back); does nothing otherwise, so it " +
-    "never navigates back by mistake.",
+  description: "Hides the soft keyboard when it is shown (Back), deciding as the element list " +
+    "does; does nothing otherwise, so it never navigates back by mistake.",
   params: {
     device_serial: serialParam,
     observe_after: observeAfterParam,
@@ -492,31 +556,38 @@ const hideSoftKeyboard = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const d = await ctx.adb.shell(
+    // The same signal as the element list's `keyboard:` (lib/ui/keyboard_signal.ts).
+    // All rows, so the handles of the list the agent holds stay what they were.
+    const now = await ctx.ui.observe(
+      { serial, maxRows: MAX_ROWS, activity: false },
+      { signal: ctx.signal },
+    );
+    const dumpsys = dumpTellsKeyboard(now.list) ? null : (await ctx.adb.shell(
       serial,
       ["dumpsys", "input_method"],
       callOpts(ctx, UI_QUERY_TIMEOUT_MS),
-    );
-    const shown = parseInputShown(d.text());
-    if (shown === false) {
-      return {
-        structured: { serial, hidden: false, was_shown: false },
-        text: "No keyboard shown.",
-      };
-    }
-    if (shown === null) {
+    )).text();
+    const state = keyboardState(now.list, dumpsys);
+    if (state === null) {
       throw new ToolError(
         "command_failed",
-        `Cannot tell whether the keyboard is shown on ${serial} (dumpsys input_method has no ` +
-          "mInputShown): use send_ui_key BACK if the list says keyboard: shown",
+        `Cannot tell whether the keyboard is shown on ${serial} (the dump holds only the app's ` +
+          "window and dumpsys input_method has no mInputShown): use send_ui_key BACK if the " +
+          "keyboard is up",
       );
+    }
+    if (!state.shown) {
+      return {
+        structured: { serial, hidden: false, was_shown: false, decided_by: state.source },
+        text: "No keyboard shown.",
+      };
     }
     return await act(ctx, {
       serial,
       did: "Hid the keyboard",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: { hidden: true, was_shown: true },
+      extra: { hidden: true, was_shown: true, decided_by: state.source },
     }, () => runInput(ctx.adb, serial, keyeventArgv(["KEYCODE_BACK"]), ctx.signal));
   },
 });

@@ -53,6 +53,8 @@ export function rowData(r: ElementRow) {
     handle: r.handle,
     class: r.className,
     label: r.label,
+    hint: r.hint,
+    editable: r.editable,
     resource_id: r.resourceId,
     x: r.x,
     y: r.y,
@@ -70,6 +72,7 @@ export function screenData(list: ElementList) {
     screen_hash: list.screenHash,
     total: list.total,
     keyboard: list.keyboard,
+    windows: list.windows,
     loading: list.loading,
     rotation: list.rotation,
   };
@@ -109,7 +112,11 @@ export function matchData(m: Match) {
 
 /** One line per match, like a list row, with its tree path. */
 export function matchLine(m: Match): string {
-  const label = m.text || m.contentDesc || (m.editable ? m.hint : "");
+  // A field's text is its value; its hint is shown apart (newer Androids repeat it in text).
+  const showsHint = m.editable && m.hint !== "" && (m.text === "" || m.text === m.hint);
+  const value = showsHint ? "" : m.text;
+  const label = m.editable ? value : m.text || m.contentDesc;
+  const hint = showsHint ? ` hint ${JSON.stringify(m.hint)}` : "";
   const flags = [
     m.clickable ? "click" : null,
     m.longClickable ? "long" : null,
@@ -122,7 +129,8 @@ export function matchLine(m: Match): string {
   const id = m.resourceId ? ` #${shortResourceId(m.resourceId)}` : "";
   const w = m.bounds.right - m.bounds.left, h = m.bounds.bottom - m.bounds.top;
   return `${m.handle ? `[${m.handle}] ` : ""}${shortClass(m.className)}` +
-    `${label ? ` ${JSON.stringify(label)}` : ""}${id} @(${m.x},${m.y}) ${w}x${h}` +
+    `${label || m.editable ? ` ${JSON.stringify(label)}` : ""}${hint}${id} @(${m.x},${m.y}) ` +
+    `${w}x${h}` +
     `${flags.length ? ` ${flags.join(",")}` : ""} path=${m.path}`;
 }
 

@@ -11,6 +11,8 @@ import { type Bounds, center, isTreePath, MAX_TREE_PATH_CHARS, nodeAtPath } from
 import type { UiNode, UiTree } from "./hierarchy.ts";
 import type { ElementList } from "./element_list.ts";
 import { isEditable } from "./element_list.ts";
+import { CoverIndex } from "./occlusion.ts";
+import { findKeyboard } from "./screen_parts.ts";
 
 /** Devices whose latest list is remembered (the least recently listed is forgotten first). */
 export const MAX_REMEMBERED_DEVICES = 32;
@@ -117,13 +119,33 @@ export class HandleTable {
   }
 }
 
+/**
+ * Whether a tap can land on the element now: `visible` (at x, y, a point inside it that nothing
+ * drawn over it covers), `under-keyboard` (only the keyboard covers it: x, y is where it shows
+ * once the keyboard is hidden), or `hidden` (covered everywhere by `coveredBy`, or off screen).
+ */
+export type TapState = "visible" | "under-keyboard" | "hidden";
+
 export interface Resolved {
   node: UiNode;
-  /** Where to tap: a handle's row point (the visible part's center), else the node's center. */
+  /** Where to tap (see `tap`); the node's center when it is hidden. */
   x: number;
   y: number;
+  tap: TapState;
+  /** What covers a hidden element (its node), or null (off screen, a sliver, or not hidden). */
+  coveredBy: UiNode | null;
   /** The handle, when the target was one. */
   handle: string | null;
+}
+
+/** Where a tap on `node` lands on `tree` (lib/ui/occlusion.ts, the element list's own rule). */
+export function tapOn(tree: UiTree, node: UiNode): Pick<Resolved, "x" | "y" | "tap" | "coveredBy"> {
+  const t = new CoverIndex(tree, findKeyboard(tree)).tapPoint(node.id);
+  if (t.kind === "hidden") {
+    const c = center(node.bounds);
+    return { x: c.x, y: c.y, tap: "hidden", coveredBy: t.by >= 0 ? tree.nodes[t.by] : null };
+  }
+  return { x: t.x, y: t.y, tap: t.kind, coveredBy: null };
 }
 
 /**
@@ -160,7 +182,7 @@ export function resolveTarget(
     }
     const node = nodeAtPath(tree, row.path);
     if (!node) throw screenChanged(latest.screenHash, hash, target.handle);
-    return { node, x: row.x, y: row.y, handle: row.handle };
+    return { node, ...tapOn(tree, node), handle: row.handle };
   }
   const node = nodeAtPath(tree, target.path);
   if (!node) {
@@ -171,8 +193,7 @@ export function resolveTarget(
       { tree_path: target.path, screen_hash: hash },
     );
   }
-  const c = center(node.bounds);
-  return { node, x: c.x, y: c.y, handle: null };
+  return { node, ...tapOn(tree, node), handle: null };
 }
 
 function screenChanged(expected: string, actual: string, handle?: string): ToolError {

@@ -5,7 +5,7 @@
  */
 import type { Bounds } from "./hierarchy.ts";
 import type { ElementList } from "./element_list.ts";
-import type { NodeInfo } from "./handles.ts";
+import type { NodeInfo, TapState } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
 import type { SettleOptions, SettleReason } from "./settle.ts";
 import type { DumpForm } from "./capture.ts";
@@ -96,9 +96,13 @@ export interface ResolveParams {
 export interface ResolveResult {
   screenHash: string;
   node: Match;
-  /** Where a tap on it lands. */
+  /** Where a tap on it lands (see `tap`). */
   x: number;
   y: number;
+  /** `visible`, `under-keyboard` (hide the keyboard first) or `hidden` (see lib/ui/handles.ts). */
+  tap: TapState;
+  /** What covers a hidden element, when something does. */
+  coveredBy: Match | null;
   capture: CaptureInfo;
 }
 

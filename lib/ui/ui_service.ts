@@ -165,6 +165,8 @@ export class UiService {
       node: this.#match(p.serial, c.tree, c.hash, r.node.id),
       x: r.x,
       y: r.y,
+      tap: r.tap,
+      coveredBy: r.coveredBy ? this.#match(p.serial, c.tree, c.hash, r.coveredBy.id) : null,
       capture: info(c),
     };
   }

@@ -516,7 +516,7 @@ async function exec(port: number, serial: string, cmd: string): Promise<Uint8Arr
 }
 
 Deno.test({
-  name: "simctl show-dump serves every real dump through exec:, screencap draws it, a tap ends it",
+  name: "simctl show-dump serves every real dump through exec:, screencap draws it, HOME ends it",
   ignore: !haveReal,
   fn: async () => {
     await using sim = await startSimulator();
@@ -536,9 +536,14 @@ Deno.test({
       const img = await decodePng(png);
       assertEquals([img.width, img.height], [1080, 2400]);
     }
+    // A tap on nothing that takes it changes nothing: the dump stays on screen.
+    const last = dec.decode(await exec(sim.port, serial, "uiautomator dump /dev/tty"));
     await exec(sim.port, serial, "input tap 5 5");
+    assertEquals(dec.decode(await exec(sim.port, serial, "uiautomator dump /dev/tty")), last);
+    await exec(sim.port, serial, "input keyevent KEYCODE_HOME");
     const xml = dec.decode(await exec(sim.port, serial, "uiautomator dump /dev/tty"));
-    assertStringIncludes(xml, `package="${P}"`);
+    assert(!xml.startsWith(last.slice(0, 200)) || !last.includes(P), "HOME left the dump");
+    assert(!sim.device(serial).service<UiService>("ui")!.state().showingDump);
     const journal = await sim.readJournal();
     assert(journal.every((j) => !j.injection), "no injection recorded");
   },
@@ -566,4 +571,84 @@ Deno.test("the service is attached to every simulated device and answers over th
   await exec(sim.port, serial, `input text ${quoted}`);
   assertEquals(ui.state().fields.email, hostile);
   assert((await sim.readJournal()).every((j) => !j.injection), "no injection recorded");
+});
+
+/** A hand-written dump: an app window with a switch, a field and a list row, and a keyboard. */
+function keyboardDump(): string {
+  const n = (a: string, kids = "") => kids === "" ? `<node ${a} />` : `<node ${a}>${kids}</node>`;
+  const attrs = (o: Record<string, string>) =>
+    `index="0" text="${o.text ?? ""}" resource-id="${o.id ?? ""}" class="${o.cls}" ` +
+    `package="${o.pkg ?? P}" content-desc="" checkable="${o.checkable ?? "false"}" ` +
+    `checked="${o.checked ?? "false"}" clickable="${o.click ?? "false"}" enabled="true" ` +
+    `focusable="false" focused="${o.focused ?? "false"}" scrollable="false" ` +
+    `long-clickable="false" password="false" selected="false" bounds="${o.b}"`;
+  const app = n(
+    attrs({ cls: "android.widget.FrameLayout", b: "[0,0][1080,2400]" }),
+    n(attrs({
+      cls: "android.widget.Switch",
+      text: "Wi-Fi",
+      checkable: "true",
+      click: "true",
+      b: "[0,200][1080,400]",
+    })) +
+      n(attrs({ cls: "android.widget.EditText", click: "true", b: "[0,400][1080,600]" })) +
+      n(attrs({
+        cls: "android.widget.TextView",
+        text: "Row",
+        click: "true",
+        b: "[0,1800][1080,2000]",
+      })),
+  );
+  const ime = n(
+    attrs({ cls: "android.widget.FrameLayout", pkg: IME_PACKAGE, b: "[0,1500][1080,2400]" }),
+    n(attrs({
+      cls: "android.view.View",
+      pkg: IME_PACKAGE,
+      text: "q",
+      click: "true",
+      b: "[0,1600][108,1750]",
+    })),
+  );
+  return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">" +
+    app + ime + "</hierarchy>";
+}
+
+Deno.test("a shown dump answers taps and BACK like its screen; dumpsys input_method follows its keyboard", async () => {
+  const { ui, run } = rig();
+  const xml = keyboardDump();
+  ui.showDump(xml);
+  assertStringIncludes((await run("dumpsys input_method")).out, "mInputShown=true");
+  // The switch toggles; nothing else in the XML changes.
+  await run("input tap 540 300");
+  const toggled = ui.currentXml();
+  assertEquals(
+    toggled,
+    xml.replace('checkable="true" checked="false"', 'checkable="true" checked="true"'),
+  );
+  // The field takes focus.
+  await run("input tap 540 500");
+  assertStringIncludes(
+    ui.currentXml(),
+    'class="android.widget.EditText" package="' + P +
+      '" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" ' +
+      'focusable="false" focused="true"',
+  );
+  // The row is under the keyboard: a tap there lands on the keyboard's window.
+  await run("input tap 540 1900");
+  assertEquals(ui.state().dumpTaps.map((t) => t.path), ["0.0", "0.1", null]);
+  // BACK hides the keyboard (its window leaves the dump); the row takes the next tap.
+  await run("input keyevent 4");
+  assert(!ui.currentXml().includes(IME_PACKAGE));
+  assertStringIncludes((await run("dumpsys input_method")).out, "mInputShown=false");
+  await run("input tap 540 1900");
+  assertEquals(ui.state().dumpTaps.at(-1)!.path, "0.2");
+  assert(ui.state().showingDump);
+  // A stuck report says what it is told, whatever the screen.
+  await run("simctl ui-ime-report shown");
+  assertStringIncludes((await run("dumpsys input_method")).out, "mInputShown=true");
+  await run("simctl ui-ime-report follow");
+  // BACK without a keyboard leaves the screen: the sample app is back.
+  await run("input keyevent 4");
+  assert(!ui.state().showingDump);
+  assertStringIncludes(ui.currentXml(), `package="${P}"`);
 });

@@ -4,7 +4,11 @@
  * through `dumpsys window`, pictures through `screencap`, and the ADB keyboard's broadcast.
  *
  * Test controls (`adb shell simctl …` or the methods):
- * - `simctl show-dump <host file>`: serve that dump as the screen until the next action
+ * - `simctl show-dump <host file>`: serve that dump as the screen until an action changes it: taps
+ *   land on it (a checkable view toggles, a text field takes focus; `simctl ui-state` lists
+ *   where they landed), BACK hides its keyboard window, `dumpsys input_method` follows its
+ *   keyboard (tests/sim/ui/shown_dump.ts); HOME, BACK without a keyboard, and a new activity end
+ *   it
  * - `simctl ui-busy <seconds>`: dumps fail with the "already registered" error for that long
  * - `simctl ui-tty on|off`: whether `uiautomator dump /dev/tty` prints the XML (exec:/raw shells
  *   on real devices disagree, PROTOCOLS.md 7)
@@ -14,6 +18,9 @@
  * - `simctl ui-dump-ms <ms>`: how long a dump takes
  * - `simctl ui-dump-error none|null-root|idle`: dumps print that error instead
  * - `simctl ui-adb-keyboard on|off`: the ADB keyboard IME installed and selected
+ * - `simctl ui-ime-report follow|shown|hidden`: what `dumpsys input_method` says of the keyboard:
+ *   the screen's state (default), or stuck at one answer, as `mInputShown` lags the window on
+ *   real devices while it animates or after an app hid it itself
  * - `simctl ui-rotation 0|1|2|3`, `simctl ui-front app|launcher|stopped`, `simctl ui-state`
  *
  * What is in front comes from the apps service (tests/sim/apps/) when the device has one: the
@@ -41,6 +48,7 @@ import {
 import { keyChar, keyCodeFromString, typeable, unescapeInputText } from "./keys.ts";
 import { encodePng, type Paint, paintsFromDump, rasterize, rawScreencap } from "./render.ts";
 import { type PlacedNode, serializeDump, walk } from "./xml.ts";
+import { type DumpTap, hideKeyboard, keyboardWindow, tapDump } from "./shown_dump.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -58,6 +66,8 @@ export const MAX_SHOW_DUMP_BYTES = 8 * 1024 * 1024;
 export const MAX_GESTURE_MS = 60_000;
 /** Default `input swipe` duration (InputShellCommand). */
 export const DEFAULT_SWIPE_MS = 300;
+/** Taps on a shown dump remembered for `simctl ui-state` (the oldest are dropped). */
+export const MAX_DUMP_TAPS = 100;
 /** Most key codes one `input keyevent` handles. */
 export const MAX_KEYS_PER_EVENT = 1000;
 
@@ -109,6 +119,8 @@ export interface UiSettings {
   rotation: number;
   /** Newer dumpers add `drawing-order` and `hint`. */
   extendedAttrs: boolean;
+  /** What `dumpsys input_method` reports: the screen's keyboard, or a stuck answer. */
+  imeReport: "follow" | "shown" | "hidden";
 }
 
 interface Pointer {
@@ -136,8 +148,11 @@ export class UiService implements DeviceService {
   readonly name = "ui";
   readonly app: SampleApp;
   readonly settings: UiSettings;
-  /** A dump served instead of the app's screen until the next action. */
+  /** A dump served instead of the app's screen until an action changes it. */
   shownDump: string | null = null;
+  /** Where taps on the shown dump landed. */
+  dumpTaps: DumpTap[] = [];
+  private dumpPointer: { x: number; y: number; moved: boolean } | null = null;
   busyUntil = 0;
   /** `uiautomator dump` processes running now. */
   private dumping = 0;
@@ -159,6 +174,7 @@ export class UiService implements DeviceService {
       adbKeyboard: false,
       rotation: 0,
       extendedAttrs: device.api >= 34,
+      imeReport: "follow",
     };
     this.app = new SampleApp(() => this.size());
     this.app.batteryLevel = () => device.battery.level;
@@ -235,6 +251,35 @@ export class UiService implements DeviceService {
   /** Makes `xml` the screen until the next action. */
   showDump(xml: string) {
     this.shownDump = xml;
+    this.dumpTaps = [];
+    this.dumpPointer = null;
+  }
+
+  /** A tap on the shown dump. */
+  private tapShownDump(x: number, y: number) {
+    const r = tapDump(this.shownDump!, x, y);
+    this.shownDump = r.xml;
+    this.dumpTaps.push(r.tap);
+    if (this.dumpTaps.length > MAX_DUMP_TAPS) this.dumpTaps.shift();
+  }
+
+  /**
+   * A key on the shown dump: BACK / ESCAPE hide its keyboard; BACK without one leaves the screen
+   * (the dump ends); HOME ends it and goes on to the device (false); other keys change nothing.
+   * True when the dump took the key.
+   */
+  private keyOnShownDump(code: number): boolean {
+    if (code === 4 || code === 111) {
+      const hidden = hideKeyboard(this.shownDump!);
+      if (hidden !== null) this.shownDump = hidden;
+      else if (code === 4) this.acted();
+      return true;
+    }
+    if (code === 3) {
+      this.acted();
+      return false;
+    }
+    return true;
   }
 
   private acted() {
@@ -471,6 +516,10 @@ export class UiService implements DeviceService {
     switch (cmd) {
       case "tap": {
         const x = int(rest[0], cmd), y = int(rest[1], rest[0]);
+        if (this.shownDump !== null) {
+          this.tapShownDump(x, y);
+          return 0;
+        }
         this.acted();
         this.app.tap(t, x, y);
         this.pushFront(t);
@@ -483,6 +532,13 @@ export class UiService implements DeviceService {
         let ms = rest[4] === undefined ? DEFAULT_SWIPE_MS : int(rest[4], rest[3]);
         if (ms < 0) ms = DEFAULT_SWIPE_MS;
         ms = Math.min(ms, MAX_GESTURE_MS);
+        if (this.shownDump !== null) {
+          // A dump cannot scroll; a press in place is a tap (a long one changes nothing).
+          const still = Math.hypot(x2 - x1, y2 - y1) < TOUCH_SLOP_PX;
+          await this.clock.sleep(ms, shell.signal);
+          if (still && ms < LONG_PRESS_MS && cmd === "swipe") this.tapShownDump(x1, y1);
+          return 0;
+        }
         this.acted();
         await this.gesture(cmd, t, x1, y1, x2, y2, ms, shell.signal);
         return 0;
@@ -502,6 +558,7 @@ export class UiService implements DeviceService {
             "com.android.server.input.InputShellCommand.sendText",
           );
         }
+        if (this.shownDump !== null) return 0;
         this.acted();
         for (const ch of text) {
           if (ch === "\n") this.key(66, t);
@@ -525,6 +582,17 @@ export class UiService implements DeviceService {
           }
           return code;
         });
+        if (this.shownDump !== null) {
+          let k = 0;
+          while (k < parsed.length && this.shownDump !== null && this.keyOnShownDump(parsed[k])) {
+            k++;
+          }
+          if (k === parsed.length) return 0;
+          // The dump ended: the rest (HOME first) goes on to the app's screen.
+          for (const code of parsed.slice(k)) this.key(code, t);
+          this.pushFront(t);
+          return 0;
+        }
         this.acted();
         for (const code of parsed) this.key(code, t);
         this.pushFront(t);
@@ -535,6 +603,10 @@ export class UiService implements DeviceService {
         const x = int(rest[1], rest[0] ?? cmd), y = int(rest[2], rest[1]);
         if (!["DOWN", "MOVE", "UP", "CANCEL"].includes(action)) {
           throw javaError(cmd, `java.lang.IllegalArgumentException: Unknown action: ${rest[0]}`);
+        }
+        if (this.shownDump !== null) {
+          this.motionOnShownDump(action, x, y);
+          return 0;
         }
         this.acted();
         this.motion(action, t, x, y);
@@ -592,6 +664,10 @@ export class UiService implements DeviceService {
   touchPointer(id: number, pressed: boolean, x: number, y: number) {
     const t = this.clock.now();
     this.tick(t);
+    if (this.shownDump !== null && id === 0) {
+      this.motionOnShownDump(pressed ? (this.dumpPointer ? "MOVE" : "DOWN") : "UP", x, y);
+      return;
+    }
     this.acted();
     const f = this.fingers.get(id);
     if (pressed) {
@@ -628,9 +704,23 @@ export class UiService implements DeviceService {
   pressKey(code: number) {
     const t = this.clock.now();
     this.tick(t);
+    if (this.shownDump !== null && this.keyOnShownDump(code)) return;
     this.acted();
     this.key(code, t);
     this.pushFront(t);
+  }
+
+  private motionOnShownDump(action: string, x: number, y: number) {
+    const p = this.dumpPointer;
+    if (action === "DOWN") this.dumpPointer = { x, y, moved: false };
+    else if (p && action === "CANCEL") this.dumpPointer = null;
+    else if (p) {
+      if (Math.hypot(x - p.x, y - p.y) >= TOUCH_SLOP_PX) p.moved = true;
+      if (action === "UP") {
+        this.dumpPointer = null;
+        if (!p.moved) this.tapShownDump(p.x, p.y);
+      }
+    }
   }
 
   private motion(action: string, t: number, x: number, y: number) {
@@ -769,8 +859,12 @@ export class UiService implements DeviceService {
     const t = this.clock.now();
     this.tick(t);
     const app = this.app;
-    const shown = app.keyboard.shown && app.front === "app";
-    const visible = app.keyboardVisible(t);
+    const dumpKeyboard = this.shownDump !== null ? keyboardWindow(this.shownDump) !== null : null;
+    const report = this.settings.imeReport;
+    const shown = report === "follow"
+      ? dumpKeyboard ?? (app.keyboard.shown && app.front === "app")
+      : report === "shown";
+    const visible = dumpKeyboard ?? app.keyboardVisible(t);
     // The focused window is the apps service's top activity when there is one.
     const top = this.apps()?.topActivity();
     const focus = top ? `${top.pkg}/${top.cls}` : app.focusedComponent();
@@ -915,6 +1009,12 @@ export class UiService implements DeviceService {
         this.setAdbKeyboard(v);
         return 0;
       }
+      case "ui-ime-report":
+        if (arg !== "follow" && arg !== "shown" && arg !== "hidden") {
+          return fail("usage: simctl ui-ime-report follow|shown|hidden");
+        }
+        this.settings.imeReport = arg;
+        return 0;
       case "ui-rotation": {
         if (!/^[0-3]$/.test(arg ?? "")) return fail("usage: simctl ui-rotation 0|1|2|3");
         this.settings.rotation = Number(arg);
@@ -1007,6 +1107,7 @@ export class UiService implements DeviceService {
       selectedRow: a.selectedRow,
       searchResults: a.searchResults,
       showingDump: this.shownDump !== null,
+      dumpTaps: this.dumpTaps,
       activity: `${SAMPLE_PACKAGE}/${SAMPLE_ACTIVITY}`,
     };
   }
