@@ -1,6 +1,8 @@
 /**
- * UI timings for `scripts/bench.ts` (tests never assert times): a synthetic 1,000-node dump →
- * element list (budget ≤ 10 ms, DESIGN.md), and parse times of given dumps.
+ * UI timings for `scripts/bench.ts` (tests never assert times): synthetic 1,000- and 5,000-node
+ * dumps → element list (budget ≤ 10 ms per 1,000 nodes, DESIGN.md), a screen whose every node is
+ * on screen under a toolbar, a floating button and a bottom bar (the occlusion work's worst case),
+ * and the real dumps.
  */
 import "./xml_fallback.ts";
 import { buildElementList, formatElementList } from "./element_list.ts";
@@ -68,6 +70,81 @@ export function syntheticDump(nodes = 1_000): string {
     `<node ${attrs(1, "android.widget.TextView", "Title bar", false, "[0,0][1080,200]")} />` +
     `<node index="1" text="" resource-id="com.example:id/list" class="androidx.recyclerview.widget.RecyclerView" package="com.example" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="true" focused="false" scrollable="true" long-clickable="false" password="false" selected="false" bounds="[0,200][1080,2400]">` +
     body + `</node></node></hierarchy>`;
+}
+
+/**
+ * A dump of about `nodes` nodes all on screen: a grid of tiles (a clickable container with an
+ * icon, a title and a subtitle) in a scroll container, under a toolbar, a floating button and a
+ * bottom bar drawn over it, so every tile is checked against what covers it.
+ */
+export function syntheticScreenDump(nodes = 1_000, width = 1080, height = 2400): string {
+  const tiles = Math.max(1, Math.floor((nodes - 12) / 4));
+  const cols = Math.max(1, Math.ceil(Math.sqrt(tiles * width / height)));
+  const rows = Math.ceil(tiles / cols);
+  const tw = Math.floor(width / cols), th = Math.floor((height - 200) / rows);
+  const b = (l: number, t: number, r: number, bb: number) => `[${l},${t}][${r},${bb}]`;
+  let body = "";
+  for (let i = 0; i < tiles; i++) {
+    const l = (i % cols) * tw, t = 200 + Math.floor(i / cols) * th;
+    body +=
+      `<node ${attrs(i * 4, "android.widget.LinearLayout", "", true, b(l, t, l + tw, t + th))}>` +
+      `<node ${
+        attrs(i * 4 + 1, "android.widget.ImageView", "", false, b(l, t, l + tw, t + th / 3))
+      } />` +
+      `<node ${
+        attrs(
+          i * 4 + 2,
+          "android.widget.TextView",
+          `T${i}`,
+          false,
+          b(l, t + th / 3, l + tw, t + 2 * th / 3),
+        )
+      } />` +
+      `<node ${
+        attrs(
+          i * 4 + 3,
+          "android.widget.TextView",
+          `S${i}`,
+          false,
+          b(l, t + 2 * th / 3, l + tw, t + th),
+        )
+      } />` +
+      `</node>`;
+  }
+  const bar = (top: number, n: number) => {
+    let s = `<node ${
+      attrs(90_000 + top, "android.widget.LinearLayout", "", false, b(0, top, width, top + 200))
+    }>`;
+    for (let k = 0; k < n; k++) {
+      const w = Math.floor(width / n);
+      s += `<node ${
+        attrs(
+          91_000 + top + k,
+          "android.widget.ImageButton",
+          `B${k}`,
+          true,
+          b(k * w, top, (k + 1) * w, top + 200),
+        )
+      } />`;
+    }
+    return s + "</node>";
+  };
+  return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">` +
+    `<node ${attrs(0, "android.widget.FrameLayout", "", false, b(0, 0, width, height))}>` +
+    `<node index="0" text="" resource-id="com.example:id/grid" class="androidx.recyclerview.widget.RecyclerView" package="com.example" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="true" focused="false" scrollable="true" long-clickable="false" password="false" selected="false" bounds="${
+      b(0, 0, width, height)
+    }">` +
+    body + `</node>` + bar(0, 3) + bar(height - 200, 4) +
+    `<node ${
+      attrs(
+        99_999,
+        "android.widget.ImageButton",
+        "New",
+        true,
+        b(width - 260, height - 460, width - 60, height - 260),
+      )
+    } />` +
+    `</node></hierarchy>`;
 }
 
 function percentile(sorted: number[], q: number): number {
