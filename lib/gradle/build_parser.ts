@@ -48,6 +48,10 @@ export const MAX_LINE_CHARS = 16_384;
 export const MAX_BLOCK_LINES = 400;
 /** Distinct failed task paths kept. */
 export const MAX_FAILED_TASKS = 200;
+/** Lines of a Dagger/Hilt error's chain kept (`X is injected at` / its site / `also requested`). */
+export const MAX_CHAIN_LINES = 40;
+/** Characters kept of one chain line. */
+export const MAX_CHAIN_LINE_CHARS = 500;
 
 export const BuildLineKind = {
   task: "task",
@@ -88,6 +92,26 @@ interface Pending {
   diag: Diagnostic;
   expect: "source" | "caret" | "underline" | "detail" | "more";
   fromBlock: boolean;
+}
+
+/** Dagger and Hilt errors, whose lines after the caret say what to fix. */
+const DI_MESSAGE_RE = /^\[(?:Dagger|Hilt)[/\]]|^\[dagger\.|^\[ComponentProcessor/;
+/** A chain line: indented (the site lines deeper), or its section headers. */
+const DI_CHAIN_RE = /^\s{2,}\S/;
+/** `X is injected at` / `is requested at` / `is provided at` followed by the site's line. */
+const DI_STEP_RE = /\bis (?:injected|requested|provided) at\s*$/;
+/** Generated sources: AGP's `build/generated/…` and kapt's stubs. */
+const GENERATED_PATH_RE = /[\\/]build[\\/](?:generated|tmp[\\/]kapt\d*)[\\/]/;
+
+/** The first line of a message, whitespace collapsed: what two copies of a diagnostic share. */
+function headline(message: string): string {
+  const nl = message.indexOf("\n");
+  return (nl < 0 ? message : message.slice(0, nl)).replace(/\s+/g, " ").trim();
+}
+
+/** `[Component] com.x.HomeViewModel(useCase)` → `com.x.HomeViewModel(useCase)`. */
+function injectionSite(line: string): string {
+  return line.trim().replace(/^\[[^\]]*\]\s*/, "").replace(/\s+\[[^\]]*→[^\]]*\]?$/, "");
 }
 
 interface Block {
@@ -142,6 +166,10 @@ export class BuildOutputParser {
   #where: { file: string; line: number | null } | null = null;
   #diagnostics: Diagnostic[] = [];
   #keys = new Set<string>();
+  /** File, line and headline → whether that diagnostic came from a `What went wrong` block. */
+  #placed = new Map<string, boolean>();
+  /** Diagnostics read inside a `What went wrong` block (Gradle's second copy). */
+  #fromBlock = new WeakSet<Diagnostic>();
   #truncated = false;
   #failedTasks: string[] = [];
   #failedSeen = false;
@@ -348,10 +376,10 @@ export class BuildOutputParser {
     let m: LineMatch | null = matchAgpbi(text);
     if (!m && text.startsWith("AGPBI: ")) return null;
     m ??= matchAapt(text) ?? matchR8(text);
-    if (m) return this.#add(m, task);
+    if (m) return this.#add(m, task, undefined, inBlock);
     const k = matchKotlin(text);
     if (k) {
-      const d = this.#make(k, task, k.source ?? kotlinSource(task));
+      const d = this.#make(k, task, k.source ?? kotlinSource(task), inBlock);
       if (d.file === null && !inBlock) {
         this.#pending = { diag: d, expect: "more", fromBlock: false };
       } else this.#commit(d);
@@ -359,13 +387,13 @@ export class BuildOutputParser {
     }
     const j = matchJavac(text);
     if (j) {
-      const d = this.#make(j, task, javaSource(task));
+      const d = this.#make(j, task, javaSource(task), inBlock);
       this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
       return d;
     }
     const l = matchLint(text);
     if (l) {
-      const d = this.#make(l, task, "lint");
+      const d = this.#make(l, task, "lint", inBlock);
       this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
       return d;
     }
@@ -436,6 +464,10 @@ export class BuildOutputParser {
           blockKeep();
           return line();
         }
+        if (DI_MESSAGE_RE.test(p.diag.message) && this.#chainLine(p.diag, text)) {
+          blockKeep();
+          return line();
+        }
         break;
       case "more":
         if (
@@ -451,6 +483,27 @@ export class BuildOutputParser {
     return null;
   }
 
+  /**
+   * A line of a Dagger/Hilt error's chain: kept (bounded) when indented or blank; the first site
+   * after `is injected at` outside generated code is where the cause is.
+   */
+  #chainLine(d: Diagnostic, text: string): boolean {
+    if (text.trim() === "") return d.chain !== undefined || text.length > 0;
+    if (!DI_CHAIN_RE.test(text) || matchJavac(text.trim()) || matchKotlin(text.trim())) {
+      return false;
+    }
+    const chain = d.chain ??= [];
+    const prev = chain.length > 0 ? chain[chain.length - 1] : "";
+    if (chain.length < MAX_CHAIN_LINES) chain.push(cut(text.trim(), MAX_CHAIN_LINE_CHARS));
+    if (d.caused_at === undefined && DI_STEP_RE.test(prev)) {
+      const site = injectionSite(text);
+      if (!/(?:_HiltModules|_GeneratedInjector|_HiltComponents|^dagger\.)/.test(site)) {
+        d.caused_at = site;
+      }
+    }
+    return true;
+  }
+
   #commitPending(): void {
     const p = this.#pending;
     if (!p) return;
@@ -458,7 +511,12 @@ export class BuildOutputParser {
     this.#commit(p.diag);
   }
 
-  #make(m: LineMatch, task: string | undefined, source: DiagnosticSource): Diagnostic {
+  #make(
+    m: LineMatch,
+    task: string | undefined,
+    source: DiagnosticSource,
+    inBlock = false,
+  ): Diagnostic {
     const d: Diagnostic = {
       severity: m.severity,
       source,
@@ -470,24 +528,45 @@ export class BuildOutputParser {
     const t = m.task ?? task;
     if (t) d.task = t;
     if (m.rule) d.rule = m.rule;
+    if (m.file !== null && GENERATED_PATH_RE.test(m.file)) d.generated = true;
+    if (inBlock) this.#fromBlock.add(d);
     return d;
   }
 
-  #add(m: LineMatch, task: string | undefined, source?: DiagnosticSource): Diagnostic {
-    const d = this.#make(m, task, source ?? m.source ?? "gradle");
+  #add(
+    m: LineMatch,
+    task: string | undefined,
+    source?: DiagnosticSource,
+    inBlock = false,
+  ): Diagnostic {
+    const d = this.#make(m, task, source ?? m.source ?? "gradle", inBlock);
     this.#commit(d);
     return d;
   }
 
-  /** Record `d` unless the same problem (task aside) is already recorded. */
+  /**
+   * Record `d` unless the same problem (task aside) is already recorded. Gradle prints a located
+   * diagnostic again inside `What went wrong`, indented so its caret gives another column: a
+   * copy from the other place with the same file, line and message is the same diagnostic.
+   * (Within one place, javac's two errors on one line at two columns stay two.)
+   */
   #commit(d: Diagnostic): void {
     const key = [d.severity, d.source, d.file, d.line, d.column, d.message].join("\u0000");
     if (this.#keys.has(key)) return;
+    const inBlock = this.#fromBlock.has(d);
+    const place = d.file !== null && d.line !== null
+      ? [d.file, d.line, headline(d.message)].join("\u0000")
+      : null;
+    if (place !== null) {
+      const seen = this.#placed.get(place);
+      if (seen !== undefined && seen !== inBlock) return;
+    }
     if (this.#diagnostics.length >= MAX_DIAGNOSTICS) {
       this.#truncated = true;
       return;
     }
     this.#keys.add(key);
+    if (place !== null && !this.#placed.has(place)) this.#placed.set(place, inBlock);
     this.#diagnostics.push(d);
   }
 

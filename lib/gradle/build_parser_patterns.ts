@@ -38,6 +38,15 @@ export interface Diagnostic {
   task?: string;
   /** The Lint issue id (`InvalidSetHasFixedSize`). */
   rule?: string;
+  /** The file is generated (`build/generated/…`, kapt stubs): the cause is in the source. */
+  generated?: boolean;
+  /**
+   * A dependency-injection error's chain (Dagger/Hilt: `X is injected at` → site → …, `It is
+   * also requested at:`), one line each, bounded by MAX_CHAIN_LINES.
+   */
+  chain?: string[];
+  /** The project code the chain names as the first place the missing thing is used. */
+  caused_at?: string;
 }
 
 /** What a recogniser found; `source` may still depend on the task (Kotlin vs KSP, javac vs kapt). */

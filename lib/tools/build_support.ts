@@ -199,16 +199,28 @@ export function modeLine(ctx: ToolContext): string {
 }
 
 /** A diagnostic as the model reads it: path relative to the project when inside it. */
+/**
+ * A diagnostic as the tools return it: its file relative to the project when inside it, and
+ * `outside_project` when an absolute path lies outside (a dependency's or the SDK's file).
+ */
 export function presentDiagnostic(root: string, d: Diagnostic) {
-  const file = d.file && isInside(root, d.file) ? relative(root, d.file) : d.file;
-  return { ...d, file };
+  const inside = d.file !== null && isInside(root, d.file);
+  const file = d.file && inside ? relative(root, d.file) : d.file;
+  const absolute = d.file !== null && /^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(d.file);
+  return { ...d, file, ...(absolute && !inside ? { outside_project: true } : {}) };
 }
 
 export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string {
   const where = d.file
     ? `${d.file}${d.line !== null ? `:${d.line}` : ""}${d.column !== null ? `:${d.column}` : ""} `
     : "";
-  return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}`;
+  const marks = [
+    d.generated ? "generated file" : null,
+    "outside_project" in d ? "outside the project" : null,
+    d.caused_at ? `caused at ${d.caused_at}` : null,
+  ].filter((m) => m !== null);
+  return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}` +
+    (marks.length > 0 ? ` [${marks.join("; ")}]` : "");
 }
 
 /**

@@ -696,3 +696,97 @@ Deno.test("benchParse() reports a throughput for the lines it was given", () => 
   assertEquals(r.diagnostics, 4);
   assert(r.linesPerSecond > 0);
 });
+
+// ---------------------------------------------------------------- issue 11: the same discipline
+
+Deno.test("a diagnostic Gradle prints again in What went wrong, indented, counts once", () => {
+  const { summary } = own("javac_repeated_in_what_went_wrong.txt");
+  const errors = summary.diagnostics.filter((d) => d.severity === "error");
+  assertEquals(errors.length, 1, JSON.stringify(errors, null, 1));
+  assertEquals(
+    errors[0].file,
+    "/home/dev/Shop/app/src/main/java/com/example/shop/CartActivity.java",
+  );
+  assertEquals([errors[0].line, errors[0].column], [42, 9], "the column of the task output's copy");
+  assertStringIncludes(errors[0].message, "symbol:   class Strin");
+});
+
+Deno.test("two javac errors on one line at two columns stay two", () => {
+  const { summary } = parseBuildOutput([
+    "> Task :app:compileDebugJavaWithJavac FAILED",
+    "/p/app/src/main/java/A.java:3: error: ';' expected",
+    "    int a = 1 int b = 2",
+    "             ^",
+    "/p/app/src/main/java/A.java:3: error: ';' expected",
+    "    int a = 1 int b = 2",
+    "                       ^",
+    "2 errors",
+  ].join("\n"));
+  assertEquals(summary.diagnostics.map((d) => d.column), [14, 24]);
+});
+
+Deno.test("a Hilt MissingBinding error keeps its chain, is marked generated and names its cause", () => {
+  const { summary } = own("hilt_missing_binding_chain.txt");
+  assertEquals(summary.diagnostics.length, 1, JSON.stringify(summary.diagnostics, null, 1));
+  const d = summary.diagnostics[0];
+  assertEquals(d.source, "java");
+  assertEquals(d.generated, true);
+  assertStringIncludes(
+    d.message,
+    "[Dagger/MissingBinding] com.example.movies.domain.GetMoviesUseCase",
+  );
+  assertEquals(d.chain?.[0], "com.example.movies.domain.GetMoviesUseCase is injected at");
+  assert(
+    d.chain!.includes("com.example.movies.ui.search.SearchViewModel(getMovies)"),
+    JSON.stringify(d.chain),
+  );
+  assert(d.chain!.includes("It is also requested at:"));
+  assertEquals(d.caused_at, "com.example.movies.ui.home.HomeViewModel(getMovies)");
+});
+
+Deno.test("a Dagger chain is bounded", () => {
+  const lines = [
+    "> Task :app:kaptDebugKotlin FAILED",
+    "/p/app/build/tmp/kapt3/stubs/debug/com/x/AppComponent.java:8: error: [Dagger/MissingBinding] com.x.Api cannot be provided without an @Provides-annotated method.",
+    "public abstract interface AppComponent {",
+    "                ^",
+  ];
+  for (let i = 0; i < 500; i++) {
+    lines.push(`      com.x.T${i} is injected at`, `          com.x.T${i + 1}(t${i})`);
+  }
+  const d = parseBuildOutput(lines.join("\n")).summary.diagnostics[0];
+  assertEquals(d.chain!.length, 40);
+  assertEquals(d.generated, true);
+  assertEquals(d.caused_at, "com.x.T1(t0)");
+});
+
+Deno.test("presentDiagnostic() marks a file outside the project; the text line says so", async () => {
+  const { presentDiagnostic, diagnosticLine } = await import("../../lib/tools/build_support.ts");
+  const inside = presentDiagnostic("/home/dev/Shop", {
+    severity: "error",
+    source: "java",
+    file: "/home/dev/Shop/app/build/generated/hilt/A.java",
+    line: 3,
+    column: null,
+    message: "[Dagger/MissingBinding] x",
+    generated: true,
+    caused_at: "com.x.HomeViewModel(a)",
+  });
+  assertEquals(inside.file, "app/build/generated/hilt/A.java");
+  assertEquals("outside_project" in inside, false);
+  assertEquals(
+    diagnosticLine(inside),
+    "app/build/generated/hilt/A.java:3 error: [Dagger/MissingBinding] x " +
+      "[generated file; caused at com.x.HomeViewModel(a)]",
+  );
+  const outside = presentDiagnostic("/home/dev/Shop", {
+    severity: "warning",
+    source: "kotlin",
+    file: "/home/dev/.gradle/caches/lib/B.kt",
+    line: 1,
+    column: 1,
+    message: "deprecated",
+  });
+  assertEquals(outside.outside_project, true);
+  assertStringIncludes(diagnosticLine(outside), "[outside the project]");
+});
