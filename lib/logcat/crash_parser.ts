@@ -1,7 +1,9 @@
 /**
  * A crash's log lines (messages only, without the logcat prefix) → its parts: exception type,
  * message, frames with class/method/file/line, the `Caused by:` chain with `... N more`, the
- * process, and which frames are the app's own. Three kinds:
+ * `Suppressed:` exceptions apart from that chain (as the JVM prints them: indented under the
+ * throwable that suppressed them, each with its own causes), the process, and which frames are
+ * the app's own. Three kinds:
  * - `java`: `FATAL EXCEPTION: <thread>` / `Process: <name>, PID: <pid>` / `Type: message` /
  *   `\tat …` (RuntimeInit's uncaught-exception handler; `*** FATAL EXCEPTION IN SYSTEM PROCESS`
  *   for system_server);
@@ -17,6 +19,8 @@ export type CrashKind = "java" | "anr" | "native";
 export const MAX_FRAMES_PER_THROWABLE = 256;
 /** `Caused by:` links kept. */
 export const MAX_CAUSES = 32;
+/** `Suppressed:` exceptions kept (each with up to MAX_CAUSES causes). */
+export const MAX_SUPPRESSED = 16;
 /** Characters kept of an exception message or ANR reason. */
 export const MAX_CRASH_MESSAGE_CHARS = 4_000;
 
@@ -44,6 +48,14 @@ export interface Throwable {
   omitted_frames: number;
 }
 
+/** A `Suppressed:` exception: not a cause of the crash, printed under the one that held it. */
+export interface SuppressedThrowable extends Throwable {
+  /** Which throwable suppressed it: -1 for the exception itself, else the index in `causes`. */
+  suppressed_by: number;
+  /** Its own `Caused by:` chain. */
+  causes: Throwable[];
+}
+
 export interface ParsedCrash {
   kind: CrashKind;
   exception_type: string | null;
@@ -57,6 +69,8 @@ export interface ParsedCrash {
   more: number | null;
   omitted_frames: number;
   causes: Throwable[];
+  /** `Suppressed:` exceptions (closing a resource failed while the crash unwound, …). */
+  suppressed: SuppressedThrowable[];
   /** Native crashes: `signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0`. */
   signal: { number: number; name: string; code: string | null; fault_addr: string | null } | null;
   /** ANRs: the activity or component in parentheses after the process. */
@@ -211,6 +225,7 @@ function emptyCrash(kind: CrashKind): ParsedCrash {
     more: null,
     omitted_frames: 0,
     causes: [],
+    suppressed: [],
     signal: null,
     component: null,
     first_app_frame: null,
@@ -229,6 +244,7 @@ function parseJava(lines: readonly string[]): ParsedCrash {
   const c = emptyCrash("java");
   let current: Throwable | null = null;
   let top: Throwable | null = null;
+  let supp: SuppressedThrowable | null = null;
   for (const rawLine of lines) {
     const line = rawLine.trimEnd();
     const t = line.trim();
@@ -262,16 +278,32 @@ function parseJava(lines: readonly string[]): ParsedCrash {
       if (Number.isInteger(n)) current.more = n;
       continue;
     }
-    const caused = t.startsWith("Caused by: ")
-      ? t.slice(11)
-      : t.startsWith("Suppressed: ")
-      ? t.slice(12)
-      : null;
-    if (caused !== null && top !== null) {
-      const m = EXCEPTION_HEADER.exec(caused);
-      const cause = newThrowable(m ? m[1] : caused, m ? (m[2] ?? null) : null);
-      if (c.causes.length < MAX_CAUSES) c.causes.push(cause);
-      current = cause;
+    const isCause = t.startsWith("Caused by: ");
+    const isSuppressed = t.startsWith("Suppressed: ");
+    if ((isCause || isSuppressed) && top !== null) {
+      const header = t.slice(isCause ? 11 : 12);
+      const m = EXCEPTION_HEADER.exec(header);
+      const thrown = newThrowable(m ? m[1] : header, m ? (m[2] ?? null) : null);
+      const indent = line.length - line.trimStart().length;
+      if (isSuppressed) {
+        // Suppressed by the throwable of the main chain being printed (the top or a cause).
+        const s: SuppressedThrowable = {
+          ...thrown,
+          suppressed_by: c.causes.length - 1,
+          causes: [],
+        };
+        if (c.suppressed.length < MAX_SUPPRESSED) c.suppressed.push(s);
+        supp = s;
+        current = s;
+      } else if (supp !== null && indent > 0) {
+        // An indented cause belongs to the suppressed exception above it.
+        if (supp.causes.length < MAX_CAUSES) supp.causes.push(thrown);
+        current = thrown;
+      } else {
+        supp = null;
+        if (c.causes.length < MAX_CAUSES) c.causes.push(thrown);
+        current = thrown;
+      }
       continue;
     }
     if (top === null) {
@@ -296,6 +328,10 @@ function parseJava(lines: readonly string[]): ParsedCrash {
     c.omitted_frames = top.omitted_frames;
   }
   for (const cause of c.causes) if (cause.message) cause.message = clip(cause.message);
+  for (const x of c.suppressed) {
+    if (x.message) x.message = clip(x.message);
+    for (const cause of x.causes) if (cause.message) cause.message = clip(cause.message);
+  }
   c.package = packageOfProcess(c.process);
   markJavaApp(c);
   return c;
@@ -304,6 +340,11 @@ function parseJava(lines: readonly string[]): ParsedCrash {
 function markJavaApp(c: ParsedCrash): void {
   const all = [c.frames, ...c.causes.map((x) => x.frames)];
   for (const frames of all) for (const f of frames) f.app = isAppClass(f.class, c.package);
+  for (const x of c.suppressed) {
+    for (const frames of [x.frames, ...x.causes.map((y) => y.frames)]) {
+      for (const f of frames) f.app = isAppClass(f.class, c.package);
+    }
+  }
   // The innermost cause is where it went wrong; fall back outwards.
   for (let i = all.length - 1; i >= 0 && !c.first_app_frame; i--) {
     c.first_app_frame = all[i].find((f) => f.app) ?? null;

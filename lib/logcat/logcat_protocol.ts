@@ -2,7 +2,7 @@
  * The logcat worker's messages (workers/logcat.ts ↔ lib/logcat/logcat_client.ts). The worker owns
  * the streams, the ring buffers and the crash records; only answers cross to the main thread.
  */
-import type { Frame, Throwable } from "./crash_parser.ts";
+import type { Frame, SuppressedThrowable, Throwable } from "./crash_parser.ts";
 import type { LogEntryOut } from "./pipeline.ts";
 
 export type StreamState = "starting" | "streaming" | "stopped" | "disconnected";
@@ -138,6 +138,8 @@ export interface TraceResult {
   omitted_frames: number;
   more: number | null;
   causes: Throwable[];
+  /** `Suppressed:` exceptions, apart from the cause chain (`suppressed_by`: -1 the exception). */
+  suppressed: SuppressedThrowable[];
   first_app_frame: Frame | null;
   /** The crash's lines as logcat printed them (messages only). */
   trace: string;

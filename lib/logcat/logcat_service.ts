@@ -472,6 +472,12 @@ export class LogcatService {
           frames: t.frames.slice(0, MAX_FRAMES_RETURNED),
           omitted_frames: t.omitted_frames + Math.max(0, t.frames.length - MAX_FRAMES_RETURNED),
         })),
+        suppressed: c.suppressed.map((t) => ({
+          ...t,
+          frames: t.frames.slice(0, MAX_FRAMES_RETURNED),
+          omitted_frames: t.omitted_frames + Math.max(0, t.frames.length - MAX_FRAMES_RETURNED),
+          causes: t.causes.map((x) => ({ ...x, frames: x.frames.slice(0, MAX_FRAMES_RETURNED) })),
+        })),
         first_app_frame: c.first_app_frame,
         trace,
         trace_truncated: truncated,

@@ -22,10 +22,16 @@ import {
 import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
 
-/** Lines of the device's log kept before a crash's first line. */
+/**
+ * A crash's context: lines of the crashing process, and lines of other processes that name it
+ * (its pid or process name: the activity manager's `Process … has died`, `Force finishing …`),
+ * at most this many before its first line and after it, and at most CRASH_CONTEXT_WINDOW_MS away.
+ */
 export const CRASH_CONTEXT_BEFORE = 20;
-/** Lines kept after a crash's first line that are not part of it. */
 export const CRASH_CONTEXT_AFTER = 20;
+export const CRASH_CONTEXT_WINDOW_MS = 10_000;
+/** Entries looked at for a crash's context before it, and after it. */
+export const CRASH_CONTEXT_SCAN_LINES = 5_000;
 /** Lines one crash may hold (a Java trace with long cause chains stays well below). */
 export const MAX_CRASH_LINES = 2_000;
 /** Crashes kept per device; older ones are dropped but still counted in their group. */
@@ -58,6 +64,8 @@ export interface CrashRecord {
   lines: string[];
   contextBefore: string[];
   contextAfter: string[];
+  /** Lines looked at for `contextAfter` so far (at most CRASH_CONTEXT_SCAN_LINES). */
+  afterScanned: number;
   open: boolean;
   idle: number;
   died: boolean;
@@ -99,6 +107,33 @@ export const MAX_MESSAGE_CHARS_RETURNED = 4_000;
 
 export interface SeqSource {
   next(): number;
+}
+
+/** The kernel keeps 15 characters of a task's name (TASK_COMM_LEN less the NUL). */
+const COMM_MAX_CHARS = 15;
+
+/** Milliseconds of a logcat time's month-day and clock (for differences), or null. */
+export function clockMs(time: string): number | null {
+  const m = /(\d{2})[-/](\d{2})[ T]+(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(time);
+  if (!m) return null;
+  const frac = m[6] ? Number(m[6].padEnd(3, "0").slice(0, 3)) : 0;
+  const days = Number(m[1]) * 31 + Number(m[2]);
+  return ((days * 24 + Number(m[3])) * 60 + Number(m[4])) * 60_000 + Number(m[5]) * 1000 + frac;
+}
+
+/** Whether `message` names process `pid` (`pid 1234`, `(pid 1234)`, `pid: 1234`, ` 1234:`). */
+function mentionsPid(message: string, pid: number): boolean {
+  const p = String(pid);
+  let i = message.indexOf(p);
+  while (i >= 0) {
+    const before = message.slice(Math.max(0, i - 5), i);
+    const after = message[i + p.length] ?? "";
+    if (!/\d/.test(after) && !/\d$/.test(before) && /(?:pid[ :=]\s?|\()$/i.test(before)) {
+      return true;
+    }
+    i = message.indexOf(p, i + 1);
+  }
+  return false;
 }
 
 function formatLine(
@@ -401,7 +436,10 @@ export class DevicePipeline {
       }
     } else if (r.kind === "java" && t.startsWith("Process: ")) {
       const m = /^Process: (\S+?), PID: (\d+)/.exec(t);
-      if (m) r.pid = Number(m[2]);
+      if (m) {
+        r.pid = Number(m[2]);
+        if (!this.procs.has(r.pid)) this.#attribute(r.pid, m[1]);
+      }
     }
   }
 
@@ -435,8 +473,9 @@ export class DevicePipeline {
       seq: 0,
       receivedAt: new Date().toISOString(),
       lines: [message],
-      contextBefore: this.#recentLines(CRASH_CONTEXT_BEFORE),
+      contextBefore: [],
       contextAfter: [],
+      afterScanned: 0,
       open,
       idle: 0,
       died: false,
@@ -445,12 +484,12 @@ export class DevicePipeline {
       groupId: null,
     };
     if (kind === "native" && !open) {
-      const m = /pid (\d+) \((.*?)\)/.exec(message);
-      if (m) {
-        r.pid = Number(m[1]);
-        this.#attribute(r.pid, m[2]);
-      }
+      // `…, pid 4000 (ple.nativeapp)`: the name is the process's comm (its last 15 characters,
+      // or its main thread's name), not its name: the pid is taken, the name is not learnt.
+      const m = /, pid (\d+) \((.*?)\)\s*$/.exec(message) ?? /pid (\d+) \((.*?)\)/.exec(message);
+      if (m) r.pid = Number(m[1]);
     }
+    r.contextBefore = this.#contextBefore(r);
     this.crashes.push(r);
     if (open) this.#open.push(r);
     this.#needAfter.push(r);
@@ -485,19 +524,43 @@ export class DevicePipeline {
   }
 
   #addAfter(time: string, pid: number, tid: number, level: number, tag: string, message: string) {
-    const line = formatLine(time, pid, tid, level, tag, message);
+    const at = clockMs(time);
+    let line: string | null = null;
     for (let i = this.#needAfter.length - 1; i >= 0; i--) {
       const r = this.#needAfter[i];
+      const start = clockMs(r.time);
+      const late = at !== null && start !== null && at - start > CRASH_CONTEXT_WINDOW_MS;
+      if (late || ++r.afterScanned > CRASH_CONTEXT_SCAN_LINES) {
+        this.#needAfter.splice(i, 1);
+        continue;
+      }
+      if (!this.#about(r, pid, message)) continue;
+      line ??= formatLine(time, pid, tid, level, tag, message);
       r.contextAfter.push(line);
       if (r.contextAfter.length >= CRASH_CONTEXT_AFTER) this.#needAfter.splice(i, 1);
     }
   }
 
-  #recentLines(n: number): string[] {
+  /** Whether a line is the crashing process's, or another's naming it (pid or process name). */
+  #about(r: CrashRecord, pid: number, message: string): boolean {
+    if (pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid)) return true;
+    if (r.pid > 0 && mentionsPid(message, r.pid)) return true;
+    const proc = this.procs.of(r.pid);
+    const name = proc >= 0 ? this.procs.names[proc] : null;
+    return name !== null && name.length > 3 && message.includes(name);
+  }
+
+  /** The crash's context before it: the newest lines about it, within the time window. */
+  #contextBefore(r: CrashRecord): string[] {
     const s = this.store;
+    const start = clockMs(r.time);
     const out: string[] = [];
-    for (let i = Math.max(0, s.size - n); i < s.size; i++) {
+    const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
+    for (let i = s.size - 1; i >= s.size - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
       const slot = s.slot(i);
+      const at = clockMs(s.time[slot]);
+      if (at !== null && start !== null && start - at > CRASH_CONTEXT_WINDOW_MS) break;
+      if (!this.#about(r, s.pid[slot], s.message[slot])) continue;
       out.push(
         formatLine(
           s.time[slot],
@@ -509,7 +572,7 @@ export class DevicePipeline {
         ),
       );
     }
-    return out;
+    return out.reverse();
   }
 
   /** The parsed form of a crash (cached until more lines arrive). */
@@ -517,6 +580,13 @@ export class DevicePipeline {
     if (!r.parsed) {
       r.parsed = parseCrash(r.kind, r.lines);
       if (r.parsed.pid === null) r.parsed.pid = r.pid;
+      if (r.kind === "native" && !r.tombstone && r.parsed.process !== null) {
+        // Only libc's line: its name is a comm (see #detectStart). The process table knows
+        // better; else the comm stands only when it cannot have been cut (under 15 characters).
+        const comm = r.parsed.process;
+        r.parsed.process = this.procs.has(r.pid) ? null : comm;
+        r.parsed.package = comm.length < COMM_MAX_CHARS ? r.parsed.package : null;
+      }
       if (r.parsed.process === null) {
         const proc = this.procs.of(r.pid);
         if (proc >= 0) {

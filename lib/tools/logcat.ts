@@ -331,7 +331,21 @@ export function renderTrace(t: TraceResult): string {
     ...t.frames.map(frameLine),
   ];
   if (t.more !== null) lines.push(`    ... ${t.more} more`);
-  for (const cause of t.causes) lines.push(...throwableLines("Caused by: ", cause));
+  // As the JVM prints them: each throwable's suppressed ones indented under it, then its cause.
+  const suppressedUnder = (i: number) => {
+    for (const x of t.suppressed ?? []) {
+      if (x.suppressed_by !== i) continue;
+      lines.push(...throwableLines("Suppressed: ", x).map((l) => `    ${l}`));
+      for (const y of x.causes) {
+        lines.push(...throwableLines("Caused by: ", y).map((l) => `    ${l}`));
+      }
+    }
+  };
+  suppressedUnder(-1);
+  t.causes.forEach((cause, i) => {
+    lines.push(...throwableLines("Caused by: ", cause));
+    suppressedUnder(i);
+  });
   lines.push(`First app frame: ${describeFrame(t.first_app_frame) ?? "none"}`);
   return lines.join("\n");
 }

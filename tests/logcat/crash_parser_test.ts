@@ -293,3 +293,35 @@ Deno.test("parseJavaFrame() and parseNativeFrame() read locations", () => {
   assertEquals(packageOfProcess("/system/bin/gpsd"), null);
   assertEquals(packageOfProcess("system_server"), null);
 });
+
+Deno.test("parseCrash() java: a Suppressed exception is kept apart from the Caused-by chain", () => {
+  const text = Deno.readTextFileSync(
+    new URL("./testdata/java_suppressed_and_cause_threadtime.txt", import.meta.url),
+  );
+  const p = new DevicePipeline("emu");
+  p.ingestText(text);
+  p.flush();
+  assertEquals(p.crashes.length, 1);
+  const c = p.parsedOf(p.crashes[0]);
+  assertEquals(c.exception_type, "java.lang.IllegalStateException");
+  // The cause chain is the JVM's: only the unindented Caused by.
+  assertEquals(c.causes.map((x) => x.type), ["android.database.sqlite.SQLiteFullException"]);
+  assertEquals(c.causes[0].frames.map((f) => f.method), [
+    "nativeExecuteForChangedRowCount",
+    "insert",
+    "save",
+  ]);
+  // The suppressed exception, under the top exception, with its own cause.
+  assertEquals(c.suppressed.length, 1);
+  const s = c.suppressed[0];
+  assertEquals([s.type, s.message, s.suppressed_by, s.more], [
+    "java.io.IOException",
+    "close failed",
+    -1,
+    2,
+  ]);
+  assertEquals(s.frames.map((f) => f.method), ["close", "save"]);
+  assertEquals(s.causes.map((x) => [x.type, x.more]), [["android.system.ErrnoException", 4]]);
+  // Where it went wrong is the innermost cause's app frame, not the suppressed one's.
+  assertEquals(c.first_app_frame?.method, "insert");
+});

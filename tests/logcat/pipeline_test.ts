@@ -38,10 +38,9 @@ Deno.test("DevicePipeline streams well past the ring: bounded, evictions counted
   assertEquals(p.crashes.length, 1);
   const r = p.crashes[0];
   assertEquals(r.lines.length, 5);
-  assertEquals(r.contextBefore.length, 20);
-  assert(r.contextBefore[19].endsWith("Before: line 499"), r.contextBefore[19]);
-  assertEquals(r.contextAfter.length, 20);
-  assert(r.contextAfter[0].includes("Noise: n 0"));
+  // Neither the lines before nor the noise after are the crashing process's or about it.
+  assertEquals(r.contextBefore, []);
+  assertEquals(r.contextAfter, []);
   const c = p.parsedOf(r);
   assertEquals([c.exception_type, c.package, c.first_app_frame?.method], [
     "java.lang.IllegalStateException",
@@ -166,4 +165,99 @@ Deno.test("DevicePipeline.clear() empties entries, crashes and counters", () => 
   p.ingestText(javaCrash(10, "com.example.app", "onClick"));
   p.clear();
   assertEquals([p.store.size, p.crashes.length, p.lines, p.store.evicted], [0, 0, 0, 0]);
+});
+
+function at(clock: string, pid: number, level: string, tag: string, msg: string) {
+  return `04-04 10:${clock} ${String(pid).padStart(5)} ${String(pid).padStart(5)} ${level} ${
+    tag.padEnd(8)
+  }: ${msg}\n`;
+}
+
+function crashAt(clock: string, pid: number, pkg: string): string {
+  return [
+    "FATAL EXCEPTION: main",
+    `Process: ${pkg}, PID: ${pid}`,
+    "java.lang.IllegalStateException: boom",
+    `\tat ${pkg}.Main.onClick(Main.kt:10)`,
+  ].map((m) => at(clock, pid, "E", "AndroidRuntime", m)).join("");
+}
+
+Deno.test("a crash's context is its process's lines and lines about it, near it in time", () => {
+  const p = new DevicePipeline("emu");
+  p.ingestText(
+    at("53:10.000", 4242, "I", "NoteStore", "opened (long before: outside the window)") +
+      at("53:30.000", 4242, "I", "NoteStore", "saving note 17") +
+      at("53:30.500", 900, "I", "Chatty", "unrelated before") +
+      crashAt("53:33.101", 4242, "com.example.notes") +
+      at(
+        "53:33.200",
+        1500,
+        "W",
+        "ActivityManager",
+        "  Force finishing activity com.example.notes/.ui.EditorActivity",
+      ) +
+      at("53:33.300", 900, "D", "Chatty", "unrelated after") +
+      crashAt("53:33.500", 5151, "com.example.maps") +
+      at(
+        "53:33.600",
+        1500,
+        "I",
+        "ActivityManager",
+        "Process com.example.notes (pid 4242) has died: fg TOP",
+      ) +
+      at("53:34.000", 77, "I", "Other", "pid 42420 started (another process)") +
+      at(
+        "53:34.100",
+        1500,
+        "I",
+        "ActivityManager",
+        "Process com.example.maps (pid 5151) has died: fg TOP",
+      ) +
+      at("53:50.000", 4242, "I", "NoteStore", "late (after the window)"),
+  );
+  p.flush();
+  const [notes, maps] = p.crashes;
+  const msgs = (l: string[]) => l.map((x) => x.slice(x.indexOf(": ") + 2));
+  assertEquals(msgs(notes.contextBefore), ["saving note 17"]);
+  assertEquals(msgs(notes.contextAfter), [
+    "  Force finishing activity com.example.notes/.ui.EditorActivity",
+    "Process com.example.notes (pid 4242) has died: fg TOP",
+  ]);
+  assertEquals(msgs(maps.contextBefore), []);
+  assertEquals(msgs(maps.contextAfter), ["Process com.example.maps (pid 5151) has died: fg TOP"]);
+});
+
+Deno.test("libc's Fatal signal line names the package, not the thread or a cut name", () => {
+  const libc = (name: string) =>
+    line(
+      1,
+      4000,
+      4010,
+      "F",
+      "libc",
+      `Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 4010 (RenderThread), pid 4000 (${name})`,
+    );
+  // The process list knows the process: the comm in the line (its last 15 characters) is not it.
+  const p = new DevicePipeline("emu");
+  p.applyProcessList([{ pid: 4000, name: "com.example.nativeapp" }]);
+  p.ingestText(line(0, 4000, 4000, "I", "App", "starting") + libc("ple.nativeapp"));
+  p.flush();
+  const c = p.parsedOf(p.crashes[0]);
+  assertEquals([c.process, c.package, c.thread, c.pid], [
+    "com.example.nativeapp",
+    "com.example.nativeapp",
+    "RenderThread",
+    4000,
+  ]);
+  const entries = p.querySlots({ count: 10 }).map((s) => p.entryAt(s));
+  assert(entries.every((e) => e.package === "com.example.nativeapp"), JSON.stringify(entries));
+  // Unknown process: a 15-character comm may be cut, so it names no package.
+  const q = new DevicePipeline("emu");
+  q.ingestText(libc("ple.nativeapp12"));
+  q.flush();
+  assertEquals(q.parsedOf(q.crashes[0]).package, null);
+  const r = new DevicePipeline("emu");
+  r.ingestText(libc("com.example.x"));
+  r.flush();
+  assertEquals(r.parsedOf(r.crashes[0]).package, "com.example.x");
 });
