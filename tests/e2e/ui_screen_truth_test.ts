@@ -194,7 +194,11 @@ Deno.test("ui: an element under the keyboard is tapped after the keyboard is hid
   assertEquals(tapped.hid_keyboard, true);
   const ui = uiOf(world);
   // One tap, on Save: the keyboard went with BACK first (its window left the dump).
-  assertEquals(ui.state().dumpTaps.map((t) => t.path), [save.tree_path], JSON.stringify([tapped.x, tapped.y, ui.state().dumpTaps, save]));
+  assertEquals(
+    ui.state().dumpTaps.map((t) => t.path),
+    [save.tree_path],
+    JSON.stringify([tapped.x, tapped.y, ui.state().dumpTaps, save]),
+  );
   assert(!ui.currentXml().includes(IME), "the keyboard is hidden");
   await assertNoInjection(world.sim);
 });
