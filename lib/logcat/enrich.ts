@@ -72,12 +72,34 @@ export function detectJson(message: string): boolean {
   if (last !== 125 && last !== 93) return false; // } ]
   const start = message.indexOf(last === 125 ? "{" : "[");
   if (start < 0 || start >= end) return false;
+  // Most messages that end in } or ] are not JSON (`Bundle[{…}]`, `{mGsm=…}`, `[SUB0]`): refuse
+  // what JSON.parse would refuse by its second character before paying for a throw.
+  if (!opensJson(message, start, end)) return false;
   try {
     const v = JSON.parse(message.slice(start, end + 1));
     return typeof v === "object" && v !== null;
   } catch {
     return false;
   }
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/**
+ * Whether the text at `start` (a `{` or `[`) can begin a JSON value: after the bracket and any
+ * whitespace an object needs `"` or `}`, an array a value's first character or `]`. Anything else
+ * is a sure JSON.parse failure.
+ */
+function opensJson(s: string, start: number, end: number): boolean {
+  let i = start + 1;
+  while (i < end && isJsonSpace(s.charCodeAt(i))) i++;
+  const c = s.charCodeAt(i);
+  if (s.charCodeAt(start) === 123) return c === 34 || (c === 125 && i === end); // " }
+  // [ then ] " { [ - digit t f n
+  return c === 93 || c === 34 || c === 123 || c === 91 || c === 45 || (c >= 48 && c <= 57) ||
+    c === 116 || c === 102 || c === 110;
 }
 
 /** The JSON payload of a message `detectJson` accepted, or null. */

@@ -201,43 +201,44 @@ export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
     return out;
   }
 
-  // threadtime (optionally with uid) or Android Studio: numbers, then a level, then tag.
-  const nums: number[] = [];
+  // threadtime (optionally with uid) or Android Studio: numbers, then a level, then tag. Only the
+  // last two numbers (pid, tid) are kept; no array per line.
+  let count = 0;
+  let pid = -1;
+  let tid = -1;
   let level = 0;
   let studio = false;
   for (let k = 0; k < 4; k++) {
     const end = tokenEnd(line, i);
     if (end === i) return setRaw(out, line);
-    if (end === i + 1 && nums.length >= 2) {
+    if (end === i + 1 && count >= 2) {
       level = levelOfChar(line.charCodeAt(i));
       if (level) {
         i = end;
         break;
       }
     }
-    const n = intOf(line, i, end);
+    let n = intOf(line, i, end);
     if (Number.isNaN(n)) {
-      const word = LEVEL_WORDS[line.slice(i, end)];
-      if (word !== undefined && nums.length >= 2) {
-        level = word;
-        studio = true;
-        i = end;
-        break;
+      if (count >= 2) {
+        const word = LEVEL_WORDS[line.slice(i, end)];
+        if (word !== undefined) {
+          level = word;
+          studio = true;
+          i = end;
+          break;
+        }
       }
       // A uid printed as a name (`root`, `shell`) before the pid.
-      if (nums.length === 0 && end - i <= 5) {
-        nums.push(-1);
-        i = skipSpaces(line, end);
-        continue;
-      }
-      return setRaw(out, line);
+      if (count !== 0 || end - i > 5) return setRaw(out, line);
+      n = -1;
     }
-    nums.push(n);
+    pid = tid;
+    tid = n;
+    count++;
     i = skipSpaces(line, end);
   }
-  if (!level || nums.length < 2) return setRaw(out, line);
-  const pid = nums[nums.length - 2];
-  const tid = nums[nums.length - 1];
+  if (!level || count < 2) return setRaw(out, line);
   out.kind = LineKind.entry;
   out.time = time;
   out.pid = pid;
@@ -259,7 +260,12 @@ export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
     out.message = "";
     return out;
   }
-  out.tag = sep === start ? "" : line.slice(start, sep).trimEnd();
+  let tagEnd = sep;
+  while (tagEnd > start && line.charCodeAt(tagEnd - 1) === 32) tagEnd--;
+  const before = line.charCodeAt(tagEnd - 1);
+  out.tag = tagEnd === start ? "" : before <= 32 || before >= 128 // other whitespace: as String.prototype.trimEnd does
+    ? line.slice(start, tagEnd).trimEnd()
+    : line.slice(start, tagEnd);
   out.message = line.slice(sep + 2);
   return out;
 }

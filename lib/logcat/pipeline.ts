@@ -44,6 +44,12 @@ export const CRASH_IDLE_LINES = 5_000;
 export const BACKFILL_SCAN_LIMIT = 50_000;
 /** Longest partial line held between chunks; longer ones are stored as they are. */
 export const MAX_PARTIAL_LINE_CHARS = 256 * 1024;
+/** Crashes idle for CRASH_IDLE_LINES are closed by a sweep every this many lines (a power of 2). */
+export const IDLE_SWEEP_LINES = 256;
+/** Crash texts whose group is remembered for dropping repeats without parsing them again. */
+export const MAX_GROUP_MEMO = 256;
+/** Longest crash text remembered that way (bounds the memo at ~4 MB). */
+export const MAX_GROUP_MEMO_KEY_CHARS = 16 * 1024;
 /** Seconds of ingest history behind the reported rate. */
 export const RATE_WINDOW_SECONDS = 10;
 
@@ -67,7 +73,8 @@ export interface CrashRecord {
   /** Lines looked at for `contextAfter` so far (at most CRASH_CONTEXT_SCAN_LINES). */
   afterScanned: number;
   open: boolean;
-  idle: number;
+  /** The pipeline's stored-line count when a line last joined it (it closes when idle). */
+  lastActive: number;
   died: boolean;
   tombstone: boolean;
   parsed: ParsedCrash | null;
@@ -170,8 +177,14 @@ export class DevicePipeline {
   #scratch = emptyParsedLine();
   #partial = "";
   #open: CrashRecord[] = [];
+  /** The open crashes by the thread that reports them (only its lines can join them). */
+  #openByThread = new Map<number, CrashRecord[]>();
+  /** Lines stored since the pipeline started (the clock of crash idleness). */
+  #stored = 0;
   #needAfter: CrashRecord[] = [];
   #tags = new Map<string, string>();
+  #lastUnknownPid = 0;
+  #groupMemo = new Map<string, string>();
   #rate = new Float64Array(RATE_WINDOW_SECONDS + 1);
   #rateSecond = 0;
   /** Called when a line names the process of a pid the table did not know (ps refresh). */
@@ -194,6 +207,7 @@ export class DevicePipeline {
   /** Feeds decoded text; a line cut at the chunk's end waits for the next chunk. */
   ingestText(text: string, nowMs = Date.now()): number {
     const t0 = performance.now();
+    this.#lastUnknownPid = 0;
     let start = 0;
     let count = 0;
     let data = text;
@@ -300,7 +314,11 @@ export class DevicePipeline {
       if (fact) this.#learn(fact);
     }
     let proc = pid > 0 ? this.procs.of(pid) : -1;
-    if (proc < 0 && pid > 0 && this.onUnknownPid) this.onUnknownPid(pid);
+    if (proc < 0 && pid > 0 && pid !== this.#lastUnknownPid && this.onUnknownPid) {
+      // Once per run of lines from one unknown pid, not once per line.
+      this.#lastUnknownPid = pid;
+      this.onUnknownPid(pid);
+    }
 
     // Crash detection: lines of an open crash, then the start of a new one.
     let crash = this.#appendToOpen(pid, tid, level, tag, message, time, line);
@@ -316,7 +334,7 @@ export class DevicePipeline {
     const pkg = proc >= 0 ? this.procs.packages[proc] : null;
     const category = crash ? Cat.crash : classify(tag, message, pkg !== null);
     const seq = this.#seq.next();
-    this.store.push({ seq, time, pid, tid, level, tag, message, proc, category, flags });
+    this.store.add(seq, time, pid, tid, level, tag, message, proc, category, flags);
     if (crash && crash.seq === 0) crash.seq = seq;
     if (!crash && this.#needAfter.length) this.#addAfter(time, pid, tid, level, tag, message);
     this.#ageOpen();
@@ -372,9 +390,15 @@ export class DevicePipeline {
     time: string,
     _line: string,
   ): CrashRecord | null {
-    for (let i = 0; i < this.#open.length; i++) {
-      const r = this.#open[i];
-      if (r.reporterPid !== pid || r.reporterTid !== tid) continue;
+    const list = this.#openByThread.get(threadKey(pid, tid));
+    if (list === undefined) return null;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i];
+      if (this.#stored - r.lastActive > CRASH_IDLE_LINES) {
+        this.#close(r);
+        i--;
+        continue;
+      }
       const sameStream = r.tag === tag && (r.kind !== "anr" || r.level === level);
       const restart = sameStream &&
         ((r.kind === "java" && isJavaStart(message)) ||
@@ -390,7 +414,7 @@ export class DevicePipeline {
         return null;
       }
       r.lines.push(message);
-      r.idle = 0;
+      r.lastActive = this.#stored;
       r.parsed = null;
       r.groupId = null;
       this.#learnFromCrashLine(r, message, time);
@@ -423,6 +447,9 @@ export class DevicePipeline {
         other.groupId = null;
         this.crashes.splice(this.crashes.indexOf(r), 1);
         this.#open.splice(this.#open.indexOf(r), 1, other);
+        const mates = this.#openByThread.get(threadKey(r.reporterPid, r.reporterTid))!;
+        mates.splice(mates.indexOf(r), 1, other);
+        other.lastActive = this.#stored;
         const a = this.#needAfter.indexOf(r);
         if (a >= 0) this.#needAfter.splice(a, 1);
         return;
@@ -477,7 +504,7 @@ export class DevicePipeline {
       contextAfter: [],
       afterScanned: 0,
       open,
-      idle: 0,
+      lastActive: this.#stored,
       died: false,
       tombstone: tag === "DEBUG",
       parsed: null,
@@ -491,36 +518,74 @@ export class DevicePipeline {
     }
     r.contextBefore = this.#contextBefore(r);
     this.crashes.push(r);
-    if (open) this.#open.push(r);
+    if (open) this.#openAdd(r);
     this.#needAfter.push(r);
     while (this.crashes.length > MAX_CRASHES_PER_DEVICE) this.#drop(this.crashes.shift()!);
     return r;
   }
 
   #drop(r: CrashRecord): void {
-    const id = this.groupOf(r);
+    const id = this.#droppedGroupOf(r);
     const d = this.droppedGroups.get(id);
     if (d) d.count++;
     else if (this.droppedGroups.size < MAX_DROPPED_GROUPS) {
       this.droppedGroups.set(id, { count: 1, firstSeen: r.time });
     }
-    const o = this.#open.indexOf(r);
-    if (o >= 0) this.#open.splice(o, 1);
+    this.#openRemove(r);
     const a = this.#needAfter.indexOf(r);
     if (a >= 0) this.#needAfter.splice(a, 1);
   }
 
-  #close(r: CrashRecord): void {
-    r.open = false;
-    const i = this.#open.indexOf(r);
-    if (i >= 0) this.#open.splice(i, 1);
+  /**
+   * The group of a crash being dropped. A crash whose text was seen before (a crash loop printing
+   * the same trace, a replayed capture) is not parsed again: the group is a pure function of the
+   * kind, the lines and the process the table gives its pid, which is the memo's key.
+   */
+  #droppedGroupOf(r: CrashRecord): string {
+    if (r.groupId) return r.groupId;
+    const proc = this.procs.of(r.pid);
+    const key = `${r.kind}\n${proc >= 0 ? this.procs.names[proc] : ""}\n${r.lines.join("\n")}`;
+    if (key.length > MAX_GROUP_MEMO_KEY_CHARS) return this.groupOf(r);
+    const known = this.#groupMemo.get(key);
+    if (known !== undefined) return known;
+    const id = this.groupOf(r);
+    if (this.#groupMemo.size >= MAX_GROUP_MEMO) this.#groupMemo.clear();
+    this.#groupMemo.set(key, id);
+    return id;
   }
 
+  #close(r: CrashRecord): void {
+    r.open = false;
+    this.#openRemove(r);
+  }
+
+  /** Counts a stored line; now and then closes the crashes idle for too long. */
   #ageOpen(): void {
+    if ((++this.#stored & (IDLE_SWEEP_LINES - 1)) !== 0 || this.#open.length === 0) return;
     for (let i = this.#open.length - 1; i >= 0; i--) {
       const r = this.#open[i];
-      if (++r.idle > CRASH_IDLE_LINES) this.#close(r);
+      if (this.#stored - r.lastActive > CRASH_IDLE_LINES) this.#close(r);
     }
+  }
+
+  #openAdd(r: CrashRecord): void {
+    this.#open.push(r);
+    const key = threadKey(r.reporterPid, r.reporterTid);
+    const list = this.#openByThread.get(key);
+    if (list) list.push(r);
+    else this.#openByThread.set(key, [r]);
+  }
+
+  #openRemove(r: CrashRecord): void {
+    const i = this.#open.indexOf(r);
+    if (i < 0) return;
+    this.#open.splice(i, 1);
+    const key = threadKey(r.reporterPid, r.reporterTid);
+    const list = this.#openByThread.get(key);
+    if (!list) return;
+    const k = list.indexOf(r);
+    if (k >= 0) list.splice(k, 1);
+    if (list.length === 0) this.#openByThread.delete(key);
   }
 
   #addAfter(time: string, pid: number, tid: number, level: number, tag: string, message: string) {
@@ -685,6 +750,7 @@ export class DevicePipeline {
     this.crashes.length = 0;
     this.droppedGroups.clear();
     this.#open.length = 0;
+    this.#openByThread.clear();
     this.#needAfter.length = 0;
     this.lines = 0;
     this.continuation = 0;
@@ -693,6 +759,11 @@ export class DevicePipeline {
     this.ingestMs = 0;
     this.#rate.fill(0);
   }
+}
+
+/** One number per reporting thread (pids and tids are below 2^22 on Linux; -1 = unknown). */
+function threadKey(pid: number, tid: number): number {
+  return (pid + 1) * 8_388_608 + (tid + 1);
 }
 
 export function isJavaStart(message: string): boolean {

@@ -90,6 +90,33 @@ export class RingStore {
   }
 
   push(e: EntryInput): number {
+    return this.add(
+      e.seq,
+      e.time,
+      e.pid,
+      e.tid,
+      e.level,
+      e.tag,
+      e.message,
+      e.proc,
+      e.category,
+      e.flags,
+    );
+  }
+
+  /** `push` without an object per entry (the ingest path). Returns the slot. */
+  add(
+    seq: number,
+    time: string,
+    pid: number,
+    tid: number,
+    level: number,
+    tag: string,
+    message: string,
+    proc: number,
+    category: number,
+    flags: number,
+  ): number {
     let s: number;
     if (this.#size < this.capacity) {
       s = this.slot(this.#size);
@@ -100,17 +127,17 @@ export class RingStore {
       this.#head = s + 1 === this.capacity ? 0 : s + 1;
       this.evicted++;
     }
-    this.seq[s] = e.seq;
-    this.pid[s] = e.pid;
-    this.tid[s] = e.tid;
-    this.proc[s] = e.proc;
-    this.level[s] = e.level;
-    this.category[s] = e.category;
-    this.flags[s] = e.flags;
-    this.time[s] = e.time;
-    this.tag[s] = e.tag;
-    this.message[s] = e.message;
-    this.levelCounts[e.level]++;
+    this.seq[s] = seq;
+    this.pid[s] = pid;
+    this.tid[s] = tid;
+    this.proc[s] = proc;
+    this.level[s] = level;
+    this.category[s] = category;
+    this.flags[s] = flags;
+    this.time[s] = time;
+    this.tag[s] = tag;
+    this.message[s] = message;
+    this.levelCounts[level]++;
     return s;
   }
 
