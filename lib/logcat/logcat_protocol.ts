@@ -63,6 +63,8 @@ export interface DeviceStats {
   top_tags: { tag: string; count: number }[];
   processes_known: number;
   ingest_ms: number;
+  /** Text-index blocks not built yet (built in idle time, or by the next text query). */
+  text_index_stale_blocks: number;
 }
 
 export interface StatsResult {

@@ -26,6 +26,7 @@ import type {
 } from "./logcat_protocol.ts";
 import { type CrashRecord, DevicePipeline, type LogEntryOut } from "./pipeline.ts";
 import { clampRingEntries } from "./ring_store.ts";
+import { TextIndex } from "./text_index.ts";
 
 /** How long opening a device's stream may take (spec: 5 s start-up timeout). */
 export const START_TIMEOUT_MS = 5_000;
@@ -51,6 +52,10 @@ export const TOP_TAGS = 10;
 export const MAX_SESSION_CRASHES_PER_QUERY = 50;
 /** Characters of a crash's one-line summary for the sessions. */
 export const MAX_SESSION_SUMMARY_CHARS = 300;
+/** Quiet time of a stream before its text index is built in the background. */
+export const INDEX_IDLE_MS = 20;
+/** Text-index blocks built per idle turn (8,192 entries, about a millisecond). */
+export const INDEX_BUILD_BLOCKS = 64;
 /** The device command; `-v threadtime` is also the default, but a device may set another. */
 export const LOGCAT_ARGV = ["logcat", "-v", "threadtime"] as const;
 export const PS_ARGV = ["ps", "-A", "-o", "PID,NAME"] as const;
@@ -66,6 +71,9 @@ interface DeviceStream {
   stopping: boolean;
   lastPs: number;
   psRunning: boolean;
+  /** The idle-time text-index build (see TextIndex.buildDirty). */
+  indexTimer: ReturnType<typeof setTimeout> | undefined;
+  lastIngest: number;
 }
 
 export interface LogcatServiceOptions {
@@ -102,6 +110,8 @@ export class LogcatService {
         stopping: false,
         lastPs: 0,
         psRunning: false,
+        indexTimer: undefined,
+        lastIngest: 0,
       };
       const dev = d;
       pipeline.onUnknownPid = () => this.#refreshProcesses(serial, dev, false);
@@ -197,7 +207,11 @@ export class LogcatService {
           text = r.rest;
           skipping = !r.done;
         }
-        if (text) d.pipeline.ingestText(text);
+        if (text) {
+          d.pipeline.ingestText(text);
+          d.lastIngest = performance.now();
+          this.#scheduleIndex(d);
+        }
       }
       const tail = decoder.decode();
       if (tail) d.pipeline.ingestText(tail);
@@ -206,6 +220,8 @@ export class LogcatService {
     } finally {
       reader.releaseLock();
       d.pipeline.flush();
+      clearTimeout(d.indexTimer);
+      d.indexTimer = undefined;
     }
     const exit = await stream.exitCode.catch(() => null);
     await stream.close().catch(() => {});
@@ -218,6 +234,31 @@ export class LogcatService {
     }
     d.state = "disconnected";
     d.reason = failure ?? await this.#whyEnded(serial, exit);
+  }
+
+  /**
+   * Builds the text index of what was overwritten once the stream has been quiet for
+   * INDEX_IDLE_MS, INDEX_BUILD_BLOCKS blocks at a time, so a burst is not slowed and a query after
+   * it rarely builds anything itself.
+   */
+  #scheduleIndex(d: DeviceStream): void {
+    if (d.indexTimer !== undefined) return;
+    const run = () => {
+      d.indexTimer = undefined;
+      if (d.stream === null) return;
+      const quiet = performance.now() - d.lastIngest;
+      if (quiet < INDEX_IDLE_MS) {
+        d.indexTimer = setTimeout(run, INDEX_IDLE_MS - quiet);
+        return;
+      }
+      const store = d.pipeline.store;
+      const newest = store.newestSlot();
+      const writing = newest < 0 ? -1 : TextIndex.blockOf(newest);
+      if (store.textIndex.buildDirty(store.message, INDEX_BUILD_BLOCKS, writing) > 0) {
+        d.indexTimer = setTimeout(run, 0);
+      }
+    };
+    d.indexTimer = setTimeout(run, INDEX_IDLE_MS);
   }
 
   async #whyEnded(serial: string, exit: number | null): Promise<string> {
@@ -325,6 +366,7 @@ export class LogcatService {
         top_tags: p.topTags(TOP_TAGS),
         processes_known: p.procs.pidCount,
         ingest_ms: Math.round(p.ingestMs),
+        text_index_stale_blocks: p.store.textIndex.dirtyCount(),
       });
     }
     const mem = Deno.memoryUsage();

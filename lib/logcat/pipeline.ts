@@ -21,6 +21,7 @@ import {
 } from "./enrich.ts";
 import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
+import { TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
 
 /**
  * A crash's context: lines of the crashing process, and lines of other processes that name it
@@ -686,8 +687,22 @@ export class DevicePipeline {
       });
     }
     const onlyCrashes = q.onlyCrashes === true;
+    const pairs = re !== null ? textPairs(q.text!) : null;
+    const index = s.textIndex;
+    let checked = -1;
     for (let i = s.size - 1; i >= 0; i--) {
       const slot = s.slot(i);
+      if (pairs !== null) {
+        const block = TextIndex.blockOf(slot);
+        if (block !== checked) {
+          checked = block;
+          if (!index.mayContain(block, pairs, s.message)) {
+            // Nothing in this block can match: skip its slots below this one in one step.
+            i -= slot - block * TEXT_BLOCK_ENTRIES;
+            continue;
+          }
+        }
+      }
       if (s.level[slot] < minLevel) continue;
       if (onlyCrashes && !(s.flags[slot] & EntryFlag.crash)) continue;
       if (tag !== undefined && s.tag[slot] !== tag) continue;

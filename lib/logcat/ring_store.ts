@@ -4,6 +4,8 @@
  * each new entry evicts the oldest and `evicted` counts it.
  */
 
+import { TextIndex } from "./text_index.ts";
+
 /** Default entries kept per device (settings `mcp.logcat_buffer_entries`). */
 export const DEFAULT_RING_ENTRIES = 50_000;
 /** Bounds of that setting. */
@@ -55,6 +57,8 @@ export class RingStore {
   time: string[];
   tag: string[];
   message: string[];
+  /** The text-query prefilter over `message` (kept in step with every write). */
+  textIndex: TextIndex;
   /** Slot of the oldest entry. */
   #head = 0;
   #size = 0;
@@ -72,6 +76,7 @@ export class RingStore {
     this.time = new Array(c);
     this.tag = new Array(c);
     this.message = new Array(c);
+    this.textIndex = new TextIndex(c);
   }
 
   get size(): number {
@@ -137,6 +142,7 @@ export class RingStore {
     this.time[s] = time;
     this.tag[s] = tag;
     this.message[s] = message;
+    this.textIndex.touch(s);
     this.levelCounts[level]++;
     return s;
   }
@@ -149,6 +155,7 @@ export class RingStore {
     this.time.fill(undefined as unknown as string);
     this.tag.fill(undefined as unknown as string);
     this.message.fill(undefined as unknown as string);
+    this.textIndex.touchAll();
   }
 
   /** Changes the capacity, keeping the newest entries that fit. */
@@ -185,6 +192,7 @@ export class RingStore {
     this.time = next.time;
     this.tag = next.tag;
     this.message = next.message;
+    this.textIndex = next.textIndex;
     this.levelCounts.set(next.levelCounts);
     this.evicted = next.evicted;
     this.#head = 0;

@@ -1,0 +1,146 @@
+/**
+ * A prefilter for case-insensitive text queries over the ring: for each block of
+ * `TEXT_BLOCK_ENTRIES` consecutive slots, a bit set of the letter pairs (ASCII, case folded) its
+ * messages contain. A query whose text holds a pair a block lacks cannot match anything in that
+ * block, so the scan skips it whole; a text that matches nothing usually skips every block.
+ *
+ * Exact, never approximate: a block is skipped only when no message in it can contain the text.
+ * Queries are `RegExp(text, "i")` without the `u` flag, where a non-ASCII character never matches
+ * an ASCII one, so for an ASCII text every pair of adjacent characters of a match is an ASCII pair
+ * of one message. Texts with other characters, or shorter than two, are not prefiltered.
+ *
+ * A block's set is built when a query first needs it and kept until a slot of the block is written
+ * again (the ring marks it dirty), and in idle time between reads (`buildDirty`), so writes cost
+ * one byte store and a steady stream re-indexes only the blocks it overwrote.
+ */
+
+/** Slots per block (a power of two). */
+export const TEXT_BLOCK_ENTRIES = 128;
+const BLOCK_SHIFT = 7;
+/** Bits per block's pair set (a power of two): 512 bytes per 128 entries. */
+export const TEXT_BLOCK_BITS = 4096;
+const WORDS = TEXT_BLOCK_BITS / 32;
+
+/** ASCII case folding: A-Z → a-z, every other code below 128 as it is. */
+const FOLD = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+
+function pairBit(a: number, b: number): number {
+  return ((a << 5) ^ b) & (TEXT_BLOCK_BITS - 1);
+}
+
+/** The pair bits of an ASCII text, or null when it cannot be prefiltered. */
+export function textPairs(text: string): Uint16Array | null {
+  if (text.length < 2) return null;
+  const out = new Uint16Array(text.length - 1);
+  let prev = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return null;
+    const f = FOLD[c];
+    if (prev >= 0) out[i - 1] = pairBit(prev, f);
+    prev = f;
+  }
+  return out;
+}
+
+/** Sets the pair bits of `m` in the block at `base` (the hot loop of a build). */
+function addPairs(bits: Uint32Array, base: number, m: string): void {
+  let prev = -1;
+  const n = m.length;
+  for (let i = 0; i < n; i++) {
+    const c = m.charCodeAt(i);
+    if (c >= 128) {
+      prev = -1;
+      continue;
+    }
+    const f = FOLD[c];
+    if (prev >= 0) {
+      const p = ((prev << 5) ^ f) & (TEXT_BLOCK_BITS - 1);
+      bits[base + (p >>> 5)] |= 1 << (p & 31);
+    }
+    prev = f;
+  }
+}
+
+export class TextIndex {
+  #bits: Uint32Array;
+  /** 1 = the block's set is stale (a slot was written since it was built). */
+  #dirty: Uint8Array;
+  #blocks: number;
+
+  constructor(capacity: number) {
+    this.#blocks = Math.ceil(capacity / TEXT_BLOCK_ENTRIES);
+    this.#bits = new Uint32Array(this.#blocks * WORDS);
+    this.#dirty = new Uint8Array(this.#blocks).fill(1);
+  }
+
+  get blocks(): number {
+    return this.#blocks;
+  }
+
+  /** The block of a slot. */
+  static blockOf(slot: number): number {
+    return slot >>> BLOCK_SHIFT;
+  }
+
+  /** A slot was written. */
+  touch(slot: number): void {
+    this.#dirty[slot >>> BLOCK_SHIFT] = 1;
+  }
+
+  /** Every block is stale (the ring was cleared or resized). */
+  touchAll(): void {
+    this.#dirty.fill(1);
+  }
+
+  /** Blocks whose set must be rebuilt before use. */
+  dirtyCount(): number {
+    let n = 0;
+    for (let b = 0; b < this.#blocks; b++) n += this.#dirty[b];
+    return n;
+  }
+
+  /** Whether a message in `block` may contain a text with these pairs (builds the set if stale). */
+  mayContain(
+    block: number,
+    pairs: Uint16Array,
+    messages: readonly (string | undefined)[],
+  ): boolean {
+    if (this.#dirty[block]) this.#build(block, messages);
+    const base = block * WORDS;
+    const bits = this.#bits;
+    for (let i = 0; i < pairs.length; i++) {
+      const p = pairs[i];
+      if ((bits[base + (p >>> 5)] & (1 << (p & 31))) === 0) return false;
+    }
+    return true;
+  }
+
+  /** Rebuilds up to `maxBlocks` stale blocks except `skip` (the one being written); returns how
+   * many stale blocks remain. */
+  buildDirty(messages: readonly (string | undefined)[], maxBlocks: number, skip = -1): number {
+    let built = 0;
+    let left = 0;
+    for (let b = 0; b < this.#blocks; b++) {
+      if (!this.#dirty[b] || b === skip) continue;
+      if (built < maxBlocks) {
+        this.#build(b, messages);
+        built++;
+      } else left++;
+    }
+    return left;
+  }
+
+  #build(block: number, messages: readonly (string | undefined)[]): void {
+    const bits = this.#bits;
+    const base = block * WORDS;
+    bits.fill(0, base, base + WORDS);
+    const from = block << BLOCK_SHIFT;
+    const to = Math.min(messages.length, from + TEXT_BLOCK_ENTRIES);
+    for (let slot = from; slot < to; slot++) {
+      const m = messages[slot];
+      if (m !== undefined) addPairs(bits, base, m);
+    }
+    this.#dirty[block] = 0;
+  }
+}
