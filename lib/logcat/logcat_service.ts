@@ -54,6 +54,8 @@ export const MAX_SESSION_CRASHES_PER_QUERY = 50;
 export const MAX_SESSION_SUMMARY_CHARS = 300;
 /** Quiet time of a stream before its text index is built in the background. */
 export const INDEX_IDLE_MS = 20;
+/** Quiet time after which a resumed stream that never replayed its anchor stores what it held. */
+export const RESUME_QUIET_MS = 1_000;
 /** Text-index blocks built per idle turn (8,192 entries, about a millisecond). */
 export const INDEX_BUILD_BLOCKS = 64;
 /** The device command; `-v threadtime` is also the default, but a device may set another. */
@@ -154,9 +156,6 @@ export class LogcatService {
     d.stopping = false;
     try {
       await this.#refreshProcesses(p.serial, d, true);
-      // On resume the device replays its buffer; lines up to the last stored time are skipped.
-      const newest = d.pipeline.store.newestSlot();
-      const skipThrough = resumed && newest >= 0 ? d.pipeline.store.time[newest] : null;
       d.stream = await this.#adb.openShellStream(p.serial, LOGCAT_ARGV, {
         timeoutMs: START_TIMEOUT_MS,
         signal,
@@ -165,7 +164,9 @@ export class LogcatService {
       d.reason = null;
       d.startedAt = new Date().toISOString();
       d.endedAt = null;
-      d.pump = this.#pump(p.serial, d, d.stream, skipThrough);
+      // On resume the device replays its buffer: what was stored before is skipped by content.
+      if (resumed) d.pipeline.beginResume();
+      d.pump = this.#pump(p.serial, d, d.stream);
     } catch (e) {
       d.state = resumed ? "disconnected" : "stopped";
       d.reason = e instanceof Error ? e.message : String(e);
@@ -187,26 +188,15 @@ export class LogcatService {
     };
   }
 
-  async #pump(
-    serial: string,
-    d: DeviceStream,
-    stream: ShellStream,
-    skipThrough: string | null,
-  ): Promise<void> {
+  async #pump(serial: string, d: DeviceStream, stream: ShellStream): Promise<void> {
     const reader = stream.stdout.getReader();
     const decoder = new TextDecoder();
     let failure: string | null = null;
-    let skipping = skipThrough !== null;
     try {
       while (true) {
         const { value, done } = await reader.read();
         if (done) break;
-        let text = decoder.decode(value, { stream: true });
-        if (skipping) {
-          const r = skipReplayed(text, skipThrough!);
-          text = r.rest;
-          skipping = !r.done;
-        }
+        const text = decoder.decode(value, { stream: true });
         if (text) {
           d.pipeline.ingestText(text);
           d.lastIngest = performance.now();
@@ -219,7 +209,11 @@ export class LogcatService {
       failure = e instanceof Error ? e.message : String(e);
     } finally {
       reader.releaseLock();
-      d.pipeline.flush();
+      // Stopped: the last line is kept as it is. Cut by a disconnect: the device prints it whole
+      // again on resume, so the fragment is dropped.
+      if (d.stopping) d.pipeline.flush();
+      else d.pipeline.dropPartial();
+      d.pipeline.endResume();
       clearTimeout(d.indexTimer);
       d.indexTimer = undefined;
     }
@@ -250,6 +244,14 @@ export class LogcatService {
       if (quiet < INDEX_IDLE_MS) {
         d.indexTimer = setTimeout(run, INDEX_IDLE_MS - quiet);
         return;
+      }
+      // A resume still looking for its anchor after the replay went quiet: the anchor is gone.
+      if (d.pipeline.resuming) {
+        if (quiet < RESUME_QUIET_MS) {
+          d.indexTimer = setTimeout(run, RESUME_QUIET_MS - quiet);
+          return;
+        }
+        d.pipeline.endResume();
       }
       const store = d.pipeline.store;
       const newest = store.newestSlot();
@@ -557,22 +559,4 @@ export function workerMemory(): MemoryResult {
     external_bytes: m.external,
     rss_bytes: m.rss,
   };
-}
-
-/**
- * Drops the lines of `text` whose time is at or before `through` (a resumed stream replays the
- * device's buffer). `done` once a later line was seen; lines without a time are kept.
- */
-export function skipReplayed(text: string, through: string): { rest: string; done: boolean } {
-  let start = 0;
-  while (start < text.length) {
-    const nl = text.indexOf("\n", start);
-    const end = nl < 0 ? text.length : nl;
-    const time = text.slice(start, start + through.length);
-    const isTimed = /^\d/.test(time);
-    if (isTimed && time > through) return { rest: text.slice(start), done: true };
-    if (nl < 0) return { rest: "", done: false };
-    start = end + 1;
-  }
-  return { rest: "", done: false };
 }

@@ -45,6 +45,10 @@ export const CRASH_IDLE_LINES = 5_000;
 export const BACKFILL_SCAN_LIMIT = 50_000;
 /** Longest partial line held between chunks; longer ones are stored as they are. */
 export const MAX_PARTIAL_LINE_CHARS = 256 * 1024;
+/** Complete lines a resumed stream must see again before what it reads counts as new. */
+export const RESUME_ANCHOR_LINES = 4;
+/** Lines newer than the anchor held while a resume looks for it; beyond, the anchor is gone. */
+export const MAX_RESUME_PENDING_LINES = 20_000;
 /** Crashes idle for CRASH_IDLE_LINES are closed by a sweep every this many lines (a power of 2). */
 export const IDLE_SWEEP_LINES = 256;
 /** Crash texts whose group is remembered for dropping repeats without parsing them again. */
@@ -186,6 +190,10 @@ export class DevicePipeline {
   #tags = new Map<string, string>();
   #lastUnknownPid = 0;
   #groupMemo = new Map<string, string>();
+  /** The last complete lines stored (the anchor of a resume). */
+  #recent: string[] = [];
+  #resume: { anchor: string[]; matched: number; anchorTime: string; pending: string[] } | null =
+    null;
   #rate = new Float64Array(RATE_WINDOW_SECONDS + 1);
   #rateSecond = 0;
   /** Called when a line names the process of a pid the table did not know (ps refresh). */
@@ -246,6 +254,77 @@ export class DevicePipeline {
     }
   }
 
+  /**
+   * Forgets a line cut by a disconnect (the device prints it whole again when the stream is
+   * resumed), so no fragment is stored.
+   */
+  dropPartial(): void {
+    this.#partial = "";
+  }
+
+  // ── resume ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * A resumed stream replays the device's buffer first. From now on, replayed lines are skipped
+   * until the last RESUME_ANCHOR_LINES complete lines stored before the disconnect have been seen
+   * again in order (time and content, however chunks cut them); what follows is new. Lines newer
+   * than the anchor's time seen while looking are held (they may be new if the anchor is gone:
+   * the buffer was cleared or rotated) and stored by `endResume` when the anchor never comes.
+   * Returns false when nothing is stored yet (nothing to skip).
+   */
+  beginResume(): boolean {
+    this.#partial = "";
+    if (this.#recent.length === 0) {
+      this.#resume = null;
+      return false;
+    }
+    const newest = this.store.newestSlot();
+    this.#resume = {
+      anchor: [...this.#recent],
+      matched: 0,
+      anchorTime: newest >= 0 ? this.store.time[newest] : "",
+      pending: [],
+    };
+    return true;
+  }
+
+  /** Whether a resume is still looking for its anchor. */
+  get resuming(): boolean {
+    return this.#resume !== null;
+  }
+
+  /** Gives up looking for the anchor: the held lines are stored as new. */
+  endResume(): void {
+    const r = this.#resume;
+    if (r === null) return;
+    this.#resume = null;
+    for (const line of r.pending) this.ingestLine(line);
+  }
+
+  /** True when `line` belongs to the replay (consumed here); false once past the anchor. */
+  #replayed(line: string): boolean {
+    const r = this.#resume!;
+    if (line.length === 0 || line.startsWith("--------- ")) return true;
+    if (line === r.anchor[r.matched]) {
+      r.matched++;
+    } else {
+      r.matched = line === r.anchor[0] ? 1 : 0;
+      // A line newer than the anchor before the anchor: new unless the anchor shows up later.
+      const t = r.anchorTime;
+      if (
+        t && line.charCodeAt(0) >= 48 && line.charCodeAt(0) <= 57 && line.slice(0, t.length) > t
+      ) {
+        r.pending.push(line);
+        if (r.pending.length > MAX_RESUME_PENDING_LINES) {
+          this.endResume();
+          return true;
+        }
+      }
+    }
+    if (r.matched === r.anchor.length) this.#resume = null; // held lines were replays: dropped
+    return true;
+  }
+
   #countRate(count: number, nowMs: number): void {
     const sec = Math.floor(nowMs / 1000);
     if (sec !== this.#rateSecond) {
@@ -275,6 +354,7 @@ export class DevicePipeline {
   }
 
   ingestLine(line: string): void {
+    if (this.#resume !== null && this.#replayed(line)) return;
     const p = parseLineInto(line, this.#scratch);
     if (p.kind === LineKind.empty) return;
     this.lines++;
@@ -336,6 +416,9 @@ export class DevicePipeline {
     const category = crash ? Cat.crash : classify(tag, message, pkg !== null);
     const seq = this.#seq.next();
     this.store.add(seq, time, pid, tid, level, tag, message, proc, category, flags);
+    const recent = this.#recent;
+    if (recent.length === RESUME_ANCHOR_LINES) recent.shift();
+    recent.push(line);
     if (crash && crash.seq === 0) crash.seq = seq;
     if (!crash && this.#needAfter.length) this.#addAfter(time, pid, tid, level, tag, message);
     this.#ageOpen();
@@ -766,6 +849,8 @@ export class DevicePipeline {
     this.droppedGroups.clear();
     this.#open.length = 0;
     this.#openByThread.clear();
+    this.#recent.length = 0;
+    this.#resume = null;
     this.#needAfter.length = 0;
     this.lines = 0;
     this.continuation = 0;

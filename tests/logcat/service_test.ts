@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../assert.ts";
 import type { ShellStream } from "../../lib/adb/client.ts";
-import { LogcatService, skipReplayed } from "../../lib/logcat/logcat_service.ts";
+import { LogcatService } from "../../lib/logcat/logcat_service.ts";
 
 const enc = new TextEncoder();
 
@@ -136,14 +136,76 @@ Deno.test("LogcatService groups crashes across devices and finds the newest trac
   await svc.shutdown();
 });
 
-Deno.test("skipReplayed() drops lines at or before the last stored time", () => {
-  const t = "04-04 10:00:00.002";
-  assertEquals(skipReplayed("04-04 10:00:00.001 a\n04-04 10:00:00.002 b\n", t), {
-    rest: "",
-    done: false,
-  });
-  assertEquals(skipReplayed("04-04 10:00:00.002 b\n04-04 10:00:00.003 c\n", t), {
-    rest: "04-04 10:00:00.003 c\n",
-    done: true,
-  });
+/** A threadtime line of pid/tid 321 at 10:00:00.<ms>. */
+function line(ms: number, msg: string, level = "I"): string {
+  return `04-04 10:00:00.${String(ms).padStart(3, "0")}   321   321 ${level} App     : ${msg}`;
+}
+
+/** Writes `text` to the stream in pieces cut at the given offsets (mid-line on purpose). */
+function writeCut(adb: FakeAdb, text: string, cuts: number[]) {
+  let at = 0;
+  for (const c of [...cuts, text.length]) {
+    adb.write(text.slice(at, c));
+    at = c;
+  }
+}
+
+function messages(svc: LogcatService): string[] {
+  return svc.entries({ count: 100 }).entries.map((x) => x.message);
+}
+
+Deno.test("a disconnect mid-line then a resume stores every line once, no fragment", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 1000 });
+  // Lines at the same millisecond, and one printed late with an earlier time (another buffer).
+  const before = [
+    line(1, "one"),
+    line(5, "two"),
+    line(5, "two again"),
+    line(3, "late"),
+    line(5, "x"),
+  ];
+  const cut = line(5, "three: cut by the disconnect");
+  adb.write(before.join("\n") + "\n" + cut.slice(0, 30));
+  await until(() => svc.stats().devices[0].stored === 5);
+  adb.end();
+  await until(() => svc.stats().devices[0].state === "disconnected");
+  assertEquals(messages(svc), ["one", "two", "two again", "late", "x"]);
+
+  await svc.start({ serial: "emu", capacity: 1000 });
+  // The replay of the whole buffer, then new lines, cut in awkward places (inside the anchor).
+  const after = [cut, line(5, "four, same millisecond"), line(9, "five")];
+  const replay = [...before, ...after].join("\n") + "\n";
+  writeCut(adb, replay, [7, 60, 61, 150, 151, 152, replay.length - 10]);
+  await until(() => svc.stats().devices[0].stored === 8);
+  assertEquals(messages(svc), [
+    "one",
+    "two",
+    "two again",
+    "late",
+    "x",
+    "three: cut by the disconnect",
+    "four, same millisecond",
+    "five",
+  ]);
+  await svc.shutdown();
+});
+
+Deno.test("a resume whose anchor is gone (buffer cleared) stores the new lines once quiet", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 1000 });
+  adb.write([line(1, "one"), line(2, "two")].join("\n") + "\n");
+  await until(() => svc.stats().devices[0].stored === 2);
+  adb.end();
+  await until(() => svc.stats().devices[0].state === "disconnected");
+  await svc.start({ serial: "emu", capacity: 1000 });
+  // `logcat -c` ran meanwhile: the replay holds only newer lines, and one older one.
+  adb.write(
+    [line(0, "older, never seen"), line(7, "new one"), line(8, "new two")].join("\n") + "\n",
+  );
+  await until(() => svc.stats().devices[0].stored === 4);
+  assertEquals(messages(svc), ["one", "two", "new one", "new two"]);
+  await svc.shutdown();
 });
