@@ -1,9 +1,13 @@
 /**
- * `screenshot`: `exec:screencap -p` (raw bytes: a PTY shell would corrupt them, PROTOCOLS.md 8),
- * then either the capture byte for byte (it fits, or `full_size`) or an area-averaged downscale
- * re-encoded as PNG. Runs in the UI worker so decoding and resizing never block the main thread.
+ * `screenshot`: by default `exec:screencap` without `-p` — the raw frame (lib/ui/raw_screencap.ts),
+ * so the device encodes no PNG and we decode none — area-averaged down to the asked size
+ * (`resizeBox`) and encoded as PNG with one fixed filter. `full_size` asks `screencap -p` and
+ * returns the device's PNG byte for byte; a raw format we do not read (FP16, 10-bit) falls back
+ * to the same. Always over `exec:` (a PTY shell would corrupt binary bytes, PROTOCOLS.md 8). Runs
+ * in the UI worker so resizing and encoding never block the main thread.
  *
- * `prepareScreenshot` is pure over the captured bytes; `captureScreenshot` is the device adapter.
+ * `prepareScreenshot` / `prepareRawScreenshot` are pure over the captured bytes;
+ * `captureScreenshot` is the device adapter.
  */
 import { ToolError } from "../core/errors.ts";
 import type { CallOptions } from "../adb/client.ts";
@@ -15,8 +19,9 @@ import {
   PNG_SIGNATURE,
   PngError,
   readPngHeader,
-  resizeAreaAverage,
+  resizeBox,
 } from "./png.ts";
+import { parseRawScreencap, type RawFrame } from "./raw_screencap.ts";
 
 /** Long edge of the returned image when the caller names none (spec). */
 export const DEFAULT_MAX_DIMENSION = 1_280;
@@ -33,6 +38,11 @@ export const SCREENSHOT_TIMEOUT_MS = 30_000;
  * warns "[Warning] Multiple displays were found…"): skipped when the PNG starts within this.
  */
 export const MAX_SCREENSHOT_PREAMBLE_BYTES = 4_096;
+
+/** Largest raw capture read: the pixel limit at 4 bytes a pixel, the header and a preamble. */
+export const MAX_RAW_SCREENSHOT_BYTES = MAX_PNG_PIXELS * 4 + 16 + MAX_SCREENSHOT_PREAMBLE_BYTES;
+/** A raw answer shorter than this holds no frame (a 16×16 one is 1 KiB): it is an error text. */
+export const MIN_RAW_FRAME_BYTES = 1_024;
 
 export interface ScreenshotOptions {
   /** Long edge of the returned image; ignored with `fullSize`. */
@@ -65,12 +75,12 @@ export function targetSize(w: number, h: number, maxDimension: number) {
   };
 }
 
-function notPng(bytes: Uint8Array): ToolError {
+function notPng(bytes: Uint8Array, what = "a PNG"): ToolError {
   const head = new TextDecoder().decode(bytes.subarray(0, 200)).replace(/[^\x20-\x7e]+/g, " ")
     .trim();
   return new ToolError(
     "command_failed",
-    `screencap did not return a PNG${head ? ` (it printed "${head.slice(0, 120)}")` : ""}: ` +
+    `screencap did not return ${what}${head ? ` (it printed "${head.slice(0, 120)}")` : ""}: ` +
       "the screen may be secure (FLAG_SECURE) or the device asleep; wake it and retry, or use " +
       "get_ui_hierarchy",
     { bytes: bytes.length },
@@ -103,15 +113,7 @@ export async function prepareScreenshot(
     throw notPng(captured);
   }
   const { width: w, height: h } = header;
-  if (w * h > MAX_SCREENSHOT_PIXELS) {
-    throw new ToolError(
-      "command_failed",
-      `The capture is ${w}x${h} (${(w * h / 1e6).toFixed(1)} Mpx), over the ` +
-        `${MAX_SCREENSHOT_PIXELS / (1024 * 1024)} Mpx limit: use get_ui_hierarchy to read this ` +
-        "screen instead",
-      { width: w, height: h },
-    );
-  }
+  if (w * h > MAX_SCREENSHOT_PIXELS) throw tooManyPixels(w, h);
   const max = opts.maxDimension ?? DEFAULT_MAX_DIMENSION;
   const size = opts.fullSize ? { width: w, height: h } : targetSize(w, h, max);
   const base = { deviceWidth: w, deviceHeight: h, captureBytes: captured.length };
@@ -130,7 +132,7 @@ export async function prepareScreenshot(
     }
     throw e;
   }
-  const small = resizeAreaAverage(img, size.width, size.height);
+  const small = resizeBox(img, size.width, size.height);
   return {
     ...base,
     png: await encodePng(small),
@@ -139,6 +141,41 @@ export async function prepareScreenshot(
     scale: Math.round(w / size.width * 10_000) / 10_000,
     original: false,
   };
+}
+
+/** Checks a raw frame and makes the image to return (always a PNG we encode). */
+export async function prepareRawScreenshot(
+  frame: RawFrame,
+  captureBytes: number,
+  opts: ScreenshotOptions = {},
+): Promise<ScreenshotResult> {
+  const { width: w, height: h } = frame;
+  if (w * h > MAX_SCREENSHOT_PIXELS) throw tooManyPixels(w, h);
+  const max = opts.maxDimension ?? DEFAULT_MAX_DIMENSION;
+  const size = opts.fullSize ? { width: w, height: h } : targetSize(w, h, max);
+  const img = size.width === w && size.height === h
+    ? frame
+    : resizeBox(frame, size.width, size.height);
+  return {
+    png: await encodePng(img),
+    deviceWidth: w,
+    deviceHeight: h,
+    imageWidth: size.width,
+    imageHeight: size.height,
+    scale: Math.round(w / size.width * 10_000) / 10_000,
+    original: false,
+    captureBytes,
+  };
+}
+
+function tooManyPixels(w: number, h: number): ToolError {
+  return new ToolError(
+    "command_failed",
+    `The capture is ${w}x${h} (${(w * h / 1e6).toFixed(1)} Mpx), over the ` +
+      `${MAX_SCREENSHOT_PIXELS / (1024 * 1024)} Mpx limit: use get_ui_hierarchy to read this ` +
+      "screen instead",
+    { width: w, height: h },
+  );
 }
 
 function tooLarge(n: number): ToolError {
@@ -160,6 +197,26 @@ export async function captureScreenshot(
   serial: string,
   opts: ScreenshotOptions & { signal?: AbortSignal } = {},
 ): Promise<ScreenshotResult> {
+  if (!opts.fullSize) {
+    let raw: Uint8Array;
+    try {
+      raw = await adb.exec(serial, ["screencap"], {
+        signal: opts.signal,
+        timeoutMs: SCREENSHOT_TIMEOUT_MS,
+        maxOutputBytes: MAX_RAW_SCREENSHOT_BYTES,
+      });
+    } catch (e) {
+      if (e instanceof ToolError && e.data && "limit_bytes" in e.data) {
+        throw tooLarge(MAX_RAW_SCREENSHOT_BYTES);
+      }
+      throw e;
+    }
+    const frame = parseRawScreencap(raw);
+    if (frame) return await prepareRawScreenshot(frame, raw.length, opts);
+    // Too short to be a frame: screencap printed an error instead.
+    if (raw.length < MIN_RAW_FRAME_BYTES) throw notPng(raw, "an image");
+    // A pixel format we do not convert: ask for the device's PNG.
+  }
   let bytes: Uint8Array;
   try {
     bytes = await adb.exec(serial, ["screencap", "-p"], {

@@ -15,6 +15,8 @@ import {
 import type { World } from "./harness.ts";
 import type { UiService } from "../sim/ui/service.ts";
 import { encodePng as simEncodePng, rasterize } from "../sim/ui/render.ts";
+import { decodePng } from "../../lib/ui/png.ts";
+import { psnr, referenceDownscale } from "../ui/_reference_resize.ts";
 
 const SERIAL = "emulator-5554";
 
@@ -225,6 +227,17 @@ Deno.test("screenshot: sizes and scale; byte for byte when it fits; both limits 
   const small = Uint8Array.from(atob(img.data), (c) => c.charCodeAt(0));
   const dv = new DataView(small.buffer, small.byteOffset);
   assertEquals([dv.getUint32(16), dv.getUint32(20)], [info.imageWidth, info.imageHeight]);
+  // Captured raw (no PNG made on the device) and as sharp as an exact area average of the screen.
+  const shots = (await world.sim.readJournal()).filter((e) => e.raw.startsWith("screencap"));
+  assertEquals(shots.map((e) => e.raw), ["screencap"]);
+  const screenPx = rasterize(ui.currentPaints(), width, height);
+  const reference = referenceDownscale(
+    { width, height, data: screenPx },
+    info.imageWidth,
+    info.imageHeight,
+  );
+  const db = psnr((await decodePng(small)).data, reference.data);
+  assert(db >= 38, `PSNR ${db.toFixed(1)} dB against an exact area average`);
 
   const full = await call(s, "screenshot", { device_serial: SERIAL, full_size: true });
   ok(full, "full");
