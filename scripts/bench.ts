@@ -9,6 +9,8 @@
  * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
  * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
  * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)
+ * - issue 9, before → after: logcat soak, ingest, queries, memory per entry, screenshots
+ *   (scripts/bench_bounded.ts)
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
@@ -19,6 +21,7 @@ import { benchElementList, syntheticDump, syntheticScreenDump } from "../lib/ui/
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
 import { benchEmulator } from "./bench_emulator.ts";
+import { benchBounded } from "./bench_bounded.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -294,9 +297,8 @@ try {
     });
     await t.close();
   }
-  results.push(...await benchLogcat());
   results.push(...await benchRetraceMapping());
-  results.push(...await benchScreenshot());
+  results.push(...await benchBounded(sim, home));
   results.push(...await benchEmulator());
 } finally {
   await sim.close();
@@ -341,110 +343,4 @@ async function benchRetraceMapping(): Promise<{ what: string; value: string; bud
       budget: "5 ms",
     },
   ];
-}
-
-/**
- * Logcat worker ingest and queries: lib/logcat/logcat_bench.ts in its own process (it starts the
- * worker, which needs --unstable-worker-options), streaming 1,000,000 lines of the real captures.
- */
-async function benchLogcat(): Promise<{ what: string; value: string; budget: string }[]> {
-  const real = new URL("../../shared/fixtures/real/logcat/", import.meta.url).pathname;
-  const files = [
-    "fatal_exception_caused_by_chain_threadtime.txt",
-    "microg_fatal_exception_unknown_source_threadtime_trimmed.txt",
-    "long_boot_log_lineageos_crlf_with_native_crash_trimmed.txt",
-    "system_server_crash_loop_crash_buffer_trimmed.txt",
-  ].map((f) => real + f).filter((f) => {
-    try {
-      return Deno.statSync(f).isFile;
-    } catch {
-      return false;
-    }
-  });
-  const script = new URL("../lib/logcat/logcat_bench.ts", import.meta.url).pathname;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-worker-options",
-      "--allow-net=127.0.0.1",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      script,
-      "1000000",
-      ...files,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    return [{ what: "logcat bench", value: `failed: ${dec.decode(out.stderr)}`, budget: "—" }];
-  }
-  const r = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
-  const source = files.length ? "real captures" : "synthetic lines";
-  return [
-    {
-      what: `logcat ingest in the worker (${source})`,
-      value: `${r.lines_per_sec_ingest} lines/s parse+classify+store; ${r.lines_per_sec_wall} ` +
-        `lines/s end to end over ADB (${r.lines} lines, ${r.evicted} evicted)`,
-      budget: "≥ 300,000 lines/s",
-    },
-    {
-      what: "logcat query, 100k-entry buffer with filters",
-      value: `${r.query_ms_median} ms median in the worker (max ${r.query_ms_max}), ` +
-        `${r.query_round_trip_ms_median} ms round trip`,
-      budget: "≤ 20 ms",
-    },
-    {
-      what: "logcat worker memory, full 100k buffer",
-      value: `${r.worker_heap_mb} MB worker heap (process RSS ${r.process_rss_mb} MB)`,
-      budget: "—",
-    },
-  ];
-}
-
-/**
- * Screenshot processing as the UI worker runs it (lib/ui/png.ts): decode a 1080×2400 PNG the way
- * screencap writes it, area-average it to the default 1,280 long edge, encode the result.
- */
-async function benchScreenshot(): Promise<{ what: string; value: string; budget: string }[]> {
-  const { decodePng, encodePng, resizeAreaAverage } = await import("../lib/ui/png.ts");
-  const { targetSize, DEFAULT_MAX_DIMENSION } = await import("../lib/ui/screenshot.ts");
-  const w = 1080, h = 2400;
-  // A screen-like picture: flat panels, text-like stripes, a gradient header.
-  const px = new Uint8Array(w * h * 4);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const i = (y * w + x) * 4;
-      const row = Math.floor(y / 160);
-      const text = y % 160 > 50 && y % 160 < 80 && x > 60 && x < 700 && (x >> 3) % 3 !== 0;
-      const v = y < 220 ? 40 + (x * 100 / w | 0) : text ? 32 : row % 2 ? 250 : 240;
-      px[i] = v;
-      px[i + 1] = v;
-      px[i + 2] = y < 220 ? 200 : v;
-      px[i + 3] = 255;
-    }
-  }
-  const png = await encodePng({ width: w, height: h, data: px });
-  const size = targetSize(w, h, DEFAULT_MAX_DIMENSION);
-  const dec: number[] = [], rs: number[] = [], encT: number[] = [];
-  let out = 0;
-  for (let k = 0; k < 5; k++) {
-    let t = performance.now();
-    const img = await decodePng(png);
-    dec.push(performance.now() - t);
-    t = performance.now();
-    const small = resizeAreaAverage(img, size.width, size.height);
-    rs.push(performance.now() - t);
-    t = performance.now();
-    out = (await encodePng(small)).length;
-    encT.push(performance.now() - t);
-  }
-  const m = (a: number[]) => median(a).toFixed(0);
-  return [{
-    what: `screenshot ${w}x${h} PNG → ${size.width}x${size.height}`,
-    value: `decode ${m(dec)} ms + downscale ${m(rs)} ms + encode ${m(encT)} ms (median of 5; ` +
-      `${png.length} → ${out} bytes)`,
-    budget: "—",
-  }];
 }

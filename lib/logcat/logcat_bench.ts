@@ -1,11 +1,12 @@
 /**
  * Logcat worker benchmark, for `scripts/bench.ts` (tests never assert times). Run as its own
- * process (`deno run --unstable-worker-options --allow-net --allow-read <this> <lines> [file…]`):
+ * process (`deno run --unstable-worker-options --allow-net --allow-read <this> <lines>
+ * [--capacity=N] [--root=<checkout>] [file…]`):
  * it serves `lines` real-format lines (the given captures' threadtime lines, repeated, pids and
  * times as printed) from a minimal ADB server on 127.0.0.1, streams them through the real
  * logcat worker, then queries the full buffer with filters. Prints one JSON line.
  */
-import { LogcatClient } from "./logcat_client.ts";
+import { LogcatClient as ThisLogcatClient } from "./logcat_client.ts";
 import { emptyParsedLine, LineKind, parseLineInto, trimLineEnd } from "./line_parser.ts";
 import { Level } from "./line_parser.ts";
 
@@ -129,6 +130,7 @@ function serveAdb(payload: Uint8Array[]): { port: number; close(): void } {
 }
 
 export interface LogcatBenchResult {
+  capacity: number;
   lines: number;
   wall_ms: number;
   lines_per_sec_wall: number;
@@ -140,15 +142,29 @@ export interface LogcatBenchResult {
   query_ms_median: number;
   query_ms_max: number;
   query_round_trip_ms_median: number;
+  /** The first text query that matches nothing, right after the burst (may build the index). */
+  first_miss_query_ms: number;
+  /** Median of text queries that match nothing, once the idle-time index is built. */
+  miss_query_ms_median: number;
   worker_heap_mb: number;
   process_rss_mb: number;
+  /** Worker heap + external per stored entry (after forced GCs: full ring minus cleared ring). */
+  bytes_per_entry: number | null;
+  /** UTF-8 bytes per line of what was streamed. */
+  text_bytes_per_line: number;
 }
 
 export async function runLogcatBench(
   lines: number,
   texts: readonly string[],
   dataDir: string,
+  capacity = BENCH_RING_ENTRIES,
+  /** Another checkout whose logcat client and worker to measure (the bench's "before"). */
+  root?: string,
 ): Promise<LogcatBenchResult> {
+  const LogcatClient: typeof ThisLogcatClient = root
+    ? (await import(`${root.replace(/\/?$/, "/")}lib/logcat/logcat_client.ts`)).LogcatClient
+    : ThisLogcatClient;
   const n = Math.max(1, Math.min(MAX_BENCH_LINES, Math.floor(lines)));
   const corpus = benchCorpus(texts);
   const payload: Uint8Array[] = [];
@@ -165,7 +181,7 @@ export async function runLogcatBench(
   const client = new LogcatClient({ dataDir, address: { host: "127.0.0.1", port: server.port } });
   try {
     const t0 = performance.now();
-    await client.start({ serial: "bench-1", capacity: BENCH_RING_ENTRIES });
+    await client.start({ serial: "bench-1", capacity });
     let stats = await client.stats();
     const deadline = Date.now() + BENCH_TIMEOUT_MS;
     while ((stats?.devices[0].lines_read ?? 0) < n && Date.now() < deadline) {
@@ -174,6 +190,18 @@ export async function runLogcatBench(
     }
     const wall = performance.now() - t0;
     const d = stats!.devices[0];
+    const miss = async () =>
+      (await client.entries({ count: 200, text: "no-such-text-anywhere" })).query_ms;
+    const firstMiss = await miss();
+    // Let the worker index what the burst wrote (idle time), then time misses again.
+    const settle = Date.now() + 10_000;
+    while (Date.now() < settle) {
+      const st = (await client.stats())!.devices[0] as { text_index_stale_blocks?: number };
+      if ((st.text_index_stale_blocks ?? 0) <= 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const misses: number[] = [];
+    for (let i = 0; i < BENCH_QUERIES; i++) misses.push(await miss());
     const inWorker: number[] = [];
     const roundTrip: number[] = [];
     for (let i = 0; i < BENCH_QUERIES; i++) {
@@ -187,9 +215,20 @@ export async function runLogcatBench(
       roundTrip.push(performance.now() - q0);
       inWorker.push(r.query_ms);
     }
+    // What an entry costs: the worker's memory with the ring full, then cleared (forced GCs; only
+    // with --v8-flags=--expose-gc and a worker that answers logcat.memory).
+    const mem = async () => {
+      const m = await (client as { memory?: () => Promise<unknown> }).memory?.().catch(() => null);
+      const r = m as { collected: boolean; heap_used_bytes: number; external_bytes: number } | null;
+      return r?.collected ? r.heap_used_bytes + r.external_bytes : null;
+    };
+    const full = await mem();
+    await client.clear();
+    const empty = await mem();
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const round = (x: number) => Math.round(x * 100) / 100;
     return {
+      capacity,
       lines: d.lines_read,
       wall_ms: Math.round(wall),
       lines_per_sec_wall: Math.round(d.lines_read / (wall / 1000)),
@@ -201,8 +240,14 @@ export async function runLogcatBench(
       query_ms_median: round(median(inWorker)),
       query_ms_max: round(Math.max(...inWorker)),
       query_round_trip_ms_median: round(median(roundTrip)),
+      first_miss_query_ms: round(firstMiss),
+      miss_query_ms_median: round(median(misses)),
       worker_heap_mb: round(stats!.heap_used_bytes / 1024 / 1024),
       process_rss_mb: round(stats!.rss_bytes / 1024 / 1024),
+      bytes_per_entry: full !== null && empty !== null
+        ? Math.round((full - empty) / d.stored)
+        : null,
+      text_bytes_per_line: Math.round(payload.reduce((a, c) => a + c.length, 0) / n),
     };
   } finally {
     await client.close();
@@ -211,11 +256,15 @@ export async function runLogcatBench(
 }
 
 if (import.meta.main) {
-  const [count, ...files] = Deno.args;
+  const opt = (name: string) =>
+    Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const [count, ...files] = Deno.args.filter((a) => !a.startsWith("--"));
+  const capacity = Number(opt("capacity") ?? BENCH_RING_ENTRIES);
+  const root = opt("root");
   const texts = files.map((f) => Deno.readTextFileSync(f));
   const dataDir = await Deno.makeTempDir({ prefix: "keynobi-logcat-bench-" });
   try {
-    const r = await runLogcatBench(Number(count) || 1_000_000, texts, dataDir);
+    const r = await runLogcatBench(Number(count) || 1_000_000, texts, dataDir, capacity, root);
     console.log(JSON.stringify(r));
   } finally {
     await Deno.remove(dataDir, { recursive: true });
