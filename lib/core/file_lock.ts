@@ -5,9 +5,24 @@
 import { dirname } from "node:path";
 
 /** Run `fn` while holding an exclusive lock on `lockPath` (created, mode 0600, if missing). */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T> | T): Promise<T> {
-  await Deno.mkdir(dirname(lockPath), { recursive: true, mode: 0o700 });
-  const file = await Deno.open(lockPath, { read: true, write: true, create: true, mode: 0o600 });
+export async function withFileLock<T>(
+  lockPath: string,
+  fn: () => Promise<T> | T,
+  opts: { dirReady?: boolean } = {},
+): Promise<T> {
+  // `dirReady`: the caller made the folder already (saves a mkdir on hot paths); if it has gone
+  // since, it is made again.
+  const mkdir = () => Deno.mkdir(dirname(lockPath), { recursive: true, mode: 0o700 });
+  if (!opts.dirReady) await mkdir();
+  const open = () => Deno.open(lockPath, { read: true, write: true, create: true, mode: 0o600 });
+  let file: Deno.FsFile;
+  try {
+    file = await open();
+  } catch (e) {
+    if (!opts.dirReady || !(e instanceof Deno.errors.NotFound)) throw e;
+    await mkdir();
+    file = await open();
+  }
   try {
     await file.lock(true);
     try {

@@ -31,6 +31,8 @@ export const LOCK_POLL_MS = 100;
 export const MAX_UI_LOCK_FILE_BYTES = 4 * 1024;
 /** Captures waiting on one device in this process, at most. */
 export const MAX_QUEUED_CAPTURES = 64;
+/** Devices whose lock path this process remembers (the path is a hash of the serial). */
+export const MAX_LOCK_PATHS_CACHED = 256;
 
 export interface UiLockHolder {
   pid: number;
@@ -111,10 +113,32 @@ function lockIoError(serial: string, path: string, e: unknown): ToolError {
   );
 }
 
+/**
+ * How long this process may keep a device's lease across back-to-back captures of its own queue
+ * (handing it from one to the next without touching the lock file), before it lets go once so
+ * another process gets its turn.
+ */
+export const MAX_LEASE_HANDOVER_MS = 2_000;
+
+/** This process's lease on one device, while held. */
+interface HeldLease {
+  path: string;
+  guard: string;
+  token: string;
+  since: number;
+  renew: ReturnType<typeof setInterval>;
+  renewing: Promise<void>;
+}
+
 /** Serializes UI Automator use per device; one instance per process (the UI worker's). */
 export class UiAutomatorLocks {
   readonly dataDir: string;
   #queues = new Map<string, { tail: Promise<void>; waiting: number }>();
+  #paths = new Map<string, string>();
+  #dirReady = false;
+  #held = new Map<string, HeldLease>();
+  /** Tokens of leases being given up (their file may still name them for a moment). */
+  #releasing = new Set<string>();
 
   constructor(dataDir: string) {
     this.dataDir = dataDir;
@@ -139,17 +163,47 @@ export class UiAutomatorLocks {
     this.#queues.set(serial, q);
     try {
       if (await raceAbort(before, wait.signal) === ABORTED) throw wait.signal.reason;
-      return await this.#crossProcess(serial, wait, fn);
+      const lease = this.#held.get(serial) ?? await this.#acquire(serial, wait);
+      try {
+        return await fn();
+      } finally {
+        // Another capture of this process waits for the device: hand it the lease as it is (no
+        // lock-file round trip), unless it has been held long enough that others deserve a turn.
+        const handOver = q.waiting > 1 &&
+          (wait.now ?? Date.now)() - lease.since < MAX_LEASE_HANDOVER_MS;
+        if (!handOver) await this.#release(serial, lease);
+      }
     } finally {
       release();
       q.waiting--;
-      if (q.waiting === 0 && this.#queues.get(serial) === q) this.#queues.delete(serial);
+      if (q.waiting === 0) {
+        if (this.#queues.get(serial) === q) this.#queues.delete(serial);
+        // Nobody of this process is left for the device (a waiter handed the lease gave up).
+        const left = this.#held.get(serial);
+        if (left) await this.#release(serial, left);
+      }
     }
   }
 
-  async #crossProcess<T>(serial: string, wait: LockWait, fn: () => Promise<T>): Promise<T> {
+  async #pathOf(serial: string): Promise<string> {
+    let path = this.#paths.get(serial);
+    if (path === undefined) {
+      path = await uiLockPath(this.dataDir, serial);
+      if (this.#paths.size >= MAX_LOCK_PATHS_CACHED) this.#paths.clear();
+      this.#paths.set(serial, path);
+    }
+    if (!this.#dirReady) {
+      await Deno.mkdir(uiAutomatorLocksDir(this.dataDir), { recursive: true, mode: 0o700 })
+        .catch(() => {});
+      this.#dirReady = true;
+    }
+    return path;
+  }
+
+  /** Takes the device's lock file (free or stale); polls while another process holds it. */
+  async #acquire(serial: string, wait: LockWait): Promise<HeldLease> {
     const now = wait.now ?? Date.now;
-    const path = await uiLockPath(this.dataDir, serial);
+    const path = await this.#pathOf(serial);
     const guard = path.replace(/\.lock$/, ".guard");
     const token = crypto.randomUUID();
     const acquired_at = new Date(now()).toISOString();
@@ -160,16 +214,18 @@ export class UiAutomatorLocks {
       acquired_at,
       renewed_at: t,
     });
-    // Acquire: take a free or stale lock; otherwise poll until the signal aborts.
     while (true) {
       let held: UiLockHolder | null;
       try {
         held = await withFileLock(guard, async () => {
           const current = await readHolder(path);
-          if (current && current.token !== token && leaseIsLive(current, now())) return current;
+          if (
+            current && current.token !== token && !this.#releasing.has(current.token) &&
+            leaseIsLive(current, now())
+          ) return current;
           await writeFileAtomic(path, JSON.stringify(mineAt(now())) + "\n");
           return null;
-        });
+        }, { dirReady: true });
       } catch (e) {
         throw lockIoError(serial, path, e);
       }
@@ -181,26 +237,40 @@ export class UiAutomatorLocks {
         throw busyOrAbort(e, serial, held);
       }
     }
-    let renewing: Promise<void> = Promise.resolve();
-    const renew = setInterval(() => {
-      renewing = renewing.then(() =>
-        withFileLock(guard, async () => {
-          const current = await readHolder(path);
-          if (current?.token === token) {
-            await writeFileAtomic(path, JSON.stringify(mineAt(now())) + "\n");
-          }
-        })
-      ).catch(() => {});
-    }, LEASE_RENEW_MS);
+    const lease: HeldLease = {
+      path,
+      guard,
+      token,
+      since: now(),
+      renewing: Promise.resolve(),
+      renew: setInterval(() => {
+        lease.renewing = lease.renewing.then(() =>
+          withFileLock(guard, async () => {
+            const current = await readHolder(path);
+            if (current?.token === token) {
+              await writeFileAtomic(path, JSON.stringify(mineAt(now())) + "\n");
+            }
+          }, { dirReady: true })
+        ).catch(() => {});
+      }, LEASE_RENEW_MS),
+    };
+    this.#held.set(serial, lease);
+    return lease;
+  }
+
+  async #release(serial: string, lease: HeldLease): Promise<void> {
+    if (this.#held.get(serial) === lease) this.#held.delete(serial);
+    // A capture of this process that comes meanwhile may take the file over at once.
+    this.#releasing.add(lease.token);
+    clearInterval(lease.renew);
     try {
-      return await fn();
+      await lease.renewing;
+      await withFileLock(lease.guard, async () => {
+        const current = await readHolder(lease.path);
+        if (current?.token === lease.token) await Deno.remove(lease.path).catch(() => {});
+      }, { dirReady: true }).catch(() => {});
     } finally {
-      clearInterval(renew);
-      await renewing;
-      await withFileLock(guard, async () => {
-        const current = await readHolder(path);
-        if (current?.token === token) await Deno.remove(path).catch(() => {});
-      }).catch(() => {});
+      this.#releasing.delete(lease.token);
     }
   }
 }

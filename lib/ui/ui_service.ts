@@ -3,11 +3,12 @@
  * (what handles mean) and the latest capture (the baseline for settling). workers/ui.ts serves it
  * over the worker channel; tests call it directly with a fake ADB.
  */
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import { UiAutomatorLocks } from "./automator_lock.ts";
 import { type Capture, captureHierarchy, DumpFormMemory, type UiAdb } from "./capture.ts";
 import { buildElementList, formatElementList } from "./element_list.ts";
-import { formatActivity, readForeground } from "./foreground.ts";
+import { type Foreground, formatActivity, readForeground } from "./foreground.ts";
 import { HandleTable, nodeInfo, parseTarget, resolveTarget } from "./handles.ts";
 import type { UiTree } from "./hierarchy.ts";
 import type {
@@ -44,6 +45,16 @@ export const DEFAULT_WAIT_POLL_MS = 250;
 export const MAX_WAIT_POLL_MS = 5_000;
 /** Devices whose last capture is kept. */
 export const MAX_CAPTURED_DEVICES = 32;
+/** Plain reads of one device asked within this many ms of each other share one capture. */
+export const CAPTURE_MERGE_MS = 25;
+
+/** A capture plain reads share (see UiService.#readCapture). */
+interface SharedCapture {
+  at: number;
+  ctl: AbortController;
+  waiters: number;
+  promise: Promise<Capture>;
+}
 
 export interface UiServiceOptions {
   adb: UiAdb;
@@ -76,6 +87,7 @@ export class UiService {
   #forms = new DumpFormMemory();
   #handles = new HandleTable();
   #last = new Map<string, Capture>();
+  #pending = new Map<string, SharedCapture>();
 
   constructor(opts: UiServiceOptions) {
     this.#adb = opts.adb;
@@ -99,8 +111,54 @@ export class UiService {
     return c;
   }
 
-  async #list(serial: string, c: Capture, maxRows?: number, activity = true, signal?: AbortSignal) {
-    const fg = activity ? await readForeground(this.#adb, serial, signal) : null;
+  /**
+   * A capture for a plain read (observe, tree, find). Reads of one device that arrive within
+   * CAPTURE_MERGE_MS of each other share one capture: the later ones join the pending one instead
+   * of queueing a dump of the same screen behind it. Settling and waiting never share: they
+   * exist to see a change.
+   */
+  async #readCapture(serial: string, signal: AbortSignal): Promise<Capture> {
+    const now = performance.now();
+    let shared = this.#pending.get(serial);
+    if (shared === undefined || now - shared.at > CAPTURE_MERGE_MS) {
+      const ctl = new AbortController();
+      const entry: SharedCapture = { at: now, ctl, waiters: 0, promise: Promise.resolve(null!) };
+      entry.promise = this.capture(serial, ctl.signal).finally(() => {
+        if (this.#pending.get(serial) === entry) this.#pending.delete(serial);
+      });
+      this.#pending.set(serial, entry);
+      shared = entry;
+    }
+    const mine = shared;
+    mine.waiters++;
+    let done = false;
+    try {
+      const got = await raceAbort(mine.promise, signal);
+      done = true;
+      if (got === ABORTED) throw signal.reason;
+      return got;
+    } finally {
+      mine.waiters--;
+      // The last one waiting gave up: stop the capture (as a single caller's cancel would).
+      if (mine.waiters === 0 && !done) {
+        if (this.#pending.get(serial) === mine) this.#pending.delete(serial);
+        mine.ctl.abort(signal.reason);
+      }
+    }
+  }
+
+  async #list(
+    serial: string,
+    c: Capture,
+    maxRows?: number,
+    activity: boolean | Promise<Foreground | null> = true,
+    signal?: AbortSignal,
+  ) {
+    const fg = activity === false
+      ? null
+      : activity === true
+      ? await readForeground(this.#adb, serial, signal)
+      : await activity;
     const list = buildElementList(c.tree, {
       maxRows,
       screenHash: c.hash,
@@ -111,13 +169,16 @@ export class UiService {
   }
 
   async observe(p: ObserveParams, ctx: CallContext): Promise<ObserveResult> {
-    const c = await this.capture(p.serial, ctx.signal);
-    const list = await this.#list(p.serial, c, p.maxRows, p.activity ?? true, ctx.signal);
+    // The foreground activity is asked for beside the dump, not after it (it never fails: a
+    // failure is "unknown").
+    const activity = (p.activity ?? true) ? readForeground(this.#adb, p.serial, ctx.signal) : false;
+    const c = await this.#readCapture(p.serial, ctx.signal);
+    const list = await this.#list(p.serial, c, p.maxRows, activity, ctx.signal);
     return { list, text: formatElementList(list), capture: info(c) };
   }
 
   async tree(p: TreeParams, ctx: CallContext): Promise<TreeResult> {
-    const c = await this.capture(p.serial, ctx.signal);
+    const c = await this.#readCapture(p.serial, ctx.signal);
     const max = Math.min(MAX_TREE_RESULT_NODES, Math.max(1, p.maxNodes ?? MAX_TREE_RESULT_NODES));
     return {
       screenHash: c.hash,
@@ -140,7 +201,7 @@ export class UiService {
 
   async find(p: FindParams, ctx: CallContext): Promise<FindResult> {
     const selector = validateSelector(p.selector);
-    const c = await this.capture(p.serial, ctx.signal);
+    const c = await this.#readCapture(p.serial, ctx.signal);
     const found = findNodes(c.tree, selector, p.limit);
     return {
       screenHash: c.hash,

@@ -233,3 +233,58 @@ Deno.test("UiAutomatorLocks: a lock that cannot be written fails the capture, no
     assertEquals(adb.calls.length, 0);
   });
 });
+
+Deno.test("UiAutomatorLocks: back-to-back captures of one process hand the lease on, then free it", async () => {
+  await withDir(async (dir) => {
+    const locks = new UiAutomatorLocks(dir);
+    const path = await uiLockPath(dir, "emulator-5554");
+    const signal = new AbortController().signal;
+    const tokens: string[] = [];
+    const job = () => async () => {
+      tokens.push(JSON.parse(await Deno.readTextFile(path)).token);
+      await new Promise((r) => setTimeout(r, 10));
+    };
+    await Promise.all([1, 2, 3].map(() => locks.run("emulator-5554", { signal }, job())));
+    // One lease for the three (no release and re-take between them), and none left after.
+    assertEquals(new Set(tokens).size, 1);
+    assertEquals(tokens.length, 3);
+    await assertRejects(() => Deno.stat(path), Deno.errors.NotFound);
+    // A capture on its own takes and frees its own lease.
+    await locks.run("emulator-5554", { signal }, job());
+    assertEquals(new Set(tokens).size, 2);
+    await assertRejects(() => Deno.stat(path), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("UiAutomatorLocks: a waiter handed the lease that gives up leaves no lock behind", async () => {
+  await withDir(async (dir) => {
+    const locks = new UiAutomatorLocks(dir);
+    const path = await uiLockPath(dir, "emulator-5554");
+    let finish!: () => void;
+    const first = locks.run(
+      "emulator-5554",
+      { signal: new AbortController().signal },
+      () => new Promise<void>((r) => finish = r),
+    );
+    const quitter = new AbortController();
+    const second = locks.run("emulator-5554", { signal: quitter.signal }, () => Promise.resolve());
+    await new Promise((r) => setTimeout(r, 20));
+    await Deno.stat(path); // held by the first
+    quitter.abort(new ToolError("cancelled", "Cancelled by the test"));
+    await assertRejects(() => second, ToolError);
+    finish();
+    await first;
+    await assertRejects(() => Deno.stat(path), Deno.errors.NotFound);
+    // Another process gets the device at once.
+    let ran = false;
+    await new UiAutomatorLocks(dir).run(
+      "emulator-5554",
+      { signal: AbortSignal.timeout(500) },
+      () => {
+        ran = true;
+        return Promise.resolve();
+      },
+    );
+    assert(ran);
+  });
+});

@@ -146,3 +146,76 @@ Deno.test("UiService refuses bad selectors and targets before any device command
     assertEquals(adb.calls.length, 0);
   });
 });
+
+Deno.test("UiService: concurrent reads of one device share one capture; later ones capture again", async () => {
+  await withService(async (s, _screens, adb) => {
+    const dumps = () => adb.calls.filter((c) => c.argv.includes("dump")).length;
+    const serial = "emulator-5554";
+    const [a, b, c] = await Promise.all([
+      s.observe({ serial }, ctx()),
+      s.tree({ serial }, ctx()),
+      s.find({ serial, selector: { text: "Sign in" } }, ctx()),
+    ]);
+    assertEquals(dumps(), 1);
+    assertEquals([b.screenHash, c.screenHash], [a.list.screenHash, a.list.screenHash]);
+    assertEquals(c.total, 1);
+    // A read after the shared one finished dumps again, and so does every settle.
+    await new Promise((r) => setTimeout(r, 40));
+    await s.observe({ serial }, ctx());
+    assertEquals(dumps(), 2);
+    await Promise.all([
+      s.settle({ serial, options: { minStableMs: 0 } } as never, ctx()),
+      s.observe({ serial }, ctx()),
+    ]);
+    assert(dumps() >= 4, `${dumps()} dumps`);
+  });
+});
+
+Deno.test("UiService: one reader giving up does not cancel the capture the others share", async () => {
+  await withService(async (s, _screens, adb) => {
+    const serial = "emulator-5554";
+    const gone = new AbortController();
+    const first = s.observe({ serial }, { signal: gone.signal });
+    const second = s.observe({ serial }, ctx());
+    gone.abort(new ToolError("cancelled", "Cancelled by the test"));
+    const e = await assertRejects(() => first, ToolError);
+    assertEquals(e.code, "cancelled");
+    const r = await second;
+    assertStringIncludes(r.text, "Sign in");
+    assertEquals(adb.calls.filter((c) => c.argv.includes("dump")).length, 1);
+  });
+});
+
+Deno.test("UiService.observe() asks for the foreground activity beside the dump, not after", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-ui-" });
+  const order: string[] = [];
+  let releaseDump!: () => void;
+  const dumpGate = new Promise<void>((r) => releaseDump = r);
+  const adb = new FakeAdb((_kind, argv) => {
+    order.push(argv[0] === "dumpsys" ? "dumpsys" : "dump");
+    return argv[0] === "dumpsys" ? ACTIVITY : signIn() + "UI hierchary dumped to: /dev/tty";
+  });
+  const slow = {
+    calls: adb.calls,
+    exec: async (serial: string, argv: readonly string[], o?: never) => {
+      if (!argv.includes("dumpsys")) await dumpGate; // the dump is slow
+      return await adb.exec(serial, argv, o);
+    },
+    shell: async (serial: string, argv: readonly string[], o?: never) => {
+      if (argv[0] !== "dumpsys") await dumpGate;
+      return await adb.shell(serial, argv, o);
+    },
+  };
+  try {
+    const s = new UiService({ adb: slow as never, dataDir: dir });
+    const r = s.observe({ serial: "emulator-5554" }, ctx());
+    for (let i = 0; i < 100 && !order.includes("dumpsys"); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assertEquals(order, ["dumpsys"]); // asked while the dump is still running
+    releaseDump();
+    assertStringIncludes((await r).text, "activity: com.example/.SignInActivity");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
