@@ -10,7 +10,7 @@ import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
 import { discoveryDirs, explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
 import { ActionPacer, chooseInterval } from "../ui/actions.ts";
-import { readSettings } from "../core/settings.ts";
+import { readSettings, setLastActiveProject } from "../core/settings.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -165,6 +165,13 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   const started = performance.now();
   const housekeeping = (async () => {
     await activity.rotateIfNeeded();
+    // The project this server serves becomes the one a later server without a project (and no
+    // Gradle build in its working directory) falls back to.
+    if (project !== null && project.selectedBy !== "last_active_project") {
+      await setLastActiveProject(dataDir, project.root).catch((e) =>
+        log.warn(`Cannot remember the last active project: ${(e as Error).message}`)
+      );
+    }
     await pruneStaleSessionRecords(dataDir);
     await writeSessionRecord(
       dataDir,

@@ -3,7 +3,7 @@
  * errors and log, cancel it, and read the project model (variants, APKs, configuration).
  */
 import { z } from "zod";
-import { ToolError } from "../core/errors.ts";
+import { invalidParams, ToolError } from "../core/errors.ts";
 import { readSettings } from "../core/settings.ts";
 import { findApk } from "../gradle/apk_outputs.ts";
 import {
@@ -26,6 +26,7 @@ import {
   projectRoot,
   resolveTasks,
   runInWorker,
+  variantOfTask,
 } from "./build_support.ts";
 import type { ToolContext } from "./context.ts";
 
@@ -425,7 +426,17 @@ const findApkPath = defineTool({
       }
       throw e;
     }
-    const variant = args.variant ??
+    // A task path names its variant (`:app:assembleFullDebug`): that one, not the active one.
+    const fromTask = args.module !== undefined && args.module.trim().split(":").length > 2
+      ? variantOfTask(args.module.trim(), listVariants(model).map((v) => v.name))
+      : null;
+    if (fromTask !== null && args.variant !== undefined && args.variant !== fromTask) {
+      throw invalidParams(
+        `module names the task of variant ${fromTask} but variant is ${args.variant}: pass one ` +
+          "of them, or both for the same variant",
+      );
+    }
+    const variant = args.variant ?? fromTask ??
       (await getActiveVariant(ctx.dataDir, root, model)).variant?.name;
     if (!variant) {
       return {

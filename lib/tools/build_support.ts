@@ -75,6 +75,24 @@ export async function resolveAppModule(
   );
 }
 
+/** Verbs whose task name ends with the variant it builds (`assembleFullDebug`). */
+const OUTPUT_VERBS = ["assemble", "bundle", "install", "package"] as const;
+
+/**
+ * The variant a task path names (`:app:assembleFullDebug` → `fullDebug`), when its last segment is
+ * an output verb followed by exactly one of `variants`; else `null`. Pure.
+ */
+export function variantOfTask(task: string, variants: readonly string[]): string | null {
+  const name = task.slice(task.lastIndexOf(":") + 1);
+  for (const verb of OUTPUT_VERBS) {
+    if (!name.startsWith(verb) || name.length === verb.length) continue;
+    const rest = name.slice(verb.length);
+    const v = variants.find((x) => cap(x) === rest);
+    if (v !== undefined) return v;
+  }
+  return null;
+}
+
 export async function appModel(ctx: ToolContext, module?: string): Promise<ModuleModel> {
   const m = await resolveAppModule(ctx, module);
   return await readAndroidModel(projectRoot(ctx), m.path);

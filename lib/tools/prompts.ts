@@ -47,7 +47,11 @@ export const PROMPTS: readonly PromptDef[] = [
     description: "Build a variant, install it on a device and launch it, with the launch time",
     arguments: [
       { name: "device_serial", description: "The device to deploy to", required: true },
-      { name: "variant", description: "Build variant (default debug)", required: false },
+      {
+        name: "variant",
+        description: "Build variant (default: the module's active variant)",
+        required: false,
+      },
       {
         name: "package",
         description: "The package to launch, when it cannot be read from the APK",
@@ -57,19 +61,25 @@ export const PROMPTS: readonly PromptDef[] = [
     tools: [
       "list_run_configurations",
       "run_run_configuration",
+      "list_build_variants",
       "run_gradle_task",
       "find_apk_path",
       "install_apk",
       "launch_app",
     ],
     render: (a) => {
-      const variant = a.variant || "debug";
+      // No variant given: the active one, whatever the project calls it (a flavored project has
+      // no plain "debug" variant).
+      const variant = a.variant || null;
+      const named = variant ?? "<the active variant>";
       return [
-        `Deploy the ${variant} variant to ${a.device_serial}.`,
-        `1. list_run_configurations; if one builds ${variant}, run_run_configuration (name: <it>, device_serial: ${a.device_serial}) and stop there.`,
-        `2. Otherwise run_gradle_task (task: assemble${variant[0].toUpperCase()}${
-          variant.slice(1)
-        }), then find_apk_path (variant: ${variant}).`,
+        variant
+          ? `Deploy the ${variant} variant to ${a.device_serial}.`
+          : `Deploy the app module's active variant to ${a.device_serial}; list_build_variants names it.`,
+        `1. list_run_configurations; if one builds ${named}, run_run_configuration (name: <it>, device_serial: ${a.device_serial}) and stop there.`,
+        `2. Otherwise run_gradle_task (task: assemble, variant: ${named}), then find_apk_path (${
+          variant ? `variant: ${variant}` : "no variant: it uses the active one"
+        }).`,
         `3. install_apk (device_serial: ${a.device_serial}, apk_path: <from find_apk_path>).`,
         `4. launch_app (device_serial: ${a.device_serial}, package: ${
           a.package || "<the app's package>"

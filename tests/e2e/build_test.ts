@@ -7,6 +7,12 @@ import { call, connect, runKeynobi, type Session, startWorld, type World } from 
 
 const PROJECT = "sample-kts";
 
+interface CallResultLike {
+  isError?: boolean;
+  content: { text: string }[];
+  structuredContent: Record<string, unknown>;
+}
+
 async function trusted(world: World): Promise<string> {
   const project = world.sim.projects[PROJECT];
   const r = await runKeynobi(world, ["trust", project]);
@@ -385,4 +391,51 @@ Deno.test("a build record left running by a process that is gone is reported as 
   const st = await call(s, "get_build_status");
   assertEquals(st.structuredContent!.status, "interrupted", JSON.stringify(st.structuredContent));
   assertStringIncludes(st.content[0].text!, "keynobi stopped before the build finished");
+});
+
+Deno.test("find_apk_path with a task path as module finds that task's variant, not the active one", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await using s = await connect(world, ["--project", project]);
+  const built = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug assembleFullDebug" } },
+    undefined,
+    { timeout: 60_000 },
+  ) as CallResultLike;
+  assert(!built.isError, built.content[0].text);
+  const r = await call(s, "find_apk_path", { module: ":app:assembleFullDebug" });
+  assertEquals(r.structuredContent!.found, true, r.content[0].text);
+  assertEquals(r.structuredContent!.variant, "fullDebug");
+  const both = await call(s, "find_apk_path", {
+    module: ":app:assembleFullDebug",
+    variant: "demoDebug",
+  });
+  assertEquals(errorOf(both).code, "invalid_params");
+});
+
+Deno.test("the full-deploy prompt without a variant works on a flavored project (no plain debug)", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await using s = await connect(world, ["--project", project]);
+  const prompt = await s.client.getPrompt({
+    name: "full-deploy",
+    arguments: { device_serial: "emulator-5554" },
+  });
+  const text = (prompt.messages as { content: { text: string } }[]).map((m) => m.content.text)
+    .join("\n");
+  assert(!/variant: debug\b/.test(text), text);
+  assert(!/assembleDebug\b/.test(text), text);
+  // Follow its fallback: the active variant from list_build_variants, then find_apk_path.
+  const variants = await call(s, "list_build_variants");
+  const active = variants.structuredContent!.active as string;
+  assert(typeof active === "string" && active !== "debug", String(active));
+  assertStringIncludes(text, "list_build_variants");
+  const built = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assemble", variant: active } },
+    undefined,
+    { timeout: 60_000 },
+  ) as CallResultLike;
+  assert(!built.isError, built.content[0].text);
+  const apk = await call(s, "find_apk_path");
+  assertEquals(apk.structuredContent!.found, true, apk.content[0].text);
 });

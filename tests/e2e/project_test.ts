@@ -14,6 +14,28 @@ Deno.test("the project comes from the working directory's Gradle build", async (
   assertEquals(r.structuredContent!.standalone_reason, "no Keynobi app is running");
 });
 
+Deno.test("a server's project becomes the last active one a later server without one falls back to", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-groovy"];
+  {
+    await using s = await connect(world, ["--project", project]);
+    await call(s, "get_project_info");
+  }
+  // The first server has exited (its housekeeping ran before it did); the home folder is no build.
+  let settings: Record<string, unknown> = {};
+  for (let i = 0; i < 50 && settings.last_active_project === undefined; i++) {
+    settings = JSON.parse(
+      await Deno.readTextFile(`${world.dataDir}/settings.json`).catch(() => "{}"),
+    );
+    if (settings.last_active_project === undefined) await new Promise((r) => setTimeout(r, 100));
+  }
+  await using later = await connect(world, []);
+  const r = await call(later, "get_project_info");
+  const p = r.structuredContent!.project as Record<string, unknown> | null;
+  assertEquals(p?.selected_by, "last_active_project", JSON.stringify(r.structuredContent));
+  assertEquals(p?.root, await Deno.realPath(project));
+});
+
 Deno.test("--project that does not exist exits 2 with a clear message", async () => {
   await using world = await startWorld();
   const r = await runKeynobi(world, ["--mcp", "--project", `${world.home}/nope`]);
