@@ -105,15 +105,44 @@ export function launchTiming(r: AmStartReport): LaunchTiming {
   return { total_ms: r.total_ms, wait_ms: r.wait_ms, launch_state: r.launch_state };
 }
 
+/** A launch state worth naming (`cold`, `warm`, `hot`, `relaunch`); `null` for `UNKNOWN (n)`. */
+function stateWord(state: string | null): string | null {
+  if (state === null) return null;
+  const s = state.trim().toLowerCase();
+  return /^(cold|warm|hot|relaunch)$/.test(s) ? s : null;
+}
+
+/** Why `am start` started nothing, from its warnings; `null` when it did not say. Pure. */
+export function notStartedBecause(warnings: readonly string[]): string | null {
+  for (const w of warnings) {
+    if (/top-most instance/i.test(w)) {
+      return "the app was already in front: the intent went to its running activity";
+    }
+    if (/brought to the front/i.test(w)) {
+      return "the app was already running: its task was brought to the front";
+    }
+  }
+  return null;
+}
+
 /**
- * `Launch time: 812 ms (cold), wait 815 ms`; `null` when the device reported no time. Pure.
+ * `Launch time: 812 ms (cold), wait 815 ms`. When the device timed nothing because nothing was
+ * started (the app was already in front), it says so: `Launch time: none — the app was already
+ * in front: …, wait 4 ms`. `null` when the device reported no time and no reason. Pure.
  */
-export function formatLaunchTime(t: LaunchTiming): string | null {
-  if (t.total_ms === null && t.wait_ms === null) return null;
-  const total = t.total_ms === null ? "unknown" : `${t.total_ms} ms`;
-  const state = t.launch_state === null ? "" : ` (${t.launch_state.toLowerCase()})`;
+export function formatLaunchTime(
+  t: LaunchTiming,
+  warnings: readonly string[] = [],
+): string | null {
   const wait = t.wait_ms === null ? "" : `, wait ${t.wait_ms} ms`;
-  return `Launch time: ${total}${state}${wait}`;
+  const state = stateWord(t.launch_state);
+  if (t.total_ms !== null) {
+    return `Launch time: ${t.total_ms} ms${state ? ` (${state})` : ""}${wait}`;
+  }
+  const why = notStartedBecause(warnings);
+  if (why !== null) return `Launch time: none — ${why}${wait}`;
+  if (t.wait_ms === null) return null;
+  return `Launch time: not reported by the device${state ? ` (${state})` : ""}${wait}`;
 }
 
 /**

@@ -441,7 +441,7 @@ async function startIntent(
   return {
     report,
     output: out.text.slice(0, 2_000),
-    timing_line: formatLaunchTime(launchTiming(report)),
+    timing_line: formatLaunchTime(launchTiming(report), report.warnings),
   };
 }
 

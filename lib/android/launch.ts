@@ -135,7 +135,8 @@ export async function startComponent(
     output: bounded(out.text),
     report,
     timing,
-    timing_line: formatLaunchTime(timing) ?? "Launch time: not reported by the device",
+    timing_line: formatLaunchTime(timing, report.warnings) ??
+      "Launch time: not reported by the device",
   };
 }
 

@@ -96,6 +96,26 @@ Deno.test("parseAmStart() reads the pre-10 layout and warnings", () => {
   assertEquals(formatLaunchTime(launchTiming(r)), "Launch time: 812 ms, wait 815 ms");
 });
 
+Deno.test("formatLaunchTime() says why there is no time when the app was already in front", () => {
+  const r = parseAmStart(
+    "Starting: Intent { cmp=com.ex/.Main }\nWarning: Activity not started, intent has been " +
+      "delivered to currently running top-most instance.\nStatus: ok\nLaunchState: UNKNOWN (0)\n" +
+      "Activity: com.ex/.Main\nWaitTime: 3\nComplete\n",
+  );
+  const line = formatLaunchTime(launchTiming(r), r.warnings)!;
+  assert(!line.includes("unknown (unknown"), line);
+  assertEquals(
+    line,
+    "Launch time: none — the app was already in front: the intent went to its running activity, " +
+      "wait 3 ms",
+  );
+  // No reason given and no time at all: null (callers say "not reported").
+  assertEquals(
+    formatLaunchTime({ total_ms: null, wait_ms: null, launch_state: "UNKNOWN (0)" }),
+    null,
+  );
+});
+
 Deno.test("amStartFailure() finds errors printed with exit code 0", () => {
   const unresolved = "Starting: Intent { act=android.intent.action.VIEW dat=myapp://x/... " +
     "flg=0x10000000 }\nError: Activity not started, unable to resolve Intent { " +

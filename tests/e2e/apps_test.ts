@@ -151,6 +151,12 @@ Deno.test({
     assert(pid !== null, "the app runs");
     const front = await call(s, "get_app_runtime_state", { package: APP, device_serial: EMU });
     assertEquals(front.structuredContent!.foreground, true);
+    // Launching it again while it is in front starts nothing; the answer says so.
+    const again = await call(s, "launch_app", { device_serial: EMU, package: APP });
+    ok(again);
+    const againText = again.content[0].text!;
+    assert(!againText.includes("unknown (unknown"), againText);
+    assertStringIncludes(againText, "Launch time: none — the app was already running");
 
     const restart = await call(s, "restart_app", { package: APP, device_serial: EMU });
     ok(restart);
