@@ -5,7 +5,13 @@
  * and `gradle.properties` are ignored.
  */
 import type { Env } from "../core/env.ts";
-import { isTrusted, readSettings } from "../core/settings.ts";
+import {
+  isTrusted,
+  readSettings,
+  type Settings,
+  type UnknownSettingsKey,
+  unknownSettingsKeys,
+} from "../core/settings.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import { readGradleProject } from "../gradle/build_files.ts";
 import { inspectWrapper, type WrapperInfo } from "../gradle/wrapper.ts";
@@ -65,6 +71,32 @@ export interface HealthReport {
     project: ProjectCheck;
     retrace: RetraceInfo;
     android_cli: AndroidCliInfo;
+    settings: SettingsCheck;
+  };
+}
+
+/**
+ * `settings.json` keys keynobi ignores (informational: it does not fail the check), such as the
+ * spec's camelCase `mcp.allowUnrestrictedGradle` for `mcp.allow_unrestricted_gradle`.
+ */
+export interface SettingsCheck {
+  ok: boolean;
+  unknown_keys: UnknownSettingsKey[];
+  hint: string | null;
+}
+
+/** The settings check from the settings as read. Pure. */
+export function settingsCheck(settings: Settings): SettingsCheck {
+  const unknown = unknownSettingsKeys(settings);
+  if (unknown.length === 0) return { ok: true, unknown_keys: [], hint: null };
+  const named = unknown.map((u) =>
+    u.did_you_mean ? `${u.key} (did you mean ${u.did_you_mean}?)` : u.key
+  ).join(", ");
+  return {
+    ok: false,
+    unknown_keys: unknown,
+    hint: `settings.json has keys keynobi does not read, so they change nothing: ${named}; ` +
+      "rename them (keys are snake_case) or remove them",
   };
 }
 
@@ -209,6 +241,7 @@ export async function runHealthCheck(options: HealthOptions): Promise<HealthRepo
     project: projectCheck,
     retrace,
     android_cli: androidCli,
+    settings: settingsCheck(settings),
   };
   const allOk = java.ok && sdk.ok && adb.ok && gradleWrapper.ok && projectCheck.ok;
   return { all_ok: allOk, checks };
@@ -266,6 +299,10 @@ export function renderHealth(report: HealthReport): string {
     `- retrace (info): ${c.retrace.ok ? `${c.retrace.path} ${c.retrace.version ?? ""}` : "missing"}`
       .trimEnd(),
   );
+  lines.push(
+    `- settings (info): ${c.settings.ok ? "ok" : "WARN"}`,
+  );
+  if (c.settings.hint) lines.push(`  hint: ${c.settings.hint}`);
   lines.push(
     `- android_cli (info): ${
       c.android_cli.installed ? `${c.android_cli.path} ${c.android_cli.version ?? ""}` : "missing"

@@ -51,6 +51,62 @@ export interface Settings {
   [key: string]: unknown;
 }
 
+/** The top-level keys keynobi reads or writes in `settings.json`. */
+export const KNOWN_SETTINGS_KEYS: readonly string[] = [
+  "version",
+  "trusted_projects",
+  "last_active_project",
+  "active_variants",
+  "approved_run_configurations",
+  "mcp",
+  "java_home",
+  "sdk_path",
+];
+/** The `mcp` keys keynobi reads. */
+export const KNOWN_MCP_SETTINGS_KEYS: readonly string[] = [
+  "build_timeout_sec",
+  "allow_unrestricted_gradle",
+  "default_build_log_lines",
+  "logcat_default_count",
+  "logcat_buffer_entries",
+  "min_action_interval_ms",
+];
+/** At most this many unknown keys are reported. */
+export const MAX_UNKNOWN_SETTINGS_KEYS = 50;
+
+export interface UnknownSettingsKey {
+  /** Dotted path, e.g. `mcp.allowUnrestrictedGradle`. */
+  key: string;
+  /** The known key it probably meant (the snake_case spelling), or `null`. */
+  did_you_mean: string | null;
+}
+
+/** `allowUnrestrictedGradle` / `allow-unrestricted-gradle` → `allow_unrestricted_gradle`. Pure. */
+function snakeCase(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[-\s]+/g, "_").toLowerCase();
+}
+
+/**
+ * Keys in `settings` that keynobi does not read (they are kept, and ignored): typically the
+ * spec's camelCase spellings (`mcp.allowUnrestrictedGradle`). Pure.
+ */
+export function unknownSettingsKeys(settings: Settings): UnknownSettingsKey[] {
+  const out: UnknownSettingsKey[] = [];
+  const check = (key: string, known: readonly string[], prefix: string) => {
+    if (known.includes(key) || out.length >= MAX_UNKNOWN_SETTINGS_KEYS) return;
+    const snake = snakeCase(key);
+    out.push({
+      key: `${prefix}${key}`,
+      did_you_mean: known.includes(snake) ? `${prefix}${snake}` : null,
+    });
+  };
+  for (const key of Object.keys(settings)) check(key, KNOWN_SETTINGS_KEYS, "");
+  if (isRecord(settings.mcp)) {
+    for (const key of Object.keys(settings.mcp)) check(key, KNOWN_MCP_SETTINGS_KEYS, "mcp.");
+  }
+  return out;
+}
+
 export function defaultSettings(): Settings {
   return { version: 1, trusted_projects: {} };
 }

@@ -143,3 +143,37 @@ Deno.test("runHealthCheck() counts adb ok when the server answers without a loca
     true,
   ]);
 });
+
+Deno.test("runHealthCheck() warns about settings keys keynobi ignores (the spec's camelCase)", async () => {
+  await using tmp = await tempDir();
+  const w = await world(tmp.path);
+  await trustProject(w.data, w.proj);
+  const path = join(w.data, "settings.json");
+  const s = JSON.parse(await Deno.readTextFile(path));
+  s.mcp = { allowUnrestrictedGradle: true, build_timeout_sec: 60 };
+  s.lastActiveProject = w.proj;
+  s.colour = "blue";
+  await Deno.writeTextFile(path, JSON.stringify(s));
+  const project = await selectProject({ cwd: w.proj, dataDir: w.data });
+  const report = await runHealthCheck({
+    env: w.env,
+    dataDir: w.data,
+    project,
+    adb: answering,
+    ...seams,
+  });
+  const c = report.checks.settings;
+  assertEquals(c.ok, false);
+  assertEquals(c.unknown_keys, [
+    { key: "lastActiveProject", did_you_mean: "last_active_project" },
+    { key: "colour", did_you_mean: null },
+    { key: "mcp.allowUnrestrictedGradle", did_you_mean: "mcp.allow_unrestricted_gradle" },
+  ]);
+  const text = renderHealth(report);
+  assertMatch(
+    text,
+    /mcp\.allowUnrestrictedGradle \(did you mean mcp\.allow_unrestricted_gradle\?\)/,
+  );
+  // Informational: it does not fail the whole check.
+  assertEquals(report.all_ok, true, text);
+});
