@@ -12,6 +12,7 @@ import { validateCoordinates, validateKeyName } from "../core/validation.ts";
 import type { Bounds } from "../ui/hierarchy.ts";
 import type { ResolveResult } from "../ui/protocol.ts";
 import {
+  ADB_KEYBOARD_IME,
   clearKeys,
   DEFAULT_LONG_PRESS_MS,
   DEFAULT_SWIPE_MS,
@@ -24,6 +25,7 @@ import {
   MAX_SWIPE_MS,
   MIN_LONG_PRESS_MS,
   MIN_SWIPE_MS,
+  parseSelectedIme,
   type Point,
   runInput,
   tapArgv,
@@ -493,6 +495,22 @@ const uiTypeTextUnicode = defineTool({
           `${serial}, so nothing was typed: install ADBKeyBoard and select it (ime enable / ime ` +
           "set), or type ASCII with ui_type_text",
         { serial },
+      );
+    }
+    // Enabled is not enough: the broadcast reaches the keyboard only when it is the selected one.
+    const dump = await ctx.adb.shell(
+      serial,
+      ["dumpsys", "input_method"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    );
+    const selected = parseSelectedIme(dump.text());
+    if (selected !== null && selected !== ADB_KEYBOARD_IME) {
+      throw new ToolError(
+        "command_failed",
+        `The ADB keyboard is installed on ${serial} but the selected input method is ${selected}, ` +
+          "so nothing was typed: ask the user to select it (adb shell ime set " +
+          `${ADB_KEYBOARD_IME}), or type ASCII with ui_type_text`,
+        { serial, selected_ime: selected },
       );
     }
     return await act(ctx, {

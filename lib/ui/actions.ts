@@ -187,6 +187,15 @@ export function hasAdbKeyboard(imeListOutput: string): boolean {
   return imeListOutput.split(/\r?\n/).some((l) => l.trim() === ADB_KEYBOARD_IME);
 }
 
+/**
+ * `dumpsys input_method`: the selected input method (`mCurMethodId=<id>`), or `null` when the
+ * dump does not say (`null` also for `mCurMethodId=null`).
+ */
+export function parseSelectedIme(dumpsys: string): string | null {
+  const m = /^\s*mCurMethodId=(\S+)\s*$/m.exec(dumpsys);
+  return m === null || m[1] === "null" ? null : m[1];
+}
+
 /** `dumpsys input_method`: whether the soft keyboard is shown (`mInputShown=true`). */
 export function parseInputShown(dumpsys: string): boolean | null {
   const m = /\bmInputShown=(true|false)\b/.exec(dumpsys);

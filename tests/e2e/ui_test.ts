@@ -313,6 +313,17 @@ Deno.test("ui: hostile text is typed exactly and never runs on the device", asyn
   assertStringIncludes(missing.content[0].text!, "ADB keyboard");
   assertEquals(ui.state().fields.query, before);
   ui.setAdbKeyboard(true);
+  // Installed and enabled but another keyboard selected: the broadcast would go nowhere.
+  ui.selectIme("com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME");
+  const unselected = await call(s, "ui_type_text_unicode", {
+    device_serial: SERIAL,
+    text: unicode,
+  });
+  assertEquals(unselected.isError, true);
+  assertStringIncludes(unselected.content[0].text!, "selected input method is");
+  assertStringIncludes(unselected.content[0].text!, "ime set com.android.adbkeyboard/.AdbIME");
+  assertEquals(ui.state().fields.query, before);
+  ui.selectIme("com.android.adbkeyboard/.AdbIME");
   ok(
     await call(s, "ui_type_text_unicode", { device_serial: SERIAL, text: unicode }),
     "unicode",

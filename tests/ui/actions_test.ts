@@ -14,6 +14,7 @@ import {
   MAX_MIN_ACTION_INTERVAL_MS,
   MAX_TYPE_TEXT_BYTES,
   parseInputShown,
+  parseSelectedIme,
   singleQuoteForSnippet,
   slowSwipeMs,
   unicodeTextArgv,
@@ -194,4 +195,13 @@ Deno.test("unicodeTextSnippet() hands am the text exactly, whatever it holds (re
       text,
     );
   }
+});
+
+Deno.test("parseSelectedIme() reads mCurMethodId from dumpsys input_method", () => {
+  const dump =
+    "Current Input Method Manager state:\n  mCurMethodId=com.android.adbkeyboard/.AdbIME\n" +
+    "  mCurFocusedWindow=Window{1 u0 com.ex/.Main}\n";
+  assertEquals(parseSelectedIme(dump), "com.android.adbkeyboard/.AdbIME");
+  assertEquals(parseSelectedIme("  mCurMethodId=null\n"), null);
+  assertEquals(parseSelectedIme("nothing here"), null);
 });

@@ -1080,6 +1080,11 @@ export class UiService implements DeviceService {
     this.busyUntil = this.clock.now() + Math.min(seconds, MAX_BUSY_SECONDS) * 1000;
   }
 
+  /** As `ime set <id>` would (tests select another keyboard with it). */
+  selectIme(id: string) {
+    this.currentIme = id;
+  }
+
   setAdbKeyboard(installed: boolean) {
     this.settings.adbKeyboard = installed;
     this.currentIme = installed ? ADB_KEYBOARD_ID : IME_ID;
