@@ -77,9 +77,11 @@ export const PROMPTS: readonly PromptDef[] = [
           ? `Deploy the ${variant} variant to ${a.device_serial}.`
           : `Deploy the app module's active variant to ${a.device_serial}; list_build_variants names it.`,
         `1. list_run_configurations; if one builds ${named}, run_run_configuration (name: <it>, device_serial: ${a.device_serial}) and stop there.`,
-        `2. Otherwise run_gradle_task (task: assemble, variant: ${named}), then find_apk_path (${
-          variant ? `variant: ${variant}` : "no variant: it uses the active one"
-        }).`,
+        `2. Otherwise run_gradle_task (task: assemble, variant: ${named}), then ${
+          variant
+            ? `find_apk_path (variant: ${variant})`
+            : "find_apk_path without a variant (it uses the active one)"
+        }.`,
         `3. install_apk (device_serial: ${a.device_serial}, apk_path: <from find_apk_path>).`,
         `4. launch_app (device_serial: ${a.device_serial}, package: ${
           a.package || "<the app's package>"

@@ -202,3 +202,11 @@ Deno.test("deno.json: tasks run with the shared permission flags and the version
     assert(!/\s-A\b|--allow-all/.test(cmd as string), `${name} never uses -A`);
   }
 });
+
+Deno.test("skill: names every UI tool, and deobfuscation (retrace) for crash traces", async () => {
+  const skill = await readSkill();
+  const named = new Set([...skill.matchAll(/`([a-z]+(?:_[a-z]+)*)(?::[^`]*)?`/g)].map((m) => m[1]));
+  const missing = TOOLS.filter((t) => t.toolset === "ui" && !named.has(t.name)).map((t) => t.name);
+  assertEquals(missing, [], "UI tools the skill never mentions");
+  assert(/`retrace: true`/.test(skill), "the skill says how to deobfuscate a trace");
+});
