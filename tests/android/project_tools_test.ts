@@ -109,6 +109,7 @@ Deno.test("run_health_check answers with every check", async () => {
     "java",
     "project",
     "retrace",
+    "settings",
   ]);
   assertEquals(s.checks.adb.server_running, false);
   assertEquals(s.all_ok, false);
