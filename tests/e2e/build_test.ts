@@ -190,7 +190,7 @@ function startHungBuild(s: Session, signal: AbortSignal) {
 async function building(s: Session): Promise<boolean> {
   const st = (await call(s, "get_build_status")).structuredContent!;
   return st.status === "running" &&
-    (st.running as { current_task: string | null }).current_task !== null;
+    (st.running as { current_task: string | null } | null)?.current_task != null;
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000) {
