@@ -189,6 +189,8 @@ function startHungBuild(s: Session, signal: AbortSignal) {
 /** True once a build runs and Gradle has printed its first task (its signal handlers are set). */
 async function building(s: Session): Promise<boolean> {
   const st = (await call(s, "get_build_status")).structuredContent!;
+  // Right after the history records the build and before the worker has spawned Gradle, status
+  // reads `running` with `running: null`: not started yet.
   return st.status === "running" &&
     (st.running as { current_task: string | null } | null)?.current_task != null;
 }
