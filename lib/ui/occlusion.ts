@@ -34,6 +34,11 @@ export const MIN_TAP_EXTENT_PX = 8;
 export const PAGE_SIZED_AREA_FRACTION = 0.8;
 /** A container whose children's boxes fill this share of its own is drawn as one panel. */
 export const PANEL_FILL_FRACTION = 0.5;
+/** The screen is cut into this many columns and rows of cells to find covers near a point. */
+export const COVER_GRID_COLUMNS = 16;
+export const COVER_GRID_ROWS = 32;
+/** A cover spanning more cells than this is checked against every element instead. */
+export const MAX_COVER_CELLS = 64;
 /** Visible pieces of one element kept while cutting covers out of it (the largest are kept). */
 export const MAX_VISIBLE_PIECES = 32;
 
@@ -245,6 +250,15 @@ export class CoverIndex {
   #tree: UiTree;
   /** Occluders in paint order. */
   #occ: Occluder[] = [];
+  /** Per grid cell, the indexes (in `#occ`) of covers overlapping it, in paint order. */
+  #cells: number[][] = [];
+  /** Covers too large for the grid, in paint order. */
+  #large: number[] = [];
+  #cellW = 1;
+  #cellH = 1;
+  /** Per cover, the last query that collected it (so a cover in many cells counts once). */
+  #stamp: Int32Array = new Int32Array(0);
+  #query = 0;
 
   constructor(tree: UiTree, keyboard: KeyboardInfo | null, geometry = screenGeometry(tree)) {
     this.#tree = tree;
@@ -283,6 +297,42 @@ export class CoverIndex {
       if (kind < 0) continue;
       this.#occ.push({ id: n.id, pos: pos[n.id], box, kind, keyboard: inKeyboard });
     }
+    this.#index();
+  }
+
+  /** Files each cover under the grid cells its box overlaps. */
+  #index(): void {
+    const { screen } = this.geometry;
+    this.#cellW = Math.max(1, Math.ceil(boundsWidth(screen) / COVER_GRID_COLUMNS));
+    this.#cellH = Math.max(1, Math.ceil(boundsHeight(screen) / COVER_GRID_ROWS));
+    this.#cells = Array.from({ length: COVER_GRID_COLUMNS * COVER_GRID_ROWS }, () => []);
+    this.#stamp = new Int32Array(this.#occ.length);
+    for (let i = 0; i < this.#occ.length; i++) {
+      const r = this.#cellRange(this.#occ[i].box);
+      if (r === null) continue;
+      if ((r.c1 - r.c0 + 1) * (r.r1 - r.r0 + 1) > MAX_COVER_CELLS) {
+        this.#large.push(i);
+        continue;
+      }
+      for (let row = r.r0; row <= r.r1; row++) {
+        for (let col = r.c0; col <= r.c1; col++) {
+          this.#cells[row * COVER_GRID_COLUMNS + col].push(i);
+        }
+      }
+    }
+  }
+
+  /** The cells a box overlaps (clamped to the grid), or null when it is off screen. */
+  #cellRange(b: Bounds): { c0: number; c1: number; r0: number; r1: number } | null {
+    const clampC = (v: number) => Math.min(COVER_GRID_COLUMNS - 1, Math.max(0, v));
+    const clampR = (v: number) => Math.min(COVER_GRID_ROWS - 1, Math.max(0, v));
+    if (b.right <= b.left || b.bottom <= b.top) return null;
+    return {
+      c0: clampC(Math.floor(b.left / this.#cellW)),
+      c1: clampC(Math.floor((b.right - 1) / this.#cellW)),
+      r0: clampR(Math.floor(b.top / this.#cellH)),
+      r1: clampR(Math.floor((b.bottom - 1) / this.#cellH)),
+    };
   }
 
   /** The largest app window drawn under window `root` whose box holds it, or -1. */
@@ -310,24 +360,32 @@ export class CoverIndex {
   coversOf(id: number, box: Bounds): Occluder[] {
     const after = this.order.end[id];
     const occ = this.#occ;
-    // First occluder drawn after the subtree (binary search on paint position).
-    let lo = 0, hi = occ.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (occ[mid].pos <= after) lo = mid + 1;
-      else hi = mid;
-    }
     const s = this.geometry.scroller[id];
     const scrollEnd = s >= 0 ? this.order.end[s] : -1;
-    const out: Occluder[] = [];
-    for (let i = lo; i < occ.length; i++) {
+    const q = ++this.#query;
+    const found: number[] = [];
+    const take = (i: number) => {
+      if (this.#stamp[i] === q) return;
+      this.#stamp[i] = q;
       const o = occ[i];
-      if (!overlaps(o.box, box)) continue;
-      // A panel hides only what scrolls under it: it is drawn after the scroll container.
-      if (o.kind === PANEL && (s < 0 || o.pos <= scrollEnd)) continue;
-      out.push(o);
+      // Drawn after the element's subtree, overlapping it; a panel hides only what scrolls
+      // under it (it is drawn after the scroll container).
+      if (o.pos <= after || !overlaps(o.box, box)) return;
+      if (o.kind === PANEL && (s < 0 || o.pos <= scrollEnd)) return;
+      found.push(i);
+    };
+    for (const i of this.#large) take(i);
+    const r = this.#cellRange(box);
+    if (r !== null) {
+      for (let row = r.r0; row <= r.r1; row++) {
+        for (let col = r.c0; col <= r.c1; col++) {
+          for (const i of this.#cells[row * COVER_GRID_COLUMNS + col]) take(i);
+        }
+      }
     }
-    return out;
+    // In paint order, so the pieces cut out (and the one chosen) do not depend on the grid.
+    found.sort((a, b) => a - b);
+    return found.map((i) => occ[i]);
   }
 
   /** Where a tap on node `id` lands (see `TapPoint`). */
