@@ -1,6 +1,7 @@
 /** Command-line parsing: pure, so every refusal is testable without spawning. */
 import type { ToolsetName } from "../mcp/tool_def.ts";
 import { parseToolsets } from "../mcp/toolsets.ts";
+import { type HttpAddress, parseHttpAddress } from "../mcp/http_address.ts";
 
 export type Command =
   | {
@@ -12,11 +13,13 @@ export type Command =
     minIntervalMs?: number | null;
     /** `--grpc HOST:PORT`: an emulator's gRPC endpoint when no discovery file names it. */
     grpc?: string | null;
+    /** `--http [HOST:]PORT`: streamable HTTP instead of stdio. */
+    http?: HttpAddress | null;
   }
   | { kind: "trust" | "untrust"; path: string }
   | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
-  | { kind: "setup"; mcpArgs: string[] }
+  | { kind: "setup"; mcpArgs: string[]; http?: HttpAddress }
   | { kind: "app" }
   | { kind: "status" }
   | { kind: "version" }
@@ -44,20 +47,23 @@ Usage:
                 [--grpc <host:port>]
                           serve MCP on stdio (what MCP clients run); --grpc names an emulator's
                           gRPC endpoint when its discovery file is missing (loopback only)
+  keynobi --mcp --http [HOST:]PORT [options as above]
+                          serve MCP over streamable HTTP at http://HOST:PORT/mcp instead
+                          (HOST defaults to 127.0.0.1; any other needs KEYNOBI_HTTP_TOKEN)
   keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
   keynobi untrust <path>  revoke that trust
   keynobi projects        list trusted projects and the last active one
   keynobi approve-configurations <path>
                           approve the project's shared .keynobi/run-configurations.json
-  keynobi setup [--project <path>] [--toolsets <a,b>]
+  keynobi setup [--project <path>] [--toolsets <a,b>] [--http [HOST:]PORT]
                           print the claude / codex registration commands for this binary
   keynobi status          list running keynobi MCP servers
   keynobi --version | --help
 
 Toolsets: core, ui, device-admin (default: all).
-Environment: KEYNOBI_HOME, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT, ANDROID_HOME,
-ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug), KEYNOBI_GRPC (like --grpc),
-KEYNOBI_GRPC_TOKEN (its token, when it has one).`;
+Environment: KEYNOBI_HOME, KEYNOBI_HTTP_TOKEN, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT,
+ANDROID_HOME, ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug), KEYNOBI_GRPC
+(like --grpc), KEYNOBI_GRPC_TOKEN (its token, when it has one).`;
 
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.length === 0) throw new UsageError("No command given: run keynobi --mcp to serve MCP");
@@ -98,7 +104,8 @@ export function parseArgs(argv: readonly string[]): Command {
         mcpArgs.push("--min-interval-ms", String(opts.minIntervalMs));
       }
       if (opts.grpc !== undefined) mcpArgs.push("--grpc", opts.grpc);
-      return { kind: "setup", mcpArgs };
+      const { http } = opts;
+      return { kind: "setup", mcpArgs, ...(http ? { http } : {}) };
     }
     case "--mcp": {
       const opts = parseMcpOptions(rest, true);
@@ -125,6 +132,7 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
   let attachOnly = false;
   let toolsets: ToolsetName[] | null = null;
   let minIntervalMs: number | null = null;
+  let http: HttpAddress | null = null;
   let grpc: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -135,6 +143,11 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
       if (inline !== null) return inline;
       const next = args[i + 1];
       if (next === undefined || (next.startsWith("--") && next !== "--")) {
+        if (name === "--http") {
+          throw new UsageError(
+            "--http needs [HOST:]PORT, e.g. --http 8848 or --http 127.0.0.1:8848",
+          );
+        }
         if (name === "--toolsets") {
           throw new UsageError(
             "--toolsets needs a value: one or more of core, ui, device-admin, comma-separated",
@@ -171,6 +184,16 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         minIntervalMs = Number(v);
         break;
       }
+      case "--http": {
+        if (http !== null) throw new UsageError("--http is given twice");
+        try {
+          http = parseHttpAddress(value());
+        } catch (e) {
+          if (e instanceof TypeError) throw new UsageError(e.message);
+          throw e;
+        }
+        break;
+      }
       case "--grpc": {
         if (grpc !== null) throw new UsageError("--grpc is given twice");
         const v = value();
@@ -193,10 +216,16 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         throw new UsageError(`Unknown option "${arg}": see keynobi --help`);
     }
   }
+  if (http && attachOnly) {
+    throw new UsageError(
+      "--http serves its own sessions and cannot be combined with --attach-only",
+    );
+  }
   return {
     project,
     attachOnly,
     toolsets,
+    ...(http ? { http } : {}),
     ...(minIntervalMs !== null ? { minIntervalMs } : {}),
     ...(grpc !== null ? { grpc } : {}),
   };

@@ -61,7 +61,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     case "approve-configurations":
       return await approveConfigurationsCommand([cmd.path], io);
     case "setup":
-      for (const line of setupCommand(cmd.mcpArgs)) console.log(line);
+      for (const line of setupCommand(cmd.mcpArgs, cmd.http ?? null)) console.log(line);
       return 0;
     case "status":
       return await statusCommand(io);
@@ -78,6 +78,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         toolsets: cmd.toolsets,
         minIntervalMs: cmd.minIntervalMs ?? null,
         grpc: cmd.grpc ?? null,
+        http: cmd.http ?? null,
         env,
         cwd,
         stdin: Deno.stdin.readable,

@@ -1,6 +1,8 @@
 /**
- * `keynobi --mcp`: pick the project, try to attach to a running Keynobi app, else serve standalone
- * on stdio until the client closes stdin.
+ * `keynobi --mcp`: pick the project, try to attach to a running Keynobi app, else serve standalone:
+ * on stdio until the client closes stdin, or with `--http` over streamable HTTP until a signal.
+ * Every MCP session is one `createSession` (lib/mcp/session.ts) fed by the registry; the workers
+ * (builds, logcat, UI) and the ADB client are shared by the sessions of this process.
  */
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../gradle/build_client.ts";
@@ -14,12 +16,13 @@ import { readSettings, setLastActiveProject } from "../core/settings.ts";
 import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
-import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { selectProject } from "../gradle/project_root.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
-import { classifyLine, LineWriter, readLines, RpcCode } from "../mcp/jsonrpc.ts";
-import { McpServer, type RequestExtras } from "../mcp/server.ts";
+import { LineTransport } from "../mcp/line_transport.ts";
+import type { RequestExtras } from "../mcp/server.ts";
+import type { Session } from "../mcp/session.ts";
+import { type HttpAddress, httpTokenFor } from "../mcp/http_address.ts";
 import {
   currentSessionRecord,
   pruneStaleSessionRecords,
@@ -45,6 +48,27 @@ export interface McpLaunchOptions {
   cwd: string;
   stdin: ReadableStream<Uint8Array>;
   stdout: WritableStream<Uint8Array>;
+  /** `--http [HOST:]PORT`: serve streamable HTTP instead of stdio. */
+  http?: HttpAddress | null;
+}
+
+/**
+ * How long a signal's shutdown waits for each step (stopping the build, answering what is in
+ * flight, the workers, the bookkeeping) before going on; the process then exits whatever is left.
+ */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Resolve with `p`, or after `ms` with undefined; the timer never outlives the wait. */
+async function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<undefined>((r) => timer = setTimeout(r, ms, undefined)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long `keynobi --mcp` waits for the app's socket before running standalone. */
@@ -94,6 +118,38 @@ function makeAdbClient(env: Env): AdbClient {
 }
 
 export async function runMcp(opts: McpLaunchOptions): Promise<number> {
+  // Start loading the SDK's Server now: its import is most of start-up, and overlaps the disk
+  // reads below (data dir, project selection, the attach socket).
+  const sessionModule = import("../mcp/session.ts");
+  sessionModule.catch(() => {});
+  const httpModule = opts.http ? import("../mcp/http_server.ts") : null;
+  httpModule?.catch(() => {});
+  // Signals always start the shutdown, whatever is in flight (before start-up finished too).
+  const signalled = Promise.withResolvers<"signal">();
+  const onSignal = () => signalled.resolve("signal");
+  for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, onSignal);
+  try {
+    return await serve(opts, sessionModule, httpModule, signalled.promise);
+  } finally {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);
+  }
+}
+
+async function serve(
+  opts: McpLaunchOptions,
+  sessionModule: Promise<typeof import("../mcp/session.ts")>,
+  httpModule: Promise<typeof import("../mcp/http_server.ts")> | null,
+  signalled: Promise<"signal">,
+): Promise<number> {
+  let httpToken: string | null = null;
+  if (opts.http) {
+    try {
+      httpToken = httpTokenFor(opts.http, opts.env.get("KEYNOBI_HTTP_TOKEN"));
+    } catch (e) {
+      console.error(`keynobi: ${(e as Error).message}`);
+      return 2;
+    }
+  }
   const dataDir = await ensureDataDir(resolveDataDir(opts.env));
   let project;
   try {
@@ -138,29 +194,14 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
     grpc,
     instrumentationRunning: () => builds.instrumentationRunning(),
   });
-  const uiActions = new ActionPacer(async () =>
+  const sessions = new SessionRecorder(dataDir);
+  const actionInterval = async () =>
     chooseInterval(
       opts.minIntervalMs ?? null,
       opts.minIntervalMs == null
         ? (await readSettings(dataDir).catch(() => null))?.mcp?.min_action_interval_ms
         : undefined,
-    )
-  );
-  const sessions = new SessionRecorder(dataDir);
-  const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
-    adb,
-    sessions,
-    builds,
-    ui,
-    uiActions,
-    logcat,
-    env: opts.env,
-    dataDir,
-    project,
-    session,
-    signal,
-    request,
-  });
+    );
   const activity = new ActivityLog(dataDir, { pid: Deno.pid });
   const started = performance.now();
   const housekeeping = (async () => {
@@ -182,81 +223,119 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
       name: "server",
       duration_ms: 0,
       status: "ok",
-      summary: `Server started (standalone: ${reason})`,
+      summary: `Server started (standalone: ${reason})` +
+        (opts.http ? ` over streamable HTTP on port ${opts.http.port}` : ""),
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
   const served = TOOLS.filter((t) => enabledToolsets.includes(t.toolset));
-  const server: McpServer<ToolContext> = new McpServer<ToolContext>({
-    version: VERSION,
-    title: "Keynobi (standalone)",
-    instructions: buildInstructions({
-      mode: "standalone",
-      standaloneReason: reason,
-      enabledToolsets,
-      tools: served,
-      project: project?.root ?? null,
-    }),
-    tools: TOOLS,
+  const instructions = buildInstructions({
+    mode: "standalone",
+    standaloneReason: reason,
     enabledToolsets,
-    hasProject: project !== null,
-    makeContext,
-    resources: projectResources((signal): ToolContext =>
-      makeContext(signal, server.resourceExtras())
-    ),
-    prompts: PROMPTS,
-    // Entries wait for the start-up entry so the log reads in order; tool results never wait.
-    activity: { append: (entry) => housekeeping.then(() => activity.append(entry)) },
+    tools: served,
+    project: project?.root ?? null,
   });
+  const { createSession } = await sessionModule;
+  /** One MCP session: its own id, client, requests and UI pacing; the process's workers. */
+  const newSession = (sessionId?: string): Session<ToolContext> => {
+    const uiActions = new ActionPacer(actionInterval);
+    const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
+      adb,
+      sessions,
+      builds,
+      ui,
+      uiActions,
+      logcat,
+      env: opts.env,
+      dataDir,
+      project,
+      session,
+      signal,
+      request,
+    });
+    const s: Session<ToolContext> = createSession<ToolContext>({
+      sessionId,
+      version: VERSION,
+      title: "Keynobi (standalone)",
+      instructions,
+      tools: TOOLS,
+      enabledToolsets,
+      hasProject: project !== null,
+      makeContext,
+      resources: projectResources((signal): ToolContext =>
+        makeContext(signal, s.handlers.resourceExtras())
+      ),
+      prompts: PROMPTS,
+      // Entries wait for the start-up entry so the log reads in order; tool results never wait.
+      activity: { append: (entry) => housekeeping.then(() => activity.append(entry)) },
+    });
+    return s;
+  };
 
-  const writer = new LineWriter(opts.stdout);
-  const send = (m: Parameters<LineWriter["send"]>[0]) => writer.send(m);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, onSignal);
+  let stopReason: "signal" | "client" = "client";
+  let closeTransport: () => Promise<void> = () => Promise.resolve();
   try {
-    const lines = readLines(opts.stdin);
-    while (true) {
-      // raceAbort, not Promise.race against one pending promise: that kept every request read.
-      const next = await raceAbort(lines.next(), stop.signal);
-      if (next === ABORTED || next.done) break;
-      if (next.value === null) {
-        void send({
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: RpcCode.parseError, message: "Parse error: message too long" },
+    if (httpModule) {
+      const { serveHttp } = await httpModule;
+      let http;
+      try {
+        http = serveHttp({
+          address: opts.http!,
+          token: httpToken,
+          newSession: (sessionId) => newSession(sessionId) as Session<unknown>,
+          onListen: (url) => console.error(`keynobi: serving MCP over streamable HTTP at ${url}`),
         });
-        continue;
+      } catch (e) {
+        console.error(
+          `keynobi: cannot listen on ${opts.http!.hostname}:${opts.http!.port}: ` +
+            `${(e as Error).message}`,
+        );
+        return 1;
       }
-      server.handle(classifyLine(next.value), send);
-    }
-    if (stop.signal.aborted) {
-      // Stopped by a signal: stop the build (recorded as such), then answer what is in flight.
-      await builds.shutdown("keynobi was stopped by a signal");
-      await server.close();
+      closeTransport = () => http.close();
+      const first = await Promise.race([signalled, http.finished.then(() => "failed" as const)]);
+      if (first === "failed") return 1;
+      stopReason = "signal";
+      await withinGrace(builds.shutdown("keynobi was stopped by a signal"));
+      await withinGrace(http.close());
     } else {
-      // The client went away: a build it started finishes and is recorded (bounded by the build
-      // timeout) before this server exits.
-      await server.drain();
+      const s = newSession();
+      const transport = new LineTransport(opts.stdin, opts.stdout, { gate: s.gate });
+      closeTransport = () => transport.close();
+      await s.server.connect(transport);
+      const first = await Promise.race([signalled, transport.ended.then(() => "client" as const)]);
+      const second = first === "signal"
+        ? first
+        // The client went away: a build it started finishes and is recorded (bounded by the build
+        // timeout) before this server exits, unless a signal comes first.
+        : await Promise.race([signalled, s.drain().then(() => "drained" as const)]);
+      if (second === "signal") {
+        stopReason = "signal";
+        // Stop the build (recorded as such), then answer what is in flight.
+        await withinGrace(builds.shutdown("keynobi was stopped by a signal"));
+        await withinGrace(s.close());
+      }
     }
-    await builds.shutdown("keynobi exited");
+    await withinGrace(builds.shutdown("keynobi exited"));
     builds.close();
     ui.close();
-    await sessions.syncCrashes().catch(() => {});
-    await sessions.close();
-    await logcat.close();
+    await withinGrace(sessions.syncCrashes().catch(() => {}));
+    await withinGrace(sessions.close());
+    await withinGrace(logcat.close());
   } finally {
-    for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);
-    await housekeeping;
-    await activity.append({
-      kind: "lifecycle",
-      name: "server",
-      duration_ms: Math.round(performance.now() - started),
-      status: "ok",
-      summary: "Server stopped",
-    }).catch(() => {});
-    await removeSessionRecord(dataDir, Deno.pid).catch(() => {});
-    await writer.close();
+    await withinGrace(housekeeping);
+    await withinGrace(
+      activity.append({
+        kind: "lifecycle",
+        name: "server",
+        duration_ms: Math.round(performance.now() - started),
+        status: "ok",
+        summary: stopReason === "signal" ? "Server stopped by a signal" : "Server stopped",
+      }).catch(() => {}),
+    );
+    await withinGrace(removeSessionRecord(dataDir, Deno.pid).catch(() => {}));
+    await withinGrace(closeTransport());
   }
   return 0;
 }

@@ -1,36 +1,30 @@
 /**
- * One MCP session: initialize, tools, prompts and resources, answered from the tool registry.
- * The transport (stdio here, the attach socket later) hands it classified JSON-RPC messages and a
- * way to send; it knows nothing about devices or projects beyond the registry and the providers.
+ * What one MCP session answers, from the tool registry: initialize, tools, prompts and resources.
+ * It knows nothing of the wire: lib/mcp/session.ts binds these handlers to one SDK `Server`, and
+ * the transports (stdio, a Unix socket, streamable HTTP) carry that server's messages. It knows
+ * nothing about devices or projects beyond the registry and the providers.
  */
 import { z } from "zod";
 import { isToolError, type ToolErrorData } from "../core/errors.ts";
 import { closestName } from "./closest.ts";
 import { argumentStrings } from "./activity_log.ts";
-import {
-  type Classified,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  RpcCode,
-  RpcError,
-} from "./jsonrpc.ts";
+import { RpcCode, RpcError } from "./jsonrpc.ts";
 import { annotationsFor, type ImageContent, type ToolDef, type ToolsetName } from "./tool_def.ts";
 import { hiddenToolMessage } from "./toolsets.ts";
 import type { PromptDef } from "./prompts.ts";
 import type { ResourceProvider } from "./resources.ts";
 
 export const PROTOCOL_VERSION = "2025-11-25";
-/** Versions we answer with when the client asks for them; anything else gets the latest. */
+/**
+ * Revisions we answer with when the client asks for one; anything else gets the latest. Not
+ * 2025-03-26: it requires accepting JSON-RPC batches, which we refuse (every revision after it
+ * removed them), so a client asking for it is offered 2025-11-25.
+ */
 export const SUPPORTED_PROTOCOL_VERSIONS = [
   "2025-11-25",
   "2025-06-18",
-  "2025-03-26",
   "2024-11-05",
 ] as const;
-
-/** Most requests one session runs at once; more are refused until some finish. */
-export const MAX_CONCURRENT_REQUESTS = 64;
 
 export interface ActivitySink {
   append(entry: {
@@ -47,7 +41,7 @@ export interface ActivitySink {
 // deno-lint-ignore no-explicit-any
 export type AnyTool<Ctx> = ToolDef<Ctx, any>;
 
-export interface McpServerOptions<Ctx> {
+export interface SessionOptions<Ctx> {
   version: string;
   title: string;
   instructions: string;
@@ -60,8 +54,6 @@ export interface McpServerOptions<Ctx> {
   prompts: readonly PromptDef[];
   activity?: ActivitySink;
 }
-
-type Send = (message: JsonRpcMessage) => void | Promise<void>;
 
 /** What a handler may use of the request beyond its arguments. */
 export interface RequestExtras {
@@ -79,18 +71,27 @@ export interface RequestExtras {
 /** Longest progress message we send. */
 export const MAX_PROGRESS_MESSAGE_CHARS = 500;
 
-export class McpServer<Ctx> {
-  readonly #opts: McpServerOptions<Ctx>;
+/** Extras the session binding hands each request. */
+export interface RequestMeta {
+  signal: AbortSignal;
+  /** `params._meta.progressToken`, when the client sent one. */
+  progressToken?: string | number;
+  /** Sends one notification on this request's stream (the SDK's `sendNotification`). */
+  notify(method: string, params: Record<string, unknown>): void;
+}
+
+export class SessionHandlers<Ctx> {
+  readonly #opts: SessionOptions<Ctx>;
   readonly #served: Map<string, AnyTool<Ctx>>;
   readonly #all: Map<string, AnyTool<Ctx>>;
-  readonly #inFlight = new Map<JsonRpcId, AbortController>();
-  readonly #pending = new Set<Promise<void>>();
+  readonly #pending = new Set<Promise<unknown>>();
   #toolList: unknown[] | null = null;
   #clientName: string | null = null;
-  readonly sessionId: string = crypto.randomUUID();
+  readonly sessionId: string;
 
-  constructor(opts: McpServerOptions<Ctx>) {
+  constructor(opts: SessionOptions<Ctx>, sessionId: string = crypto.randomUUID()) {
     this.#opts = opts;
+    this.sessionId = sessionId;
     this.#all = new Map(opts.tools.map((t) => [t.name, t]));
     this.#served = new Map(
       opts.tools.filter((t) => opts.enabledToolsets.includes(t.toolset)).map((t) => [t.name, t]),
@@ -106,165 +107,68 @@ export class McpServer<Ctx> {
     return [...this.#served.values()];
   }
 
-  /** Handle one incoming message; answers go through `send`. Never throws. */
-  handle(msg: Classified, send: Send): void {
-    switch (msg.kind) {
-      case "invalid":
-        void send({ jsonrpc: "2.0", id: msg.id, error: msg.error });
-        return;
-      case "response":
-        return; // We send no requests to the client.
-      case "notification":
-        if (msg.message.method === "notifications/cancelled") {
-          const id = msg.message.params?.requestId;
-          if (typeof id === "string" || typeof id === "number") {
-            this.#inFlight.get(id)?.abort(
-              new DOMException("Cancelled by the client", "AbortError"),
-            );
-          }
-        }
-        return;
-      case "request": {
-        const req = msg.message;
-        if (this.#inFlight.has(req.id)) {
-          void send({
-            jsonrpc: "2.0",
-            id: req.id,
-            error: {
-              code: RpcCode.invalidRequest,
-              message: `Request id ${req.id} is already in use`,
-            },
-          });
-          return;
-        }
-        if (this.#inFlight.size >= MAX_CONCURRENT_REQUESTS) {
-          void send({
-            jsonrpc: "2.0",
-            id: req.id,
-            error: {
-              code: RpcCode.internalError,
-              message:
-                `Too many requests in flight (${MAX_CONCURRENT_REQUESTS}): wait for some to finish`,
-            },
-          });
-          return;
-        }
-        const controller = new AbortController();
-        this.#inFlight.set(req.id, controller);
-        const p = this.#dispatch(req, controller.signal, send).then(
-          (result) => send({ jsonrpc: "2.0", id: req.id, result }),
-          (e) => send({ jsonrpc: "2.0", id: req.id, error: toRpcError(e).toObject() }),
-        ).then(() => {}, () => {}).finally(() => {
-          this.#inFlight.delete(req.id);
-          this.#pending.delete(p);
-        });
-        this.#pending.add(p);
-        return;
-      }
-    }
-  }
-
-  /** Abort every request in flight and wait for their answers to be sent. */
-  async close(): Promise<void> {
-    for (const c of this.#inFlight.values()) {
-      c.abort(new DOMException("The server is shutting down", "AbortError"));
-    }
-    await Promise.allSettled([...this.#pending]);
-  }
-
-  /** Wait for the requests in flight without aborting them. */
-  async drain(): Promise<void> {
+  /** Wait for activity-log writes this session started. */
+  async flush(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
-  #dispatch(req: JsonRpcRequest, signal: AbortSignal, send: Send): Promise<unknown> {
-    const params = req.params ?? {};
-    switch (req.method) {
-      case "initialize":
-        return Promise.resolve(this.#initialize(params));
-      case "ping":
-        return Promise.resolve({});
-      case "tools/list":
-        return Promise.resolve({ tools: this.#listTools() });
-      case "tools/call":
-        return this.#callTool(params, signal, this.#extras(params, signal, send));
-      case "prompts/list":
-        return Promise.resolve({ prompts: this.#servedPrompts().map(promptListing) });
-      case "prompts/get":
-        return this.#getPrompt(params);
-      case "resources/list":
-        return this.#listResources(signal);
-      case "resources/templates/list":
-        return Promise.resolve({ resourceTemplates: [] });
-      case "resources/read":
-        return this.#readResource(params, signal);
-      default:
-        return Promise.reject(
-          new RpcError(RpcCode.methodNotFound, `Method not found: ${req.method}`),
-        );
-    }
-  }
-
-  #initialize(params: Record<string, unknown>) {
+  initialize(params: Record<string, unknown>) {
     const requested = params.protocolVersion;
-    const protocolVersion = typeof requested === "string" &&
-        (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+    if (typeof requested !== "string") {
+      throw new RpcError(
+        RpcCode.invalidParams,
+        `initialize needs params.protocolVersion (a string such as "${PROTOCOL_VERSION}")`,
+      );
+    }
+    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
       ? requested
       : PROTOCOL_VERSION;
     const info = params.clientInfo as { name?: unknown } | undefined;
     if (typeof info?.name === "string") this.#clientName = info.name.slice(0, 200);
     return {
       protocolVersion,
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: SERVER_CAPABILITIES,
       serverInfo: { name: "keynobi", title: this.#opts.title, version: this.#opts.version },
       instructions: this.#opts.instructions,
     };
   }
 
-  #listTools(): unknown[] {
-    if (this.#toolList) return this.#toolList;
-    this.#toolList = this.servedTools().map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: inputSchemaOf(t),
-      annotations: { title: t.title, ...annotationsFor(t.kind) },
-    }));
-    return this.#toolList;
+  listTools(params: Record<string, unknown>) {
+    noCursor("tools/list", params);
+    if (!this.#toolList) {
+      this.#toolList = this.servedTools().map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: inputSchemaOf(t),
+        annotations: { title: t.title, ...annotationsFor(t.kind) },
+      }));
+    }
+    return { tools: this.#toolList };
   }
 
-  #extras(params: Record<string, unknown>, signal: AbortSignal, send: Send): RequestExtras {
-    const meta = params._meta as { progressToken?: unknown } | undefined;
-    const token = meta?.progressToken;
-    const hasToken = typeof token === "string" || typeof token === "number";
+  #extras(meta: RequestMeta): RequestExtras {
+    const token = meta.progressToken;
     let last = -Infinity;
     return {
       clientName: this.#clientName,
       sessionId: this.sessionId,
       progress: (progress, total, message) => {
-        if (!hasToken || signal.aborted || !(progress > last)) return;
+        if (token === undefined || meta.signal.aborted || !(progress > last)) return;
         last = progress;
-        void send({
-          jsonrpc: "2.0",
-          method: "notifications/progress",
-          params: {
-            progressToken: token,
-            progress,
-            ...(total !== undefined ? { total } : {}),
-            ...(message !== undefined
-              ? { message: message.slice(0, MAX_PROGRESS_MESSAGE_CHARS) }
-              : {}),
-          },
+        meta.notify("notifications/progress", {
+          progressToken: token,
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined
+            ? { message: message.slice(0, MAX_PROGRESS_MESSAGE_CHARS) }
+            : {}),
         });
       },
     };
   }
 
-  async #callTool(
-    params: Record<string, unknown>,
-    signal: AbortSignal,
-    extras: RequestExtras,
-  ): Promise<unknown> {
+  async callTool(params: Record<string, unknown>, meta: RequestMeta): Promise<ToolCallResult> {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(RpcCode.invalidParams, "tools/call needs a tool name in params.name");
@@ -285,7 +189,7 @@ export class McpServer<Ctx> {
       );
     }
     const started = performance.now();
-    const result = await this.#runTool(tool, params.arguments, signal, extras);
+    const result = await this.#runTool(tool, params.arguments, meta.signal, this.#extras(meta));
     const status = result.refused ? "refused" : result.isError ? "error" : "ok";
     this.#log("tool", name, started, status, firstText(result), argumentStrings(params.arguments));
     delete result.refused;
@@ -341,7 +245,7 @@ export class McpServer<Ctx> {
       if (signal.aborted) {
         return errorResult({ code: "cancelled", message: `${tool.name} was cancelled` });
       }
-      throw e;
+      throw internalError(e);
     }
   }
 
@@ -349,18 +253,36 @@ export class McpServer<Ctx> {
     return this.#opts.prompts.filter((p) => p.tools.every((t) => this.#served.has(t)));
   }
 
-  #getPrompt(params: Record<string, unknown>): Promise<unknown> {
+  listPrompts(params: Record<string, unknown>) {
+    noCursor("prompts/list", params);
+    return { prompts: this.#servedPrompts().map(promptListing) };
+  }
+
+  getPrompt(params: Record<string, unknown>) {
     const started = performance.now();
     const name = params.name;
     const prompt = this.#servedPrompts().find((p) => p.name === name);
     if (!prompt) {
-      return Promise.reject(new RpcError(RpcCode.invalidParams, `Unknown prompt: ${String(name)}`));
+      const near = typeof name === "string"
+        ? closestName(name, this.#servedPrompts().map((p) => p.name))
+        : null;
+      throw new RpcError(
+        RpcCode.invalidParams,
+        `Unknown prompt: ${String(name)}` + (near ? `; did you mean ${near}?` : ""),
+      );
     }
     const args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      throw new RpcError(
+        RpcCode.invalidParams,
+        `Prompt ${prompt.name} takes its arguments as an object`,
+      );
+    }
     for (const a of prompt.arguments) {
       if (a.required && typeof args[a.name] !== "string") {
-        return Promise.reject(
-          new RpcError(RpcCode.invalidParams, `Prompt ${prompt.name} needs the argument ${a.name}`),
+        throw new RpcError(
+          RpcCode.invalidParams,
+          `Prompt ${prompt.name} needs the argument ${a.name}`,
         );
       }
     }
@@ -368,10 +290,10 @@ export class McpServer<Ctx> {
     for (const [k, v] of Object.entries(args)) if (typeof v === "string") strArgs[k] = v;
     const text = prompt.render(strArgs);
     this.#log("prompt", prompt.name, started, "ok", text, argumentStrings(args));
-    return Promise.resolve({
+    return {
       description: prompt.description,
       messages: [{ role: "user", content: { type: "text", text } }],
-    });
+    };
   }
 
   /** Extras for work that is not a tool call (resources): no progress. */
@@ -379,11 +301,17 @@ export class McpServer<Ctx> {
     return { progress: () => {}, clientName: this.#clientName, sessionId: this.sessionId };
   }
 
-  async #listResources(signal: AbortSignal): Promise<unknown> {
+  async listResources(params: Record<string, unknown>, signal: AbortSignal) {
+    noCursor("resources/list", params);
     return { resources: await this.#opts.resources.list(signal) };
   }
 
-  async #readResource(params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  listResourceTemplates(params: Record<string, unknown>) {
+    noCursor("resources/templates/list", params);
+    return { resourceTemplates: [] };
+  }
+
+  async readResource(params: Record<string, unknown>, signal: AbortSignal) {
     const uri = params.uri;
     if (typeof uri !== "string") {
       throw new RpcError(RpcCode.invalidParams, "resources/read needs params.uri");
@@ -395,7 +323,7 @@ export class McpServer<Ctx> {
       return { contents: [content] };
     } catch (e) {
       this.#log("resource", uri, started, "error", e instanceof Error ? e.message : String(e));
-      throw e;
+      throw e instanceof RpcError ? e : internalError(e);
     }
   }
 
@@ -417,7 +345,21 @@ export class McpServer<Ctx> {
   }
 }
 
-interface ToolCallResult {
+/** What `initialize` advertises. */
+export const SERVER_CAPABILITIES = { tools: {}, prompts: {}, resources: {} } as const;
+
+/** Every list fits one page (no `nextCursor`), so any cursor is one we never issued. */
+function noCursor(method: string, params: Record<string, unknown>): void {
+  if (params.cursor !== undefined) {
+    throw new RpcError(
+      RpcCode.invalidParams,
+      `Invalid cursor for ${method}: this server returns every item in one page and issues no ` +
+        "cursors; call it without params.cursor",
+    );
+  }
+}
+
+export interface ToolCallResult {
   content: ({ type: "text"; text: string } | ImageContent)[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
@@ -471,7 +413,7 @@ function promptListing(p: PromptDef) {
   };
 }
 
-function toRpcError(e: unknown): RpcError {
+function internalError(e: unknown): RpcError {
   if (e instanceof RpcError) return e;
   const message = e instanceof Error ? e.message : String(e);
   console.error(`keynobi: internal error: ${e instanceof Error ? e.stack ?? message : message}`);

@@ -57,6 +57,40 @@ Deno.test("parseArgs() reads subcommands and setup options", () => {
     mcpArgs: ["--project", "/p", "--toolsets", "core"],
   });
   assertEquals(parseArgs(["--version"]).kind, "version");
+  assertEquals(parseArgs(["setup", "--http", "9000"]), {
+    kind: "setup",
+    mcpArgs: [],
+    http: { hostname: "127.0.0.1", port: 9000 },
+  });
+});
+
+Deno.test("parseArgs() reads --http [HOST:]PORT and refuses what is not one", () => {
+  assertEquals(parseArgs(["--mcp", "--http", "8848"]), {
+    kind: "mcp",
+    project: null,
+    attachOnly: false,
+    toolsets: null,
+    http: { hostname: "127.0.0.1", port: 8848 },
+  });
+  const at = (v: string) => (parseArgs(["--mcp", `--http=${v}`]) as { http?: unknown }).http;
+  assertEquals(at("0.0.0.0:80"), { hostname: "0.0.0.0", port: 80 });
+  assertEquals(at("[::1]:0"), { hostname: "::1", port: 0 });
+  assertEquals(at("lab-host.example:65535"), { hostname: "lab-host.example", port: 65535 });
+  const bad: [string[], string][] = [
+    [["--mcp", "--http"], "--http needs [HOST:]PORT"],
+    [["--mcp", "--http", "65536"], "[HOST:]PORT"],
+    [["--mcp", "--http", "host:"], "[HOST:]PORT"],
+    [["--mcp", "--http", "::1:80"], "IPv6 address in brackets"],
+    [["--mcp", "--http", "a b:80"], "[HOST:]PORT"],
+    [["--mcp", "--http", "1", "--http", "2"], "given twice"],
+    [["--mcp", "--http", "1", "--attach-only"], "cannot be combined with --attach-only"],
+  ];
+  for (const [argv, text] of bad) {
+    assertThrows(() => parseArgs(argv), (e) => {
+      assertEquals(e instanceof UsageError, true, argv.join(" "));
+      assertStringIncludes((e as Error).message, text);
+    });
+  }
 });
 
 Deno.test("setupLines() quotes every argument for a POSIX shell", () => {

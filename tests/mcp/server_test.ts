@@ -1,10 +1,12 @@
-/** McpServer in process, with a registry of test tools: dispatch, refusals, errors, cancellation. */
+/**
+ * One session (createSession: the SDK's Server fed by a registry of test tools) over our line
+ * transport on an in-memory stream pair: dispatch, refusals, errors, cancellation, progress.
+ */
 import { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import type { Classified, JsonRpcMessage } from "../../lib/mcp/jsonrpc.ts";
-import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
-import { type ActivitySink, McpServer, type RequestExtras } from "../../lib/mcp/server.ts";
+import type { ActivitySink, RequestExtras } from "../../lib/mcp/server.ts";
+import { linePair } from "./_line_pair.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
 import type { PromptDef } from "../../lib/mcp/prompts.ts";
 
@@ -102,9 +104,9 @@ const prompt: PromptDef = {
 };
 const hiddenPrompt: PromptDef = { ...prompt, name: "wait", tools: ["slow_wait"] };
 
-function makeServer(opts: { toolsets?: ("core" | "ui")[]; hasProject?: boolean } = {}) {
+async function makeServer(opts: { toolsets?: ("core" | "ui")[]; hasProject?: boolean } = {}) {
   const entries: Parameters<ActivitySink["append"]>[0][] = [];
-  const server = new McpServer<Ctx>({
+  const pair = await linePair<Ctx>({
     version: "9.9.9",
     title: "Keynobi (standalone)",
     instructions: "hello",
@@ -119,31 +121,12 @@ function makeServer(opts: { toolsets?: ("core" | "ui")[]; hasProject?: boolean }
     prompts: [prompt, hiddenPrompt],
     activity: { append: (e) => Promise.resolve(void entries.push(e)) },
   });
-  const sent: JsonRpcMessage[] = [];
-  const waiters = new Map<unknown, (m: JsonRpcMessage) => void>();
-  const send = (m: JsonRpcMessage) => {
-    sent.push(m);
-    waiters.get((m as { id?: unknown }).id)?.(m);
-  };
-  let next = 1;
-  async function request(method: string, params?: Record<string, unknown>) {
-    const id = next++;
-    const answered = new Promise<JsonRpcMessage>((r) => waiters.set(id, r));
-    server.handle(classifyLine(JSON.stringify({ jsonrpc: "2.0", id, method, params })), send);
-    // deno-lint-ignore no-explicit-any
-    return await answered as any;
-  }
-  function notify(method: string, params?: Record<string, unknown>) {
-    server.handle(
-      { kind: "notification", message: { jsonrpc: "2.0", method, params } } as Classified,
-      send,
-    );
-  }
-  return { server, request, notify, entries, sent };
+  return { ...pair, server: pair.session.handlers, entries };
 }
 
-Deno.test("McpServer answers initialize with the requested known version, else the latest", async () => {
-  const { request, server } = makeServer();
+Deno.test("initialize answers the requested known version, else the latest", async () => {
+  await using pair = await makeServer();
+  const { request, server } = pair;
   const a = await request("initialize", {
     protocolVersion: "2025-06-18",
     clientInfo: { name: "c" },
@@ -160,8 +143,9 @@ Deno.test("McpServer answers initialize with the requested known version, else t
   assertEquals(b.result.protocolVersion, "2025-11-25");
 });
 
-Deno.test("McpServer lists only served tools, with strict schemas and kind hints", async () => {
-  const { request } = makeServer({ toolsets: ["core"] });
+Deno.test("A session lists only served tools, with strict schemas and kind hints", async () => {
+  await using pair = await makeServer({ toolsets: ["core"] });
+  const { request } = pair;
   const r = await request("tools/list");
   assertEquals(r.result.tools.map((t: { name: string }) => t.name), [
     "echo_text",
@@ -182,9 +166,10 @@ Deno.test("McpServer lists only served tools, with strict schemas and kind hints
   assertEquals(r.result.tools[1].annotations.readOnlyHint, false);
 });
 
-Deno.test("McpServer runs a tool and returns structured content plus text", async () => {
+Deno.test("A session runs a tool and returns structured content plus text", async () => {
   runs.length = 0;
-  const { request, entries } = makeServer();
+  await using pair = await makeServer();
+  const { request, entries } = pair;
   const r = await request("tools/call", { name: "echo_text", arguments: { text: "ab", times: 2 } });
   assertEquals(r.result, {
     content: [{ type: "text", text: "abab" }],
@@ -197,9 +182,10 @@ Deno.test("McpServer runs a tool and returns structured content plus text", asyn
   assertEquals(entries[0].status, "ok");
 });
 
-Deno.test("McpServer refuses bad arguments as invalid_params results and runs nothing", async () => {
+Deno.test("A session refuses bad arguments as invalid_params results and runs nothing", async () => {
   runs.length = 0;
-  const { request, entries } = makeServer();
+  await using pair = await makeServer();
+  const { request, entries } = pair;
   const cases: [unknown, string][] = [
     [{ txt: "a" }, `Unknown parameter "txt" for echo_text: did you mean "text"?`],
     [{ text: "a", bogus_zzzzzzzzzzz: 1 }, "valid parameters are text, times"],
@@ -220,8 +206,9 @@ Deno.test("McpServer refuses bad arguments as invalid_params results and runs no
   assert(entries.every((e) => e.status === "refused"));
 });
 
-Deno.test("McpServer maps ToolErrors to isError results with their code and data", async () => {
-  const { request } = makeServer();
+Deno.test("A session maps ToolErrors to isError results with their code and data", async () => {
+  await using pair = await makeServer();
+  const { request } = pair;
   const r = await request("tools/call", { name: "fail_device", arguments: {} });
   assertEquals(r.result.isError, true);
   assertEquals(r.result.structuredContent.error, {
@@ -231,17 +218,19 @@ Deno.test("McpServer maps ToolErrors to isError results with their code and data
   });
 });
 
-Deno.test("McpServer refuses project tools without a project, before running them", async () => {
+Deno.test("A session refuses project tools without a project, before running them", async () => {
   runs.length = 0;
-  const { request } = makeServer({ hasProject: false });
+  await using pair = await makeServer({ hasProject: false });
+  const { request } = pair;
   const r = await request("tools/call", { name: "fail_device", arguments: {} });
   assertEquals(r.result.structuredContent.error.code, "invalid_params");
   assertStringIncludes(r.result.content[0].text, "--project");
   assertEquals(runs, []);
 });
 
-Deno.test("McpServer answers hidden and unknown tools with -32602", async () => {
-  const { request } = makeServer({ toolsets: ["core"] });
+Deno.test("A session answers hidden and unknown tools with -32602", async () => {
+  await using pair = await makeServer({ toolsets: ["core"] });
+  const { request } = pair;
   const hidden = await request("tools/call", { name: "slow_wait", arguments: {} });
   assertEquals(hidden.error.code, -32602);
   assertStringIncludes(hidden.error.message, `"ui" toolset`);
@@ -252,23 +241,41 @@ Deno.test("McpServer answers hidden and unknown tools with -32602", async () => 
   assertEquals(method.error.code, -32601);
 });
 
-Deno.test("McpServer turns its own bugs into JSON-RPC internal errors", async () => {
-  const { request } = makeServer();
+Deno.test("A session turns its own bugs into JSON-RPC internal errors", async () => {
+  await using pair = await makeServer();
+  const { request } = pair;
   const r = await request("tools/call", { name: "buggy_tool", arguments: {} });
   assertEquals(r.error.code, -32603);
   assertStringIncludes(r.error.message, "oops");
 });
 
-Deno.test("notifications/cancelled aborts the request it names", async () => {
-  const { request, notify } = makeServer();
-  const pending = request("tools/call", { name: "slow_wait", arguments: {} });
-  notify("notifications/cancelled", { requestId: 1 });
-  const r = await pending;
-  assertEquals(r.result.structuredContent.error.code, "cancelled");
+Deno.test("notifications/cancelled aborts the request it names, which is then not answered", async () => {
+  await using pair = await makeServer();
+  const { notify, sent, session } = pair;
+  const aborted = Promise.withResolvers<void>();
+  runs.length = 0;
+  await pair.write(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 77,
+      method: "tools/call",
+      params: { name: "slow_wait", arguments: {} },
+    }) + "\n",
+  );
+  while (session.gate.size === 0) await new Promise((r) => setTimeout(r, 1));
+  session.server.onerror = () => {};
+  void aborted;
+  await notify("notifications/cancelled", { requestId: 77, reason: "user" });
+  await session.drain();
+  assertEquals(session.gate.size, 0, "the slot is free");
+  const pong = await pair.request("ping");
+  assertEquals(pong.result, {});
+  assertEquals(sent.filter((m) => m.id === 77).length, 0, "no answer to a cancelled request");
 });
 
 Deno.test("prompts are served only when every tool they name is served", async () => {
-  const { request } = makeServer({ toolsets: ["core"] });
+  await using pair = await makeServer({ toolsets: ["core"] });
+  const { request } = pair;
   const list = await request("prompts/list");
   assertEquals(list.result.prompts.map((p: { name: string }) => p.name), ["say"]);
   const got = await request("prompts/get", { name: "say", arguments: { what: "hi" } });
@@ -280,8 +287,13 @@ Deno.test("prompts are served only when every tool they name is served", async (
 });
 
 Deno.test("progress is sent as notifications/progress only when the client asked for it", async () => {
-  const { request, sent } = makeServer();
-  await request("initialize", { clientInfo: { name: "claude-code" } });
+  await using pair = await makeServer();
+  const { request, sent } = pair;
+  await request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "claude-code", version: "1" },
+  });
   const withToken = await request("tools/call", {
     name: "step_progress",
     arguments: {},

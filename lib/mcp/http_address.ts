@@ -1,0 +1,89 @@
+/**
+ * `--http [HOST:]PORT`: where the streamable HTTP transport listens, and whether that address is
+ * loopback (the default, needing no token) or not (then `KEYNOBI_HTTP_TOKEN` is required).
+ */
+
+export interface HttpAddress {
+  /** The host to bind, as Deno.serve takes it (IPv6 without brackets). */
+  hostname: string;
+  /** 0 lets the system choose; the listening line names the port it chose. */
+  port: number;
+}
+
+/** The host bound when `--http` names only a port. */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+/** The path MCP is served at (http://HOST:PORT/mcp). */
+export const HTTP_MCP_PATH = "/mcp";
+/** The port `keynobi setup` prints in the HTTP registration lines. */
+export const SETUP_HTTP_PORT = 8848;
+/** Shortest and longest `KEYNOBI_HTTP_TOKEN` accepted. */
+export const MIN_HTTP_TOKEN_CHARS = 16;
+export const MAX_HTTP_TOKEN_CHARS = 4096;
+
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^[0-9A-Fa-f:.]{2,45}$/;
+
+/** Parse `[HOST:]PORT`; throws a TypeError naming the accepted forms. */
+export function parseHttpAddress(text: string): HttpAddress {
+  const usage = `--http takes [HOST:]PORT, e.g. 8848, 127.0.0.1:8848 or [::1]:8848, got "${text}"`;
+  let host = DEFAULT_HTTP_HOST;
+  let portText = text;
+  const v6 = /^\[([^\]]+)\]:(.*)$/.exec(text);
+  if (v6) {
+    host = v6[1];
+    portText = v6[2];
+    if (!IPV6.test(host) || !host.includes(":")) throw new TypeError(usage);
+  } else if (text.includes(":")) {
+    const i = text.lastIndexOf(":");
+    host = text.slice(0, i);
+    portText = text.slice(i + 1);
+    if (host.includes(":")) throw new TypeError(`${usage} (write an IPv6 address in brackets)`);
+    if (!IPV4.test(host) && !HOSTNAME.test(host)) throw new TypeError(usage);
+  }
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new TypeError(usage);
+  return { hostname: host, port: Number(portText) };
+}
+
+/** Whether a bind address only accepts connections from this machine. */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** `http://HOST:PORT` for a bound address (IPv6 in brackets). */
+export function originOf(hostname: string, port: number): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+}
+
+/**
+ * Check the token the environment gives for this bind: required (and long enough) off loopback,
+ * optional on loopback. Returns the token to require, or null; throws a TypeError saying what to do.
+ */
+export function httpTokenFor(
+  address: HttpAddress,
+  token: string | undefined | null,
+): string | null {
+  const t = token ?? "";
+  if (t === "") {
+    if (isLoopback(address.hostname)) return null;
+    throw new TypeError(
+      `--http ${address.hostname}:${address.port} is not a loopback address: set ` +
+        `KEYNOBI_HTTP_TOKEN to a secret of at least ${MIN_HTTP_TOKEN_CHARS} characters (clients ` +
+        "send it as Authorization: Bearer <token>), or bind 127.0.0.1",
+    );
+  }
+  if (t.length < MIN_HTTP_TOKEN_CHARS || t.length > MAX_HTTP_TOKEN_CHARS) {
+    throw new TypeError(
+      `KEYNOBI_HTTP_TOKEN must be ${MIN_HTTP_TOKEN_CHARS} to ${MAX_HTTP_TOKEN_CHARS} characters, ` +
+        `got ${t.length}`,
+    );
+  }
+  if (!/^[\x21-\x7e]+$/.test(t)) {
+    throw new TypeError(
+      "KEYNOBI_HTTP_TOKEN must be printable ASCII without spaces (it travels in an HTTP header)",
+    );
+  }
+  return t;
+}

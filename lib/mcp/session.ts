@@ -1,0 +1,142 @@
+/**
+ * The session factory: one SDK `Server` (the low-level one) per MCP session, fed by the registry
+ * through `SessionHandlers` (lib/mcp/server.ts). stdio, a Unix-socket connection and each
+ * streamable-HTTP session all call `createSession` and connect the server to their transport.
+ *
+ * Every request handler runs inside `track`, which frees the request's slot in the session's
+ * `RequestGate` when the handler ends, answered or cancelled (the SDK sends nothing for a request
+ * the client cancelled). Progress comes from `_meta.progressToken` and goes out through the SDK's
+ * `sendNotification`; cancellation is the SDK's abort signal for the request.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { z } from "zod";
+import { RpcCode, RpcError } from "./jsonrpc.ts";
+import { RequestGate } from "./request_gate.ts";
+import {
+  type RequestMeta,
+  SERVER_CAPABILITIES,
+  SessionHandlers,
+  type SessionOptions,
+} from "./server.ts";
+
+export interface Session<Ctx> {
+  server: Server;
+  handlers: SessionHandlers<Ctx>;
+  /** The requests in flight; a transport asks it before handing a request over. */
+  gate: RequestGate;
+  sessionId: string;
+  /** Wait for the handlers in flight without aborting them (the client went away). */
+  drain(): Promise<void>;
+  /** Abort every handler in flight, wait for them, close the transport. */
+  close(): Promise<void>;
+}
+
+export interface CreateSessionOptions<Ctx> extends SessionOptions<Ctx> {
+  /** Session id (an HTTP session's `Mcp-Session-Id`); a random UUID when absent. */
+  sessionId?: string;
+  /** In-flight bound (default MAX_CONCURRENT_REQUESTS). */
+  maxInFlight?: number;
+}
+
+/** A request schema that only names the method: the handlers check params with their own errors. */
+function method<M extends string>(name: M) {
+  return z.object({ method: z.literal(name), params: z.optional(z.looseObject({})) }).loose();
+}
+
+type Extra = {
+  signal: AbortSignal;
+  requestId: string | number;
+  _meta?: { progressToken?: unknown } & Record<string, unknown>;
+  sendNotification(n: { method: string; params?: Record<string, unknown> }): Promise<void>;
+};
+
+/** A validator for elicitation we never use, so the SDK does not build Ajv for every session. */
+const NO_SCHEMA_VALIDATION = {
+  getValidator() {
+    return () => ({
+      valid: false,
+      data: undefined,
+      errorMessage: "keynobi sends no requests to the client",
+    });
+  },
+};
+
+export function createSession<Ctx>(opts: CreateSessionOptions<Ctx>): Session<Ctx> {
+  const sessionId = opts.sessionId ?? crypto.randomUUID();
+  const handlers = new SessionHandlers(opts, sessionId);
+  const gate = new RequestGate(opts.maxInFlight);
+  const server = new Server(
+    { name: "keynobi", title: opts.title, version: opts.version },
+    {
+      capabilities: { ...SERVER_CAPABILITIES },
+      instructions: opts.instructions,
+      // deno-lint-ignore no-explicit-any
+      jsonSchemaValidator: NO_SCHEMA_VALIDATION as any,
+    },
+  );
+  const running = new Map<string | number, Promise<unknown>>();
+
+  function track<T>(
+    fn: (params: Record<string, unknown>, meta: RequestMeta) => T | Promise<T>,
+  ) {
+    return (request: { params?: Record<string, unknown> }, extra: Extra): Promise<T> => {
+      const params = request.params ?? {};
+      const token = extra._meta?.progressToken;
+      const meta: RequestMeta = {
+        signal: extra.signal,
+        progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
+        notify: (m, p) => void extra.sendNotification({ method: m, params: p }).catch(() => {}),
+      };
+      const p = Promise.resolve().then(() => fn(params, meta));
+      const done = p.finally(() => {
+        gate.settle(extra.requestId);
+        if (running.get(extra.requestId) === done) running.delete(extra.requestId);
+      });
+      done.catch(() => {});
+      running.set(extra.requestId, done);
+      return done;
+    };
+  }
+
+  // Registered with Protocol's setRequestHandler, under Server's: Server's own wraps tools/call in
+  // the SDK's schemas, which would answer a call with non-object arguments -32602 before our
+  // handler could refuse it as a tool result (DESIGN.md "Error model"), and re-parse every result.
+  const register = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server[
+    "setRequestHandler"
+  ];
+  // deno-lint-ignore no-explicit-any
+  const on = (name: string, handler: any) => register.call(server, method(name), handler);
+  on("initialize", track((p) => handlers.initialize(p)));
+  on("ping", track(() => ({})));
+  on("tools/list", track((p) => handlers.listTools(p)));
+  on("tools/call", track((p, m) => handlers.callTool(p, m)));
+  on("prompts/list", track((p) => handlers.listPrompts(p)));
+  on("prompts/get", track((p) => handlers.getPrompt(p)));
+  on("resources/list", track((p, m) => handlers.listResources(p, m.signal)));
+  on("resources/templates/list", track((p) => handlers.listResourceTemplates(p)));
+  on("resources/read", track((p, m) => handlers.readResource(p, m.signal)));
+  server.fallbackRequestHandler = (
+    request: { method: string; params?: Record<string, unknown> },
+    extra: unknown,
+  ) =>
+    track(() => {
+      throw new RpcError(RpcCode.methodNotFound, `Method not found: ${request.method}`);
+    })(request, extra as Extra);
+
+  const wait = async () => {
+    while (running.size > 0) await Promise.allSettled([...running.values()]);
+    await handlers.flush();
+  };
+  return {
+    server,
+    handlers,
+    gate,
+    sessionId,
+    drain: wait,
+    async close() {
+      // Closing the transport aborts every handler's signal (the SDK's _onclose).
+      await server.close().catch(() => {});
+      await wait();
+    },
+  };
+}
