@@ -16,7 +16,6 @@ import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/tran
 import { HTTP_MCP_PATH, type HttpAddress, isLoopback, originOf } from "./http_address.ts";
 import { classifyValue, type JsonRpcId, MAX_MESSAGE_BYTES, RpcCode } from "./jsonrpc.ts";
 import { admissionError } from "./request_gate.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "./server.ts";
 import type { Session } from "./session.ts";
 
 /** Sessions one HTTP server holds at once; a new one over the bound is refused (503). */
@@ -187,16 +186,9 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
   }
 
   async function post(req: Request): Promise<Response> {
-    const version = req.headers.get("mcp-protocol-version");
-    if (version !== null && !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
-      return rpcError(
-        400,
-        null,
-        RpcCode.invalidRequest,
-        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))}; ` +
-          `this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
-      );
-    }
+    // MCP-Protocol-Version is checked by the SDK's transport (400 for a revision it does not
+    // know). It accepts 2025-03-26 there, which we never negotiate but which changes nothing for a
+    // single message; clients (the conformance suite among them) send it after initialize.
     const declared = Number(req.headers.get("content-length") ?? "0");
     const tooLarge = () =>
       rpcError(

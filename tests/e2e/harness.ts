@@ -4,6 +4,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { startSimulator } from "../sim/mod.ts";
 import { childEnv } from "../child_env.ts";
@@ -137,4 +138,97 @@ export async function call(
   args: Record<string, unknown> = {},
 ): Promise<CallResult> {
   return await s.client.callTool({ name, arguments: args }) as CallResult;
+}
+
+export interface HttpServerProcess {
+  /** The MCP endpoint, from the server's listening line. */
+  url: string;
+  child: Deno.ChildProcess;
+  stderr(): string;
+  /** SIGTERM, then wait for the exit status. */
+  stop(): Promise<Deno.CommandStatus>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Spawn `keynobi --mcp --http HOST:0 …` and wait for its listening line on stderr. */
+export async function startHttpServer(
+  world: World,
+  args: readonly string[],
+  opts: { bind?: string; env?: Record<string, string> } = {},
+): Promise<HttpServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: keynobiArgv(["--mcp", "--http", opts.bind ?? "127.0.0.1:0", ...args]),
+    env: { ...world.env, ...opts.env },
+    clearEnv: true,
+    cwd: world.home,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  const listening = Promise.withResolvers<string>();
+  const stderrDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      err += chunk;
+      const m = /serving MCP over streamable HTTP at (\S+)/.exec(err);
+      if (m) listening.resolve(m[1]);
+    }
+    listening.reject(new Error(`keynobi --http exited before listening:\n${err}`));
+  })();
+  const stdout = new Response(child.stdout).text();
+  let status: Promise<Deno.CommandStatus> | null = null;
+  const stop = () => {
+    if (!status) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      status = child.status;
+    }
+    return status;
+  };
+  let url: string;
+  try {
+    url = await listening.promise;
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {
+    url,
+    child,
+    stderr: () => err,
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop();
+      await stderrDone;
+      const out = await stdout;
+      if (out !== "") throw new Error(`keynobi --http wrote to stdout: ${out.slice(0, 200)}`);
+    },
+  };
+}
+
+/** Connect the SDK client to a running `--http` server over streamable HTTP. */
+export async function connectHttp(
+  server: HttpServerProcess,
+  opts: { headers?: Record<string, string> } = {},
+): Promise<Session> {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: opts.headers ?? {} },
+  });
+  const client = new Client({ name: "keynobi-e2e-http", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    throw new Error(
+      `keynobi --http did not initialize: ${(e as Error).message}\nstderr:\n${server.stderr()}`,
+    );
+  }
+  return {
+    client,
+    stderr: () => server.stderr(),
+    async [Symbol.asyncDispose]() {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
 }

@@ -26,12 +26,16 @@ export interface SoakResult {
  * Requests cycle through a ping, an unknown tool (JSON-RPC -32602) and a refused call (an
  * `isError` result with an activity-log entry), so every path a request takes is exercised.
  */
-function request(id: number): { line: string; check(msg: Record<string, unknown>): boolean } {
-  switch (id % 4) {
+function request(
+  id: number,
+  mix: "all" | "ping",
+  pad: string,
+): { line: string; check(msg: Record<string, unknown>): boolean } {
+  switch (mix === "ping" ? 0 : id % 4) {
     case 0:
     case 2:
       return {
-        line: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }),
+        line: JSON.stringify({ jsonrpc: "2.0", id, method: "ping", params: pad ? { pad } : {} }),
         check: (m) => typeof m.result === "object",
       };
     case 1:
@@ -63,6 +67,10 @@ export async function runStdioSoak(o: {
   requests: number;
   /** Request counts at which memory is read (0 = right after initialize). */
   sampleAt: number[];
+  /** "ping": pings only (no tool path, no activity log). Default: the full mix. */
+  mix?: "all" | "ping";
+  /** Bytes of padding in each ping's params, so that a leak of requests shows (default 0). */
+  padBytes?: number;
 }): Promise<SoakResult> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...RUN_FLAGS, "--v8-flags=--expose-gc", CHILD],
@@ -74,9 +82,23 @@ export async function runStdioSoak(o: {
     stderr: "piped",
   }).spawn();
   const enc = new TextEncoder();
+  const pad = "x".repeat(o.padBytes ?? 0);
   const writer = child.stdin.getWriter();
   const out = lines(child.stdout);
-  const err = lines(child.stderr);
+  // stderr is read all the time (a warning the server writes must never fill the pipe and stall
+  // it); memory reports are handed to `sample` as they arrive.
+  const reports: string[] = [];
+  let reported = null as (() => void) | null;
+  let stderrTail = "";
+  const stderrDone = (async () => {
+    for await (const l of lines(child.stderr)) {
+      if (l.startsWith('{"memory"')) {
+        reports.push(l);
+        reported?.();
+      } else stderrTail = (stderrTail + l + "\n").slice(-2000);
+    }
+    reported?.();
+  })();
   const samples: SoakSample[] = [];
   let wrong = 0;
   const rpc = async (batch: string[]) => {
@@ -85,10 +107,13 @@ export async function runStdioSoak(o: {
   const sample = async (requests: number) => {
     child.kill("SIGUSR1");
     while (true) {
-      const next = await err.next();
-      if (next.done) throw new Error("the soak server exited");
-      if (!next.value.startsWith('{"memory"')) continue;
-      const m = JSON.parse(next.value).memory as Deno.MemoryUsage;
+      if (reports.length === 0) {
+        const arrived = new Promise<void>((r) => reported = r);
+        if (reports.length === 0) await arrived;
+        reported = null;
+        if (reports.length === 0) throw new Error(`the soak server exited:\n${stderrTail}`);
+      }
+      const m = JSON.parse(reports.shift()!).memory as Deno.MemoryUsage;
       const mb = (n: number) => n / (1024 * 1024);
       samples.push({
         requests,
@@ -120,7 +145,7 @@ export async function runStdioSoak(o: {
     let sent = 0;
     while (sent < o.requests) {
       const n = Math.min(WINDOW, o.requests - sent);
-      const reqs = Array.from({ length: n }, (_, i) => request(sent + i));
+      const reqs = Array.from({ length: n }, (_, i) => request(sent + i, o.mix ?? "all", pad));
       await rpc(reqs.map((r) => r.line));
       const byId = new Map(reqs.map((r, i) => [sent + i, r]));
       for (let got = 0; got < n;) {
@@ -142,7 +167,7 @@ export async function runStdioSoak(o: {
     await writer.close().catch(() => {});
     await child.status;
     await out.return(undefined);
-    await err.return(undefined);
+    await stderrDone;
   }
 }
 
