@@ -225,6 +225,7 @@ export async function connectHttp(
   }
   return {
     client,
+    pid: () => server.child.pid,
     stderr: () => server.stderr(),
     async [Symbol.asyncDispose]() {
       await transport.terminateSession().catch(() => {});
