@@ -15,13 +15,13 @@
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
-import { TOOLSETS } from "../lib/mcp/tool_def.ts";
 import { benchParse } from "../lib/gradle/build_parser_bench.ts";
 import { benchElementList, syntheticDump, syntheticScreenDump } from "../lib/ui/bench.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
 import { benchEmulator } from "./bench_emulator.ts";
 import { benchBounded } from "./bench_bounded.ts";
+import { benchMcp } from "./bench_mcp.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -107,74 +107,18 @@ function p(xs: number[], q: number): number {
 const results: { what: string; value: string; budget: string }[] = [];
 
 try {
-  // Warm the module cache once so the first measured spawn is not a cold compile.
-  {
-    const s = new Session([]);
-    await s.request(1, "initialize", INIT);
-    await s.close();
-  }
-
-  const spawn: number[] = [];
-  for (let i = 0; i < SPAWN_RUNS; i++) {
-    const t0 = performance.now();
-    const s = new Session([]);
-    await s.request(1, "initialize", INIT);
-    spawn.push(performance.now() - t0);
-    await s.close();
-  }
-  results.push({
-    what: "spawn → initialize answered",
-    value: `${median(spawn).toFixed(1)} ms median (p90 ${
-      p(spawn, 0.9).toFixed(1)
-    }, n=${SPAWN_RUNS})`,
-    budget: "≤ 150 ms",
-  });
-
-  const s = new Session(["--project", sim.projects["sample-kts"]]);
-  await s.request(1, "initialize", INIT);
-  await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  let id = 10;
-  const measure = async (params: unknown) => {
-    const times: number[] = [];
-    for (let i = 0; i < 20; i++) await s.request(id++, "tools/call", params); // warm-up
-    for (let i = 0; i < CALL_RUNS; i++) {
-      const t0 = performance.now();
-      await s.request(id++, "tools/call", params);
-      times.push(performance.now() - t0);
-    }
-    return times;
-  };
-  const refused = await measure({ name: "list_devices", arguments: { bogus: 1 } });
-  results.push({
-    what: "trivial tool call round trip (refused call)",
-    value: `${median(refused).toFixed(3)} ms median (p90 ${
-      p(refused, 0.9).toFixed(3)
-    }, n=${CALL_RUNS})`,
-    budget: "≤ 2 ms",
-  });
-  const devices = await measure({ name: "list_devices", arguments: {} });
-  results.push({
-    what: "list_devices round trip (through the ADB server)",
-    value: `${median(devices).toFixed(3)} ms median (p90 ${
-      p(devices, 0.9).toFixed(3)
-    }, n=${CALL_RUNS})`,
-    budget: "—",
-  });
-
-  await new Promise((r) => setTimeout(r, 1000));
-  // Deno reads /proc only with --allow-all, so ask ps (RSS in KiB).
-  const ps = await new Deno.Command("ps", {
-    args: ["-o", "rss=", "-p", String(s.child.pid)],
-    stdout: "piped",
-    stderr: "null",
-  }).output().catch(() => null);
-  const rss = ps ? Number(new TextDecoder().decode(ps.stdout).trim()) / 1024 : NaN;
-  results.push({
-    what: "idle RSS of keynobi --mcp",
-    value: Number.isNaN(rss) ? "unavailable (no ps)" : `${rss.toFixed(1)} MB`,
-    budget: "≤ 150 MB",
-  });
-  await s.close();
+  // The MCP engine: spawn → initialize, round trips, idle RSS, tools/list bytes, the stdio soak
+  // (scripts/bench_mcp.ts; BENCH_SOAK_REQUESTS=0 skips the soak).
+  results.push(
+    ...await benchMcp({
+      env,
+      home,
+      project: sim.projects["sample-kts"],
+      spawnRuns: SPAWN_RUNS,
+      callRuns: CALL_RUNS,
+      soakRequests: Number(Deno.env.get("BENCH_SOAK_REQUESTS") ?? 300_000),
+    }),
+  );
 
   // Gradle output parsing (the build worker's hot path), on the real logs when they are beside us.
   {
@@ -284,19 +228,6 @@ try {
     });
   }
 
-  for (const set of [...TOOLSETS, "all"]) {
-    const t = new Session(set === "all" ? [] : ["--toolsets", set]);
-    await t.request(1, "initialize", INIT);
-    const list = await t.request(2, "tools/list");
-    const bytes = enc.encode(JSON.stringify(list.result)).length;
-    const count = (list.result as { tools: unknown[] }).tools.length;
-    results.push({
-      what: `tools/list size, ${set}`,
-      value: `${bytes} bytes (${count} tools)`,
-      budget: "—",
-    });
-    await t.close();
-  }
   results.push(...await benchRetraceMapping());
   results.push(...await benchBounded(sim, home));
   results.push(...await benchEmulator());
