@@ -206,8 +206,12 @@ export class ProcessTable {
     if (before === i) return false;
     if (before === undefined && this.#byPid.size >= MAX_PID_ENTRIES) return false;
     this.#byPid.set(pid, i);
+    this.version++;
     return true;
   }
+
+  /** Bumped whenever a pid's process changes (cached derivations check it). */
+  version = 0;
 
   /** The process index of `pid`, or -1. */
   of(pid: number): number {
@@ -224,5 +228,6 @@ export class ProcessTable {
 
   clear(): void {
     this.#byPid.clear();
+    this.version++;
   }
 }

@@ -77,6 +77,8 @@ export interface CrashRecord {
   contextAfter: string[];
   /** Lines looked at for `contextAfter` so far (at most CRASH_CONTEXT_SCAN_LINES). */
   afterScanned: number;
+  /** clockMs of `time`, read once. */
+  clock: number | null;
   open: boolean;
   /** The pipeline's stored-line count when a line last joined it (it closes when idle). */
   lastActive: number;
@@ -126,11 +128,56 @@ const COMM_MAX_CHARS = 15;
 
 /** Milliseconds of a logcat time's month-day and clock (for differences), or null. */
 export function clockMs(time: string): number | null {
+  // The shapes logcat prints, read at their fixed offsets (no regex per line): `MM-DD …` and
+  // `YYYY-MM-DD …` / `YYYY/MM/DD …`; anything else by the pattern.
+  const c2 = time.charCodeAt(2), c4 = time.charCodeAt(4);
+  const at = c2 === 45 || c2 === 47 ? 0 : c4 === 45 || c4 === 47 ? 5 : -1;
+  if (at >= 0) {
+    const fast = clockAt(time, at);
+    if (fast !== null) return fast;
+  }
   const m = /(\d{2})[-/](\d{2})[ T]+(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(time);
   if (!m) return null;
   const frac = m[6] ? Number(m[6].padEnd(3, "0").slice(0, 3)) : 0;
   const days = Number(m[1]) * 31 + Number(m[2]);
   return ((days * 24 + Number(m[3])) * 60 + Number(m[4])) * 60_000 + Number(m[5]) * 1000 + frac;
+}
+
+function digitsAt(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48, b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** clockMs's reading of `MM?DD[ T]+hh:mm:ss[.f{1,6}]` at `o`, or null when it is not there. */
+function clockAt(t: string, o: number): number | null {
+  const month = digitsAt(t, o), day = digitsAt(t, o + 3);
+  const sep = t.charCodeAt(o + 2);
+  if (month < 0 || day < 0 || (sep !== 45 && sep !== 47)) return null;
+  let i = o + 5;
+  let c = t.charCodeAt(i);
+  if (c !== 32 && c !== 84) return null;
+  while (c === 32 || c === 84) c = t.charCodeAt(++i);
+  const hh = digitsAt(t, i), mm = digitsAt(t, i + 3), ss = digitsAt(t, i + 6);
+  if (hh < 0 || mm < 0 || ss < 0 || t.charCodeAt(i + 2) !== 58 || t.charCodeAt(i + 5) !== 58) {
+    return null;
+  }
+  i += 8;
+  let frac = 0;
+  if (t.charCodeAt(i) === 46) {
+    // Up to 6 digits; the first 3 count, right-padded (`.5` is 500 ms).
+    let n = 0;
+    let scale = 100;
+    for (let k = i + 1; k < i + 7; k++) {
+      const d = t.charCodeAt(k) - 48;
+      if (!(d >= 0 && d <= 9)) break;
+      if (scale >= 1) frac += d * scale;
+      scale /= 10;
+      n++;
+    }
+    if (n === 0) frac = 0;
+  }
+  const days = month * 31 + day;
+  return ((days * 24 + hh) * 60 + mm) * 60_000 + ss * 1000 + frac;
 }
 
 /** Whether `message` names process `pid` (`pid 1234`, `(pid 1234)`, `pid: 1234`, ` 1234:`). */
@@ -190,6 +237,11 @@ export class DevicePipeline {
   #tags = new Map<string, string>();
   #lastUnknownPid = 0;
   #groupMemo = new Map<string, string>();
+  /** Bumped when the crashes waiting for context (or their pids) change; see #needles. */
+  #needVersion = 0;
+  #needlesFor = -1;
+  #needlesProcs = -1;
+  #needleRe: RegExp | null = null;
   /** The last complete lines stored (the anchor of a resume). */
   #recent: string[] = [];
   #resume: { anchor: string[]; matched: number; anchorTime: string; pending: string[] } | null =
@@ -407,6 +459,7 @@ export class DevicePipeline {
       crash = this.#detectStart(pid, tid, level, tag, message, time);
     }
     if (crash) {
+      this.#needVersion++; // a crash line may change a crash's pid
       flags |= EntryFlag.crash;
       proc = pid > 0 ? this.procs.of(pid) : -1;
     }
@@ -587,6 +640,7 @@ export class DevicePipeline {
       contextBefore: [],
       contextAfter: [],
       afterScanned: 0,
+      clock: clockMs(time),
       open,
       lastActive: this.#stored,
       died: false,
@@ -604,6 +658,7 @@ export class DevicePipeline {
     this.crashes.push(r);
     if (open) this.#openAdd(r);
     this.#needAfter.push(r);
+    this.#needVersion++;
     while (this.crashes.length > MAX_CRASHES_PER_DEVICE) this.#drop(this.crashes.shift()!);
     return r;
   }
@@ -672,18 +727,44 @@ export class DevicePipeline {
     if (list.length === 0) this.#openByThread.delete(key);
   }
 
+  /**
+   * One pattern for every pid and process name the crashes waiting for context look for: a line
+   * it does not match names none of them, so the per-crash text checks are skipped (exact: each
+   * check needs its needle as a substring). Rebuilt when those crashes or the process table
+   * changed.
+   */
+  #needles(): RegExp | null {
+    if (this.#needlesFor === this.#needVersion && this.#needlesProcs === this.procs.version) {
+      return this.#needleRe;
+    }
+    const parts = new Set<string>();
+    for (const r of this.#needAfter) {
+      if (r.pid > 0) parts.add(String(r.pid));
+      const proc = this.procs.of(r.pid);
+      const name = proc >= 0 ? this.procs.names[proc] : null;
+      if (name !== null && name.length > 3) parts.add(escapeRegExp(name));
+    }
+    this.#needleRe = parts.size ? new RegExp([...parts].join("|")) : null;
+    this.#needlesFor = this.#needVersion;
+    this.#needlesProcs = this.procs.version;
+    return this.#needleRe;
+  }
+
   #addAfter(time: string, pid: number, tid: number, level: number, tag: string, message: string) {
     const at = clockMs(time);
+    const needles = this.#needles();
+    const named = needles !== null && needles.test(message);
     let line: string | null = null;
     for (let i = this.#needAfter.length - 1; i >= 0; i--) {
       const r = this.#needAfter[i];
-      const start = clockMs(r.time);
+      const start = r.clock;
       const late = at !== null && start !== null && at - start > CRASH_CONTEXT_WINDOW_MS;
       if (late || ++r.afterScanned > CRASH_CONTEXT_SCAN_LINES) {
         this.#needAfter.splice(i, 1);
         continue;
       }
-      if (!this.#about(r, pid, message)) continue;
+      const own = pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid);
+      if (!own && !(named && this.#about(r, pid, message))) continue;
       line ??= formatLine(time, pid, tid, level, tag, message);
       r.contextAfter.push(line);
       if (r.contextAfter.length >= CRASH_CONTEXT_AFTER) this.#needAfter.splice(i, 1);
@@ -702,14 +783,32 @@ export class DevicePipeline {
   /** The crash's context before it: the newest lines about it, within the time window. */
   #contextBefore(r: CrashRecord): string[] {
     const s = this.store;
-    const start = clockMs(r.time);
+    const start = r.clock;
     const out: string[] = [];
     const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
+    // #about, with what does not change during the scan read once (this scan is the costly part
+    // of a crash in a crash-dense log).
+    const reporter = r.kind !== "anr" ? r.reporterPid : Number.NaN;
+    const pidText = r.pid > 0 ? String(r.pid) : null;
+    const proc = this.procs.of(r.pid);
+    const name = proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null;
+    let lastTime = "";
+    let at: number | null = null;
     for (let i = s.size - 1; i >= s.size - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
       const slot = s.slot(i);
-      const at = clockMs(s.time[slot]);
+      const time = s.time[slot];
+      if (time !== lastTime) {
+        lastTime = time;
+        at = clockMs(time);
+      }
       if (at !== null && start !== null && start - at > CRASH_CONTEXT_WINDOW_MS) break;
-      if (!this.#about(r, s.pid[slot], s.message[slot])) continue;
+      const pid = s.pid[slot];
+      if (pid !== r.pid && pid !== reporter) {
+        const m = s.message[slot];
+        const named = (pidText !== null && m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid)) ||
+          (name !== null && m.includes(name));
+        if (!named) continue;
+      }
       out.push(
         formatLine(
           s.time[slot],
