@@ -97,6 +97,7 @@ async function soak(root: string | null) {
     `0,${SOAK_LINES / 2},${SOAK_LINES}`,
     "--capacity",
     "100000",
+    "--sim-process",
     ...(root ? ["--root", root] : []),
   ]);
 }
@@ -160,7 +161,9 @@ async function logcatRows(before: string | null): Promise<Row[]> {
   const points = (r: Record<string, unknown>) => r.points as Pt[];
   for (const k of [0, 1, 2]) {
     rows.push({
-      what: `logcat soak at ${(SOAK_LINES * k / 2 / 1e6).toFixed(1)}M lines (100k ring)`,
+      what: `logcat soak at ${
+        (SOAK_LINES * k / 2 / 1e6).toFixed(1)
+      }M lines (100k ring, keynobi RSS)`,
       value: pair(soakBefore, soakAfter, (r) => {
         const p = points(r)[k];
         return p

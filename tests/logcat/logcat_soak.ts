@@ -7,7 +7,8 @@
  *     --lines 2000000 --checkpoints 0,1000000,2000000 --capacity 100000 [--root <checkout>]
  *
  * `--root` runs another checkout's logcat client and worker (the bench's "before") against this
- * simulator; a worker without `logcat.memory` is measured by its stats (no forced GC there).
+ * simulator; `--sim-process` runs the simulator in its own process (`deno task sim`, fed by
+ * `simctl logcat-flood`), so the RSS measured is keynobi's alone; a worker without `logcat.memory` is measured by its stats (no forced GC there).
  * Prints one JSON line (SoakResult). tests/logcat/soak_test.ts runs it at CI size and checks the
  * growth; scripts/bench.ts runs it full size.
  */
@@ -71,21 +72,96 @@ function mainGc(): void {
   gc?.();
 }
 
+/** A device command over the ADB host protocol (`exec:`), read to its end. */
+async function adbExec(port: number, serial: string, command: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const enc = new TextEncoder();
+  const send = async (s: string) => {
+    const b = enc.encode(s.length.toString(16).padStart(4, "0") + s);
+    let off = 0;
+    while (off < b.length) off += await conn.write(b.subarray(off));
+  };
+  const chunks: Uint8Array[] = [];
+  const buf = new Uint8Array(65536);
+  try {
+    await send(`host:transport:${serial}`);
+    await send(`exec:${command}`);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      chunks.push(buf.slice(0, n));
+    }
+  } finally {
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  }
+  const all = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  return all.replace(/^(OKAY)+/, "");
+}
+
+/** Where the lines come from: the simulator in this process, or in its own (`--sim-process`). */
+interface Feed {
+  port: number;
+  flood(lines: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function inProcessFeed(): Promise<Feed> {
+  const sim = await startSimulator();
+  const svc = sim.device(SOAK_SERIAL).service<SimLogcat>("logcat")!;
+  svc.setRate(0);
+  return { port: sim.port, flood: (n) => svc.flood(n), close: () => sim.close() };
+}
+
+/** `deno task sim` as a child, driven by `simctl logcat-flood`: RSS is then keynobi's alone. */
+async function processFeed(): Promise<Feed> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../scripts/sim.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the simulator process ended before it said where it listens");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const info = JSON.parse(text.slice(0, text.indexOf("\n")));
+  const port = Number(String(info.adb_server_socket).split(":").at(-1));
+  await adbExec(port, SOAK_SERIAL, "simctl logcat-rate 0");
+  return {
+    port,
+    flood: async (n) => {
+      await adbExec(port, SOAK_SERIAL, `simctl logcat-flood ${n}`);
+      return n;
+    },
+    close: async () => {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
 export async function runSoak(opts: {
   lines: number;
   checkpoints: number[];
   capacity: number;
   root?: string;
+  simProcess?: boolean;
 }): Promise<SoakResult> {
   const root = opts.root ?? new URL("../../", import.meta.url).pathname;
   const { LogcatClient } = await import(`${root.replace(/\/?$/, "/")}lib/logcat/logcat_client.ts`);
-  await using sim = await startSimulator();
-  const svc = sim.device(SOAK_SERIAL).service<SimLogcat>("logcat")!;
-  svc.setRate(0);
+  const feed = opts.simProcess ? await processFeed() : await inProcessFeed();
+  await using _feed = { [Symbol.asyncDispose]: () => feed.close() };
+  const svc = { flood: (n: number) => feed.flood(n) };
   const dataDir = await Deno.makeTempDir({ prefix: "keynobi-soak-" });
   const client: ClientLike = new LogcatClient({
     dataDir,
-    address: { host: "127.0.0.1", port: sim.port },
+    address: { host: "127.0.0.1", port: feed.port },
   });
   const points: SoakPoint[] = [];
   try {
@@ -158,6 +234,7 @@ if (import.meta.main) {
     .filter((n) => Number.isInteger(n) && n >= 0 && n <= lines);
   const capacity = Number(flag("capacity", "100000"));
   const root = Deno.args.includes("--root") ? flag("root", "") : undefined;
-  const r = await runSoak({ lines, checkpoints, capacity, root });
+  const simProcess = Deno.args.includes("--sim-process");
+  const r = await runSoak({ lines, checkpoints, capacity, root, simProcess });
   console.log(JSON.stringify(r));
 }
