@@ -26,6 +26,9 @@ export const MAX_MAPPING_CHARS = 512 * 1024 * 1024;
 /** Header lines (`#` at the top) read for the map id and hash. */
 export const MAX_HEADER_LINES = 64;
 
+/** Retraced frames remembered per mapping (a trace seen again costs lookups only). */
+export const MAX_REMEMBERED_FRAMES = 100_000;
+
 /** The `sourceFile` R8 writes for synthesized classes: not a real file. */
 export const SYNTHETIC_SOURCE_FILE = "R8$$SyntheticClass";
 
@@ -85,6 +88,7 @@ export class MappingIndex {
   readonly #byObf: Map<string, Span>;
   readonly #byOrig: Map<string, Span>;
   readonly #parsed = new Map<number, ClassMapping>();
+  readonly #frames = new Map<string, { lines: string[]; ambiguous: boolean }>();
 
   constructor(
     text: string,
@@ -113,6 +117,19 @@ export class MappingIndex {
   byOriginal(name: string): ClassMapping | null {
     const span = this.#byOrig.get(name);
     return span ? this.#parse(span) : null;
+  }
+
+  /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
+  rememberedFrame(line: string): { lines: string[]; ambiguous: boolean } | undefined {
+    return this.#frames.get(line);
+  }
+
+  /** Remembers a frame's retrace; the oldest are forgotten past `MAX_REMEMBERED_FRAMES`. */
+  rememberFrame(line: string, out: { lines: string[]; ambiguous: boolean }): void {
+    if (this.#frames.size >= MAX_REMEMBERED_FRAMES) {
+      this.#frames.delete(this.#frames.keys().next().value!);
+    }
+    this.#frames.set(line, out);
   }
 
   #parse(span: Span): ClassMapping {
@@ -196,8 +213,6 @@ export function readMappingHeader(text: string): MappingHeader {
   return h;
 }
 
-const METHOD_LINE =
-  /^\s+(?:(\d+):(\d+):)?(\S+)\s+([^\s(]+)\(([^)]*)\)(?::(\d+)(?::(\d+))?)?\s+->\s+(\S+)\s*$/;
 const FIELD_LINE = /^\s+(\S+)\s+(\S+)\s+->\s+(\S+)\s*$/;
 
 function metadataId(line: string): { id: string; fileName?: string } | null {
@@ -214,11 +229,89 @@ function metadataId(line: string): { id: string; fileName?: string } | null {
   return null;
 }
 
+/** `a:b:` at `i` in `line` → the two numbers and where they end, or `null`. Pure. */
+function readNumber(line: string, i: number): { value: number; end: number } | null {
+  let j = i;
+  let v = 0;
+  while (j < line.length) {
+    const c = line.charCodeAt(j);
+    if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
+    j++;
+  }
+  return j === i ? null : { value: v, end: j };
+}
+
+/** One member line (after its indentation) → a method entry and its obfuscated name, or `null`. */
+function parseMethodLine(
+  line: string,
+  from: number,
+  owner: string,
+): { entry: MemberEntry; obf: string } | null {
+  const arrow = line.lastIndexOf(" -> ");
+  const open = line.indexOf("(", from);
+  if (arrow < 0 || open < 0 || open > arrow) return null;
+  const close = line.indexOf(")", open);
+  if (close < 0 || close > arrow) return null;
+  let i = from;
+  let minStart: number | null = null;
+  let minEnd: number | null = null;
+  const a = readNumber(line, i);
+  if (a && line.charCodeAt(a.end) === 58) {
+    const b = readNumber(line, a.end + 1);
+    if (!b || line.charCodeAt(b.end) !== 58) return null;
+    minStart = a.value;
+    minEnd = b.value;
+    i = b.end + 1;
+  }
+  const space = line.lastIndexOf(" ", open);
+  if (space < i) return null;
+  const returnType = line.slice(i, space).trim();
+  const name = line.slice(space + 1, open);
+  if (returnType === "" || name === "") return null;
+  let origStart: number | null = null;
+  let origEnd: number | null = null;
+  let k = close + 1;
+  if (line.charCodeAt(k) === 58) {
+    const c = readNumber(line, k + 1);
+    if (!c) return null;
+    origStart = c.value;
+    k = c.end;
+    if (line.charCodeAt(k) === 58) {
+      const d = readNumber(line, k + 1);
+      if (!d) return null;
+      origEnd = d.value;
+      k = d.end;
+    }
+  }
+  if (line.slice(k, arrow).trim() !== "") return null;
+  const obf = line.slice(arrow + 4).trim();
+  if (obf === "" || obf.includes(" ")) return null;
+  const dot = name.lastIndexOf(".");
+  return {
+    obf,
+    entry: {
+      minStart,
+      minEnd,
+      origStart,
+      origEnd,
+      returnType,
+      className: dot > 0 ? name.slice(0, dot) : owner,
+      methodName: dot > 0 ? name.slice(dot + 1) : name,
+      args: line.slice(open + 1, close),
+      synthesized: false,
+    },
+  };
+}
+
 /** One class block (its class line and the lines below it) → the class. Pure. */
 export function parseClassBlock(block: string): ClassMapping {
-  const lines = block.split("\n");
-  const head = CLASS_LINE.exec(lines[0]);
-  if (!head) throw new TypeError(`Cannot parse a mapping class line: ${lines[0].slice(0, 200)}`);
+  let nl = block.indexOf("\n");
+  if (nl < 0) nl = block.length;
+  const head = CLASS_LINE.exec(block.slice(0, nl));
+  if (!head) {
+    throw new TypeError(`Cannot parse a mapping class line: ${block.slice(0, Math.min(nl, 200))}`);
+  }
   const cls: ClassMapping = {
     original: head[1],
     obfuscated: head[2],
@@ -229,14 +322,22 @@ export function parseClassBlock(block: string): ClassMapping {
   };
   let last: MemberEntry | null = null;
   let lastObf: string | null = null;
-  for (let k = 1; k < lines.length; k++) {
-    const line = lines[k].replace(/\r$/, "");
-    if (line.trim() === "") continue;
-    const trimmed = line.trimStart();
-    if (trimmed.startsWith("#")) {
-      const meta = metadataId(trimmed);
+  let pos = nl + 1;
+  while (pos < block.length) {
+    let end = block.indexOf("\n", pos);
+    if (end < 0) end = block.length;
+    let line = block.slice(pos, end);
+    pos = end + 1;
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    let i = 0;
+    while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+    if (i === line.length) continue;
+    if (line.charCodeAt(i) === 35) {
+      // `# {...}` metadata; any other comment is ignored.
+      if (!line.includes('"id"')) continue;
+      const meta = metadataId(line.slice(i));
       if (!meta) continue;
-      const indented = trimmed.length !== line.length;
+      const indented = i > 0;
       if (meta.id === "sourceFile" && meta.fileName !== undefined && !indented) {
         cls.sourceFile = meta.fileName;
       } else if (meta.id === "com.android.tools.r8.synthesized") {
@@ -245,21 +346,9 @@ export function parseClassBlock(block: string): ClassMapping {
       }
       continue;
     }
-    const m = METHOD_LINE.exec(line);
+    const m = parseMethodLine(line, i, cls.original);
     if (m) {
-      const [, a, b, type, name, args, c, d, obf] = m;
-      const dot = name.lastIndexOf(".");
-      const entry: MemberEntry = {
-        minStart: a === undefined ? null : Number(a),
-        minEnd: b === undefined ? null : Number(b),
-        origStart: c === undefined ? null : Number(c),
-        origEnd: d === undefined ? null : Number(d),
-        returnType: type,
-        className: dot > 0 ? name.slice(0, dot) : cls.original,
-        methodName: dot > 0 ? name.slice(dot + 1) : name,
-        args,
-        synthesized: false,
-      };
+      const { entry, obf } = m;
       let groups = cls.methods.get(obf);
       if (!groups) cls.methods.set(obf, groups = []);
       const prev = groups.at(-1);
@@ -280,9 +369,9 @@ export function parseClassBlock(block: string): ClassMapping {
       const names = cls.fields.get(f[3]) ?? [];
       names.push(f[2]);
       cls.fields.set(f[3], names);
-      last = null;
-      lastObf = null;
     }
+    last = null;
+    lastObf = null;
   }
   return cls;
 }

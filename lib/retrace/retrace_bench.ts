@@ -132,6 +132,8 @@ export interface RetraceBenchResult {
   /** The same trace against the already indexed mapping (median). */
   cachedMedianMs: number;
   cachedP90Ms: number;
+  /** A trace never seen before against the already indexed mapping (median; new frames each run). */
+  newTraceMedianMs: number;
   rssBytes: number;
 }
 
@@ -173,6 +175,13 @@ export function benchRetrace(
     retraceText(trace, idx);
     cached.push(performance.now() - t0);
   }
+  const fresh: number[] = [];
+  for (let k = 0; k < Math.min(runs, 50); k++) {
+    const other = syntheticTrace(mapping.classes, opts.frames ?? 1_000, 1_000 + k);
+    const t0 = performance.now();
+    retraceText(other, idx);
+    fresh.push(performance.now() - t0);
+  }
   const sorted = [...cached].sort((a, b) => a - b);
   return {
     mappingBytes: mapping.bytes,
@@ -183,6 +192,7 @@ export function benchRetrace(
     indexMs: median(index),
     cachedMedianMs: median(cached),
     cachedP90Ms: sorted[Math.floor(sorted.length * 0.9)],
+    newTraceMedianMs: median(fresh),
     rssBytes: Deno.memoryUsage().rss,
   };
 }

@@ -206,6 +206,14 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       continue;
     }
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    const known = index.rememberedFrame(line);
+    if (known) {
+      stats.frames++;
+      stats.retraced++;
+      if (known.ambiguous) stats.ambiguous++;
+      out.push(...known.lines);
+      continue;
+    }
     const fm = FRAME.exec(line);
     if (fm) {
       stats.frames++;
@@ -219,11 +227,14 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       const alts = alternatives(index, cls, method, lineNo, file);
       stats.retraced++;
       if (alts.length > 1) stats.ambiguous++;
+      const lines: string[] = [];
       alts.slice(0, MAX_ALTERNATIVES).forEach((alt, i) => {
         alt.forEach((f, j) => {
-          out.push(`    ${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
+          lines.push(`    ${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
         });
       });
+      index.rememberFrame(line, { lines, ambiguous: alts.length > 1 });
+      out.push(...lines);
       continue;
     }
     const em = EXCEPTION.exec(line);

@@ -111,9 +111,44 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   assert(!r.trace.includes("r8-map-id-"), r.trace);
   assertStringIncludes(r.mapping_line, `build #${rec.id}`);
 
+  // A debug build keynobi built and installed: the device's APK hash (pm path + sha256sum through
+  // the simulator, as a device prints them) finds the build, which wrote no mapping.
+  const debugBuild = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  ) as J;
+  assert(!debugBuild.isError, debugBuild.content[0].text);
+  const debugInstall = await call(s, "install_apk", {
+    device_serial: SERIAL,
+    apk_path: "app/build/outputs/apk/demo/debug/app-demo-debug.apk",
+  });
+  assert(!debugInstall.isError, debugInstall.content[0].text);
+  assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: SAMPLE_PKG })).isError);
+  simLogcat(world).crash(SAMPLE_PKG, "java");
+  await poll(
+    () => call(s, "get_crash_logs", {}),
+    (r) => (r.structuredContent as J).total_crashes >= 3,
+    "third crash",
+  );
+  const dbg = (await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true }))
+    .structuredContent as J;
+  assertEquals(dbg.retrace.status, "unavailable", JSON.stringify(dbg.retrace));
+  assertEquals(dbg.retrace.matched_by, "device_hash");
+  assertEquals(dbg.retrace.device.apk_sha256, (debugInstall.structuredContent as J).apk_sha256);
+  assertStringIncludes(dbg.retrace.reason, "wrote no R8 mapping");
+  const journal = await world.sim.readJournal();
+  assert(journal.some((j) => j.raw.startsWith(`pm path ${SAMPLE_PKG}`)), "asked pm path");
+  // The path holds `~` and `=`: it reaches the device shell quoted.
+  assert(
+    journal.some((j) => j.raw.startsWith("sha256sum '/data/app/~~")),
+    "hashed the APK, quoted",
+  );
+
   const logs = await call(s, "get_crash_logs", { retrace: true });
   const retraced = (logs.structuredContent as J).retraced as J[];
+  // Two groups: the sample app's crash (twice: never built, then the debug build) and the release.
   assertEquals(retraced.length, 2, JSON.stringify(retraced).slice(0, 500));
-  assertEquals(retraced.map((x) => x.status).sort(), ["refused", "retraced"]);
+  assertEquals(retraced.map((x) => x.status).sort(), ["retraced", "unavailable"]);
   await assertNoInjection(world.sim);
 });
