@@ -24,14 +24,16 @@ const adb = new AdbClient({
   env: mapEnv({}),
   startServer: false,
 });
-const service = new UiService({ adb, dataDir: params.get("dataDir") ?? "" });
 const discoveryDirs = JSON.parse(params.get("discoveryDirs") ?? "[]") as string[];
 const explicit = params.get("grpc") ? JSON.parse(params.get("grpc")!) as GrpcEndpoint : null;
-const fast = new FastPaths({
-  link: new EmulatorLink({ discoveryDirs, explicit }),
+const link = new EmulatorLink({ discoveryDirs, explicit });
+let fast: FastPaths | null = null;
+const service = new UiService({
   adb,
-  screens: service,
+  dataDir: params.get("dataDir") ?? "",
+  frameHash: async (serial, signal) => (await fast!.frameHash(serial, signal)).hash,
 });
+fast = new FastPaths({ link, adb, screens: service });
 
 serveWorker<UiMethods>(workerScope(), {
   "ui.observe": (p, ctx) => service.observe(p, ctx),
@@ -40,10 +42,10 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.resolve": (p, ctx) => service.resolve(p, ctx),
   "ui.settle": (p, ctx) => service.settle(p, ctx),
   "ui.wait": (p, ctx) => service.wait(p, ctx),
-  "ui.screenshot": (p, ctx) => fast.screenshot(p, ctx.signal),
-  "ui.gesture": (p, ctx) => fast.gesture(p, ctx.signal),
-  "ui.rotateBody": (p, ctx) => fast.rotateBody(p, ctx.signal),
-  "ui.key": (p, ctx) => fast.key(p, ctx.signal),
+  "ui.screenshot": (p, ctx) => fast!.screenshot(p, ctx.signal),
+  "ui.gesture": (p, ctx) => fast!.gesture(p, ctx.signal),
+  "ui.rotateBody": (p, ctx) => fast!.rotateBody(p, ctx.signal),
+  "ui.key": (p, ctx) => fast!.key(p, ctx.signal),
   "ui.forget": ({ serial }) => {
     service.forget(serial);
     return null;

@@ -101,6 +101,7 @@ export async function act(
       settle_ms: s.settleMs,
       settled: s.settled,
       settle_reason: s.reason,
+      settled_by: s.settledBy ?? null,
       responded: s.responded,
       ...listData(s.list),
     },

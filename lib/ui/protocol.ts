@@ -123,6 +123,10 @@ export interface SettleResultMessage extends ObserveResult {
   reason: SettleReason;
   responded: boolean;
   captures: number;
+  /** Frame hashes taken between captures (an emulator's gRPC frames; 0 elsewhere). */
+  frames?: number;
+  /** What settled it: two equal captures or still frames after one (null when not settled). */
+  settledBy?: "tree" | "frames" | null;
 }
 
 export interface WaitParams {

@@ -15,6 +15,12 @@
  *   screen is otherwise stable (pages keep bars up for resources that never arrive); the list
  *   still says `loading`.
  * - Never longer than `maxMs` from the action: the last capture is returned, `settled: false`.
+ * - With frames (an emulator's small gRPC frame hashes, lib/ui/fast_paths.ts), the driver watches
+ *   the pixels between captures: a frame that changes means the screen is moving (the capture's
+ *   repeat does not count as quiet, and the tree is captured again at once), and frames that stay
+ *   the same for `frameQuietMs` after a responded, not-loading capture settle it without waiting
+ *   for a second capture. A static screen settles sooner, an animating one (pixels moving in a
+ *   tree that looks the same) later.
  */
 
 /** Whole settle, default. */
@@ -31,6 +37,17 @@ export const DEFAULT_LOADING_WAIT_MS = 2_000;
 export const SETTLE_POLL_MS = 50;
 /** Captures one settle may take. */
 export const MAX_SETTLE_CAPTURES = 120;
+/** With frames: how long the pixels must stay the same after a capture. */
+export const DEFAULT_FRAME_QUIET_MS = 150;
+/** With frames: pause between two frame hashes. */
+export const FRAME_POLL_MS = 25;
+/** Frame hashes one settle may take. */
+export const MAX_SETTLE_FRAMES = 600;
+/**
+ * With frames: how long moving pixels may hold settling back. Past it frames stop vetoing (a
+ * blinking cursor or a looping animation never stops) and the tree rule alone decides.
+ */
+export const FRAME_MOTION_MAX_MS = 1_500;
 
 export interface SettleOptions {
   maxMs?: number;
@@ -117,6 +134,25 @@ export class SettleTracker {
     return { done: false, reason: null, responded: this.#responded };
   }
 
+  /**
+   * Frames changed after the capture at `atMs`: the screen is moving, so a repeat of that
+   * capture's hash starts the quiet period again.
+   */
+  framesMoved(atMs: number): void {
+    this.#stableSince = atMs;
+  }
+
+  /**
+   * Frames stayed the same from the last capture until `atMs`: the capture is the screen now.
+   * Done (`stable`) when it responded (or the response wait is over) and nothing loads.
+   */
+  framesQuiet(atMs: number, loading: boolean): SettleDecision {
+    const { maxMs, responseWaitMs } = this.options;
+    if ((this.#responded || atMs >= responseWaitMs) && !loading) return this.#done("stable");
+    if (atMs >= maxMs) return this.#done("timeout");
+    return { done: false, reason: null, responded: this.#responded };
+  }
+
   #done(reason: SettleReason): SettleDecision {
     return { done: true, reason, responded: this.#responded };
   }
@@ -130,6 +166,10 @@ export interface SettleCapture {
 
 export interface SettleResult<C> {
   capture: C;
+  /** Frame hashes taken between captures (0 without frames). */
+  frames: number;
+  /** What settled it: two equal captures (`tree`) or still frames after a capture (`frames`). */
+  settledBy: "tree" | "frames" | null;
   /** From the start of settling to the end of the settled capture. */
   settleMs: number;
   settled: boolean;
@@ -138,8 +178,17 @@ export interface SettleResult<C> {
   captures: number;
 }
 
+export interface SettleFrames {
+  /** A small frame's hash now; null when frames are unavailable (the driver stops asking). */
+  hash(signal: AbortSignal): Promise<string | null>;
+  quietMs?: number;
+  pollMs?: number;
+}
+
 export interface SettleDriver<C extends SettleCapture> {
   capture(signal: AbortSignal): Promise<C>;
+  /** An emulator's frames between captures (optional). */
+  frames?: SettleFrames | null;
   signal?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -169,25 +218,66 @@ export async function settle<C extends SettleCapture>(
   const now = driver.now ?? (() => performance.now());
   const sleep = driver.sleep ?? abortableSleep;
   const signal = driver.signal ?? new AbortController().signal;
+  let frames = driver.frames ?? null;
+  const frameQuietMs = Math.max(0, frames?.quietMs ?? DEFAULT_FRAME_QUIET_MS);
+  const framePollMs = Math.max(1, frames?.pollMs ?? FRAME_POLL_MS);
   const start = now();
-  let captures = 0;
+  let captures = 0, frameCount = 0;
+  const result = (capture: C, atMs: number, d: SettleDecision, by: "tree" | "frames") => {
+    const reason = d.reason ?? "timeout";
+    return {
+      capture,
+      settleMs: atMs,
+      settled: reason === "stable",
+      reason,
+      responded: d.responded,
+      captures,
+      frames: frameCount,
+      settledBy: reason === "stable" ? by : null,
+    };
+  };
   while (true) {
     const capture = await driver.capture(signal);
     captures++;
     const atMs = Math.round(now() - start);
     const d = tracker.observe({ atMs, ...pick(capture) });
-    if (d.done || captures >= MAX_SETTLE_CAPTURES) {
-      const reason = d.reason ?? "timeout";
-      return {
-        capture,
-        settleMs: atMs,
-        settled: reason === "stable",
-        reason,
-        responded: d.responded,
-        captures,
-      };
+    if (d.done || captures >= MAX_SETTLE_CAPTURES) return result(capture, atMs, d, "tree");
+    if (!frames) {
+      await sleep(SETTLE_POLL_MS, signal);
+      continue;
     }
-    await sleep(SETTLE_POLL_MS, signal);
+    // Watch the pixels until they move (capture again now) or stay still long enough.
+    const first = await frames.hash(signal);
+    frameCount++;
+    if (first === null) {
+      frames = null;
+      continue;
+    }
+    const watchStart = now();
+    let moved = false;
+    while (now() - watchStart < frameQuietMs && frameCount < MAX_SETTLE_FRAMES) {
+      await sleep(framePollMs, signal);
+      const h = await frames.hash(signal);
+      frameCount++;
+      if (h === null) {
+        frames = null;
+        break;
+      }
+      if (h !== first) {
+        moved = true;
+        break;
+      }
+    }
+    const at = Math.round(now() - start);
+    if (moved) {
+      if (at < FRAME_MOTION_MAX_MS) tracker.framesMoved(at);
+      else frames = null; // perpetual motion: the tree decides from here
+      continue;
+    }
+    if (!frames) continue;
+    const q = tracker.framesQuiet(at, capture.loading);
+    if (q.done) return result(capture, at, q, "frames");
+    if (at >= tracker.options.maxMs) return result(capture, at, q, "frames");
   }
 }
 

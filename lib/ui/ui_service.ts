@@ -62,6 +62,11 @@ export interface UiServiceOptions {
   /** Shared lock set (tests give two services one to act as two processes' worth). */
   locks?: UiAutomatorLocks;
   now?: () => number;
+  /**
+   * A small frame's hash for `serial` (an emulator's gRPC frame), or null when it has none: the
+   * cheap "did the pixels change" signal between captures while settling.
+   */
+  frameHash?: (serial: string, signal: AbortSignal) => Promise<string | null>;
 }
 
 export interface CallContext {
@@ -88,9 +93,11 @@ export class UiService {
   #handles = new HandleTable();
   #last = new Map<string, Capture>();
   #pending = new Map<string, SharedCapture>();
+  #frameHash: UiServiceOptions["frameHash"];
 
   constructor(opts: UiServiceOptions) {
     this.#adb = opts.adb;
+    this.#frameHash = opts.frameHash;
     this.locks = opts.locks ?? new UiAutomatorLocks(opts.dataDir);
   }
 
@@ -239,8 +246,10 @@ export class UiService {
       base ? hashOutside(base.tree, touched, base.statusBar) : null,
       p.options,
     );
+    const frameHash = this.#frameHash;
     const result = await settle(tracker, {
       signal: ctx.signal,
+      frames: frameHash ? { hash: (signal) => frameHash(p.serial, signal) } : null,
       capture: async (signal) => {
         const c = await this.capture(p.serial, signal);
         return {
@@ -262,6 +271,8 @@ export class UiService {
       reason: result.reason,
       responded: result.responded,
       captures: result.captures,
+      frames: result.frames,
+      settledBy: result.settledBy,
     };
   }
 

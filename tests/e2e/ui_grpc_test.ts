@@ -96,6 +96,8 @@ Deno.test("grpc e2e: screenshot and ui_tap on the emulator go through gRPC and s
   );
   assertEquals(tapped.path, "grpc");
   assertEquals(uiOf(world).state().screen, "form");
+  assertEquals(tapped.settled, true);
+  assertEquals(tapped.settled_by, "frames", "still frames settled the emulator's screen");
   assertEquals(await inputCommands(world, EMU), before, "no input command ran over ADB");
   assert(g.calls.includes("sendTouch"));
   await assertNoInjection(world.sim);
@@ -115,6 +117,7 @@ Deno.test("grpc e2e: the USB device uses ADB for the same calls, without a fallb
   );
   assertEquals(tapped.path, "adb");
   assertEquals(tapped.fallback, null);
+  assertEquals(tapped.settled_by, "tree", "no frames on a USB device");
   assertEquals(uiOf(world, USB).state().screen, "form");
   assert((await inputCommands(world, USB)).some((c) => c.startsWith("input tap ")));
   const pinch = await call(s, "ui_pinch", { device_serial: USB, scale: 2 });

@@ -1,5 +1,10 @@
 import { assert, assertEquals } from "../assert.ts";
-import { settle, type SettleCapture, SettleTracker } from "../../lib/ui/settle.ts";
+import {
+  FRAME_MOTION_MAX_MS,
+  settle,
+  type SettleCapture,
+  SettleTracker,
+} from "../../lib/ui/settle.ts";
 
 interface Step {
   at: number;
@@ -103,4 +108,81 @@ Deno.test("settle() stops when the signal aborts", async () => {
   let err: unknown;
   await p.catch((e) => err = e);
   assertEquals((err as Error).message, "stop");
+});
+
+/**
+ * A timeline: `tree(t)` and `pixels(t)` say what the screen is at `t` ms after the action; a
+ * capture takes 100 ms and sleeps advance the clock, so the real driver runs in fake time.
+ */
+async function timeline(
+  tree: (t: number) => string,
+  pixels: ((t: number) => string) | null,
+  opts = {},
+) {
+  let clock = 0;
+  const tracker = new SettleTracker("A", opts);
+  return await settle<SettleCapture & { at: number }>(tracker, {
+    now: () => clock,
+    sleep: (ms) => {
+      clock += ms;
+      return Promise.resolve();
+    },
+    capture: () => {
+      clock += 100;
+      const h = tree(clock);
+      return Promise.resolve({ at: clock, hash: h, outsideHash: h, loading: false });
+    },
+    frames: pixels
+      ? {
+        hash: () => {
+          clock += 2;
+          return Promise.resolve(pixels(clock));
+        },
+      }
+      : null,
+  });
+}
+
+Deno.test("settle() with frames: a static screen settles on still pixels, sooner than two captures", async () => {
+  const tree = (t: number) => t < 400 ? "A" : "B";
+  const withFrames = await timeline(tree, (t) => t < 400 ? "pA" : "pB");
+  const without = await timeline(tree, null);
+  assert(withFrames.settled && without.settled);
+  assertEquals(withFrames.settledBy, "frames");
+  assertEquals(without.settledBy, "tree");
+  assertEquals(withFrames.capture.hash, "B");
+  assert(
+    withFrames.settleMs < without.settleMs,
+    `frames ${withFrames.settleMs} ms, tree only ${without.settleMs} ms`,
+  );
+  assert(withFrames.frames > 0);
+  assertEquals(without.frames, 0);
+});
+
+Deno.test("settle() with frames: pixels still moving under an unchanged tree settle it later", async () => {
+  // The tree shows B from 400 ms; the pixels animate (a transition the dump does not see) to 1,200.
+  const tree = (t: number) => t < 400 ? "A" : "B";
+  const pixels = (t: number) => t < 1200 ? `p${Math.floor(t / 30)}` : "pB";
+  const withFrames = await timeline(tree, pixels);
+  const without = await timeline(tree, null);
+  assert(without.settleMs < 1200, `tree only settles at ${without.settleMs} ms`);
+  assert(withFrames.settled);
+  assert(withFrames.settleMs >= 1200, `frames settle at ${withFrames.settleMs} ms`);
+});
+
+Deno.test("settle() with frames: endless motion (a blinking cursor) stops vetoing after a bound", async () => {
+  const tree = (t: number) => t < 400 ? "A" : "B";
+  const r = await timeline(tree, (t) => `p${Math.floor(t / 20)}`);
+  assert(r.settled, r.reason);
+  assertEquals(r.settledBy, "tree");
+  assert(r.settleMs >= FRAME_MOTION_MAX_MS && r.settleMs < 3_000, `${r.settleMs} ms`);
+});
+
+Deno.test("settle() with frames that are unavailable falls back to captures alone", async () => {
+  const tree = (t: number) => t < 400 ? "A" : "B";
+  const r = await timeline(tree, () => null as unknown as string);
+  const without = await timeline(tree, null);
+  assertEquals([r.settled, r.settledBy], [true, "tree"]);
+  assert(Math.abs(r.settleMs - without.settleMs) <= 150, `${r.settleMs} vs ${without.settleMs} ms`);
+  assertEquals(r.frames, 1);
 });

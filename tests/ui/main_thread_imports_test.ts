@@ -1,0 +1,66 @@
+/**
+ * The main thread never loads the UI worker's gRPC code: following every value import (static
+ * and dynamic; `import type` is erased) from main.ts never reaches grpc-js, proto-loader or the
+ * modules that use them. Workers are started by URL, not imported, so their code is not followed.
+ */
+import { assert, assertEquals } from "../assert.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+/** Value import specifiers of a module's source (no `import type`, no `export type`). */
+export function valueImports(src: string): string[] {
+  const out: string[] = [];
+  const noComments = src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const stat = /^\s*(import|export)\s+(?!type\b)([^;]*?)\s+from\s+"([^"]+)"/gm;
+  for (const m of noComments.matchAll(stat)) out.push(m[3]);
+  const bare = /^\s*import\s+"([^"]+)"/gm;
+  for (const m of noComments.matchAll(bare)) out.push(m[1]);
+  const dyn = /\bimport\(\s*"([^"]+)"\s*\)/g;
+  for (const m of noComments.matchAll(dyn)) out.push(m[1]);
+  return out;
+}
+
+async function closure(entry: URL): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const queue = [entry.href];
+  while (queue.length) {
+    const href = queue.pop()!;
+    if (seen.has(href)) continue;
+    seen.add(href);
+    if (!href.startsWith("file:")) continue;
+    const src = await Deno.readTextFile(new URL(href));
+    for (const spec of valueImports(src)) {
+      if (spec.startsWith(".")) queue.push(new URL(spec, href).href);
+      else seen.add(spec);
+    }
+  }
+  return seen;
+}
+
+Deno.test("value imports: static, bare and dynamic ones count; type-only ones do not", () => {
+  const src = [
+    'import { a } from "./a.ts";',
+    'import type { B } from "./b.ts";',
+    'export type { C } from "./c.ts";',
+    'export { d } from "./d.ts";',
+    'import "./e.ts";',
+    'const f = await import("./f.ts");',
+    '// import { g } from "./g.ts";',
+  ].join("\n");
+  assertEquals(valueImports(src).sort(), ["./a.ts", "./d.ts", "./e.ts", "./f.ts"]);
+});
+
+Deno.test("the main thread's module closure has no gRPC code", async () => {
+  const mods = await closure(new URL("main.ts", ROOT));
+  assert(mods.has(new URL("lib/ui/client.ts", ROOT).href), "the closure reaches the UI client");
+  assert(mods.has(new URL("lib/cli/mcp.ts", ROOT).href), "and the MCP launcher");
+  const forbidden = [
+    "@grpc/grpc-js",
+    "@grpc/proto-loader",
+    new URL("lib/emulator/grpc_client.ts", ROOT).href,
+    new URL("lib/emulator/link.ts", ROOT).href,
+    new URL("lib/ui/fast_paths.ts", ROOT).href,
+    new URL("lib/ui/jpeg.ts", ROOT).href,
+  ];
+  for (const f of forbidden) assert(!mods.has(f), `the main thread loads ${f}`);
+});
