@@ -187,6 +187,7 @@ export async function benchEmulator(
       });
       const jpgT = await timed(RUNS, () => {
         jpg = encodeJpeg(img, 80).length;
+        return Promise.resolve();
       });
       rows.push({
         what: `encode ${f.width}x${f.height} frame: PNG vs JPEG q80`,

@@ -12,6 +12,7 @@ import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
 import type { GrpcEndpoint } from "../lib/emulator/discovery.ts";
 import { EmulatorLink } from "../lib/emulator/link.ts";
 import { FastPaths } from "../lib/ui/fast_paths.ts";
+import { ActService } from "../lib/ui/act_service.ts";
 import type { UiMethods } from "../lib/ui/protocol.ts";
 import { UiService } from "../lib/ui/ui_service.ts";
 
@@ -34,8 +35,11 @@ const service = new UiService({
   frameHash: async (serial, signal) => (await fast!.frameHash(serial, signal)).hash,
 });
 fast = new FastPaths({ link, adb, screens: service });
+const actor = new ActService({ service, fast, adb });
 
 serveWorker<UiMethods>(workerScope(), {
+  "ui.act": (p, ctx) => actor.act(p, ctx),
+  "ui.compare": (p, ctx) => service.compare(p, ctx),
   "ui.observe": (p, ctx) => service.observe(p, ctx),
   "ui.tree": (p, ctx) => service.tree(p, ctx),
   "ui.find": (p, ctx) => service.find(p, ctx),

@@ -3,8 +3,7 @@
  * the same parameter reads the same everywhere. A parameter of one file's tools stays there.
  */
 import { z } from "zod";
-import { DEFAULT_MAX_ROWS, MAX_ROWS } from "../ui/element_list.ts";
-import { MAX_WAIT_TIMEOUT_MS } from "../ui/ui_service.ts";
+import { DEFAULT_MAX_ROWS, MAX_ROWS, MAX_WAIT_TIMEOUT_MS } from "../ui/limits.ts";
 
 // ── devices and apps ─────────────────────────────────────────────────────────────────────────
 

@@ -1,41 +1,36 @@
 /**
  * The UI acting tools: taps, long presses, typing, keys, swipes and scrolling. Each validates its
- * arguments before any device command, waits the minimum gap since the device's last action,
- * runs its `input` commands (lib/ui/actions.ts), then waits until the screen has responded and
- * settled (`ctx.ui.settle`, touched = the tapped element) and returns the settled element list
- * with `settle_ms` — unless the call passes `observe_after: false`.
+ * arguments, then makes the whole action ONE request to the UI worker (`ctx.ui.act`,
+ * lib/ui/act_service.ts): the worker checks the screen (handle, screen hash, enabled or
+ * editable, points on the screen), waits the minimum gap since the device's last action, sends
+ * the input (the emulator's gRPC touch and keys, else `input` over ADB), waits until the screen
+ * has responded and settled (touched = the tapped element) and remembers the settled list. These
+ * adapters only say which action and render the answer (unless `observe_after: false`).
  */
 import { z } from "zod";
 import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { validateCoordinates, validateKeyName } from "../core/validation.ts";
 import type { Bounds } from "../ui/hierarchy.ts";
-import type { ResolveResult } from "../ui/protocol.ts";
+import type { ActParams, ActResult, ActStep, ActTarget, NamedPoint } from "../ui/act_types.ts";
 import {
   ADB_KEYBOARD_IME,
-  clearKeys,
   DEFAULT_LONG_PRESS_MS,
   DEFAULT_SWIPE_MS,
-  drag,
   hasAdbKeyboard,
-  INPUT_TIMEOUT_MS,
   inputTextChunks,
-  keyeventArgv,
   MAX_LONG_PRESS_MS,
   MAX_SWIPE_MS,
   MIN_LONG_PRESS_MS,
   MIN_SWIPE_MS,
   parseSelectedIme,
   type Point,
-  runInput,
-  tapArgv,
   unicodeTextArgv,
 } from "../ui/actions.ts";
-import { listData, matchData, matchLine, rememberList, selectorOf } from "./ui_read.ts";
-import type { GestureResult } from "../ui/fast_paths.ts";
-import { pathFields, type PathInfo, pathNote } from "./ui_paths.ts";
+import { listData, matchData, matchLine as matchLineOf, selectorOf } from "./ui_read.ts";
+import { pathFields, pathNote } from "./ui_paths.ts";
 import { dumpTellsKeyboard, keyboardState } from "../ui/keyboard_signal.ts";
-import { MAX_ROWS } from "../ui/element_list.ts";
+import { MAX_ROWS } from "../ui/limits.ts";
 import type { ToolContext } from "./context.ts";
 import { callOpts, deviceFor } from "./device_args.ts";
 import {
@@ -58,38 +53,47 @@ const observeAfterParam = z.boolean().optional().describe(
   "Wait for the screen to settle and return it (default true)",
 );
 
-export interface ActOptions {
+export interface ActRequest {
   serial: string;
-  /** What was done, for the text (a function is called after the action ran). */
-  did: string | (() => string);
-  touched?: Bounds | null;
+  target: ActTarget;
+  points?: NamedPoint[];
+  steps: ActStep[];
+  touched?: ActParams["touched"];
   observeAfter?: boolean;
   maxRows?: number;
-  /** Fields added to the result; a function is called after the action ran. */
-  extra?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** What was done, for the text, from the worker's answer. */
+  did: (r: ActResult) => string;
+  /** Fields added to the result, from the worker's answer. */
+  extra?: (r: ActResult) => Record<string, unknown>;
 }
 
-/** Paces, runs `fn`, then settles and renders the settled screen. */
-export async function act(
-  ctx: ToolContext,
-  o: ActOptions,
-  fn: () => Promise<void>,
-): Promise<ToolOutput> {
-  const waited = await ctx.uiActions.before(o.serial, ctx.signal);
-  try {
-    await fn();
-  } finally {
-    ctx.uiActions.done(o.serial);
-  }
-  const extra = typeof o.extra === "function" ? o.extra() : o.extra;
-  const did = typeof o.did === "function" ? o.did() : o.did;
-  const base = { serial: o.serial, action: did, paced_ms: waited, ...extra };
-  if (o.observeAfter === false) return { structured: base, text: `${did}.` };
-  const s = await ctx.ui.settle(
-    { serial: o.serial, touched: o.touched ?? null, maxRows: o.maxRows },
-    { signal: ctx.signal },
-  );
-  rememberList(ctx, o.serial, s.list);
+/** The path of the action's input: its gesture's, else its key's (null: plain ADB input). */
+function inputPath(r: ActResult) {
+  return r.gestures.at(-1) ?? r.keys.at(-1) ?? null;
+}
+
+/** One `ui.act` request, rendered: the action, the settle and the settled list. */
+export async function act(ctx: ToolContext, o: ActRequest): Promise<ToolOutput> {
+  const r = await ctx.ui.act({
+    serial: o.serial,
+    target: o.target,
+    points: o.points,
+    steps: o.steps,
+    minIntervalMs: await ctx.uiActions.interval(),
+    observeAfter: o.observeAfter,
+    maxRows: o.maxRows,
+    touched: o.touched ?? null,
+  }, { signal: ctx.signal });
+  const did = o.did(r);
+  const base = {
+    serial: o.serial,
+    action: did,
+    paced_ms: r.pacedMs,
+    ...pathFields(inputPath(r)),
+    ...o.extra?.(r),
+  };
+  const s = r.settle;
+  if (!s) return { structured: base, text: `${did}.` };
   const state = s.settled
     ? `settled in ${s.settleMs} ms`
     : s.reason === "loading_timeout"
@@ -110,115 +114,32 @@ export async function act(
   };
 }
 
-/** Screen size and hash now (a capture, also the settle baseline); refuses a changed hash. */
-export async function screenNow(ctx: ToolContext, serial: string, expect?: string) {
-  const t = await ctx.ui.tree({ serial, maxNodes: 1 }, { signal: ctx.signal });
-  if (expect && expect !== t.screenHash) {
-    throw new ToolError(
-      "screen_changed",
-      `The screen changed: expected screen ${expect}, the device now shows ${t.screenHash}, so ` +
-        "nothing was done; read the screen again with get_ui_hierarchy and act on the new list",
-      { expected_screen_hash: expect, screen_hash: t.screenHash },
-    );
-  }
-  return t;
-}
-
-export function pointOn(
-  x: unknown,
-  y: unknown,
-  size: { width: number; height: number },
-  names: [string, string] = ["x", "y"],
-): Point {
-  return validateCoordinates(x, y, {
-    maxX: Math.max(0, size.width - 1),
-    maxY: Math.max(0, size.height - 1),
-    names,
-  });
-}
-
-export async function resolveTarget(
-  ctx: ToolContext,
-  serial: string,
-  target: string,
-  expect: string | undefined,
-): Promise<ResolveResult> {
-  return await ctx.ui.resolve(
-    { serial, target, expectScreenHash: expect ?? null },
-    { signal: ctx.signal },
-  );
+/** The worker target for an optional `expect_screen_hash` on a point action. */
+function screenTarget(expect: string | undefined): ActTarget {
+  return { kind: "screen", expectScreenHash: expect ?? null };
 }
 
 /**
- * The target resolved to a point a tap lands on it: inside it and not covered. An element only
- * the keyboard covers gets the keyboard hidden first (BACK, paced like any action) and is found
- * again at its tree path; one covered by something else, or off screen, is refused with what to
- * do, and nothing is tapped.
+ * A handle or tree path the action lands on: enabled, and (`tappable`, the default) its tap
+ * point inside it and uncovered — only the keyboard covering it gets the keyboard hidden first.
  */
-async function tappable(
-  ctx: ToolContext,
-  serial: string,
+function elementTarget(
   target: string,
   expect: string | undefined,
-): Promise<ResolveResult & { hidKeyboard: boolean }> {
-  const r = await resolveTarget(ctx, serial, target, expect);
-  refuseDisabled(r, target);
-  if (r.tap === "visible") return { ...r, hidKeyboard: false };
-  if (r.tap === "hidden") throw notTappable(r, target);
-  await ctx.uiActions.before(serial, ctx.signal);
-  try {
-    await runInput(ctx.adb, serial, keyeventArgv(["KEYCODE_BACK"]), ctx.signal);
-  } finally {
-    ctx.uiActions.done(serial);
-  }
-  await ctx.ui.settle({ serial, maxRows: MAX_ROWS, activity: false }, { signal: ctx.signal });
-  const again = await resolveTarget(ctx, serial, r.node.path, undefined).catch(() => null);
-  const same = again !== null && again.node.className === r.node.className &&
-    again.node.resourceId === r.node.resourceId && again.node.text === r.node.text;
-  if (!same) {
-    throw new ToolError(
-      "screen_changed",
-      `${target} was under the keyboard; hiding it changed the screen and the element is gone ` +
-        "from its place, so nothing was tapped: read the screen again with get_ui_hierarchy",
-      { tree_path: r.node.path },
-    );
-  }
-  if (again.tap !== "visible") throw notTappable(again, target, true);
-  return { ...again, hidKeyboard: true };
+  require: { enabled?: boolean; editable?: boolean; tappable?: boolean } = {},
+): ActTarget {
+  return {
+    kind: "element",
+    target,
+    expectScreenHash: expect ?? null,
+    requireEnabled: require.enabled ?? true,
+    requireEditable: require.editable,
+    tappable: require.tappable ?? true,
+  };
 }
 
-function notTappable(r: ResolveResult, target: string, afterKeyboard = false): ToolError {
-  const where = afterKeyboard ? " even with the keyboard hidden" : "";
-  if (r.coveredBy) {
-    return new ToolError(
-      "invalid_request",
-      `${target} (${describeNode(r)}) is covered${where} by ${matchLine(r.coveredBy)}, so a tap ` +
-        "would land on that instead: nothing was tapped; scroll it into view " +
-        "(ui_scroll_until_element) or close what covers it, then read the screen again",
-      { tree_path: r.node.path, covered_by: r.coveredBy.path },
-    );
-  }
-  return new ToolError(
-    "invalid_request",
-    `${target} (${describeNode(r)}) is not on screen${where} (scrolled out or too thin to ` +
-      "tap): nothing was tapped; scroll it into view with ui_scroll_until_element",
-    { tree_path: r.node.path },
-  );
-}
-
-function describeNode(r: ResolveResult): string {
-  return matchLine(r.node);
-}
-
-export function refuseDisabled(r: ResolveResult, target: string): void {
-  if (!r.node.enabled) {
-    throw new ToolError(
-      "invalid_request",
-      `${target} is disabled (${describeNode(r)}): nothing was done; fill what it needs first ` +
-        "or pick another element",
-      { tree_path: r.node.path },
-    );
-  }
+function named(x: number, y: number, names: [string, string] = ["x", "y"]): NamedPoint {
+  return { x, y, names };
 }
 
 const uiTap = defineTool({
@@ -238,20 +159,17 @@ const uiTap = defineTool({
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
-    validateCoordinates(args.x, args.y);
+    const p = validateCoordinates(args.x, args.y);
     const serial = await deviceFor(ctx, args.device_serial);
-    const size = await screenNow(ctx, serial, args.expect_screen_hash);
-    const p = pointOn(args.x, args.y, size);
-    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: () => `Tapped (${p.x},${p.y})${pathNote(g)}`,
+      target: screenTarget(args.expect_screen_hash),
+      points: [named(p.x, p.y)],
+      steps: [{ kind: "gesture", gesture: { kind: "tap", at: p } }],
+      touched: "points",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      touched: { left: p.x, top: p.y, right: p.x + 1, bottom: p.y + 1 },
-      extra: () => pathFields(g),
-    }, async () => {
-      g = await ctx.ui.gesture({ serial, gesture: { kind: "tap", at: p } }, { signal: ctx.signal });
+      did: (r) => `Tapped (${p.x},${p.y})${pathNote(inputPath(r))}`,
     });
   },
 });
@@ -274,28 +192,22 @@ const uiTapElement = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const r = await tappable(ctx, serial, args.tree_path, args.expect_screen_hash);
-    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: () =>
-        `${r.hidKeyboard ? "Hid the keyboard, then tapped" : "Tapped"} ${args.tree_path} ` +
-        `at (${r.x},${r.y})${pathNote(g)}`,
-      touched: r.node.bounds,
+      target: elementTarget(args.tree_path, args.expect_screen_hash),
+      steps: [{ kind: "gesture", gesture: { kind: "tap", at: "target" } }],
+      touched: "target",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: () => ({
-        tapped: matchData(r.node),
-        x: r.x,
-        y: r.y,
+      did: (r) =>
+        `${r.hidKeyboard ? "Hid the keyboard, then tapped" : "Tapped"} ${args.tree_path} ` +
+        `at (${r.at!.x},${r.at!.y})${pathNote(inputPath(r))}`,
+      extra: (r) => ({
+        tapped: matchData(r.node!),
+        x: r.at!.x,
+        y: r.at!.y,
         hid_keyboard: r.hidKeyboard,
-        ...pathFields(g),
       }),
-    }, async () => {
-      g = await ctx.ui.gesture(
-        { serial, gesture: { kind: "tap", at: { x: r.x, y: r.y } } },
-        { signal: ctx.signal },
-      );
     });
   },
 });
@@ -326,52 +238,31 @@ const uiLongPress = defineTool({
     if (byPoint === (args.tree_path !== undefined)) {
       throw invalidParams("Pass either tree_path (a handle or tree path) or x and y, not both");
     }
-    if (byPoint) validateCoordinates(args.x, args.y);
+    const p = byPoint ? validateCoordinates(args.x, args.y) : null;
     const ms = args.duration_ms ?? DEFAULT_LONG_PRESS_MS;
     const serial = await deviceFor(ctx, args.device_serial);
-    let p: Point;
-    let touched: Bounds;
-    let extra: Record<string, unknown> = {};
-    if (byPoint) {
-      const size = await screenNow(ctx, serial, args.expect_screen_hash);
-      p = pointOn(args.x, args.y, size);
-      touched = { left: p.x, top: p.y, right: p.x + 1, bottom: p.y + 1 };
-    } else {
-      const r = await tappable(ctx, serial, args.tree_path!, args.expect_screen_hash);
-      p = { x: r.x, y: r.y };
-      touched = r.node.bounds;
-      extra = { pressed: matchData(r.node) };
-    }
-    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: () => `Long-pressed (${p.x},${p.y}) for ${ms} ms${pathNote(g)}`,
-      touched,
+      target: p ? screenTarget(args.expect_screen_hash) : elementTarget(
+        args.tree_path!,
+        args.expect_screen_hash,
+      ),
+      points: p ? [named(p.x, p.y)] : undefined,
+      steps: [{ kind: "gesture", gesture: { kind: "long_press", at: p ?? "target", ms } }],
+      touched: p ? "points" : "target",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: () => ({ ...extra, ...pathFields(g) }),
-    }, async () => {
-      g = await ctx.ui.gesture(
-        { serial, gesture: { kind: "long_press", at: p, ms } },
-        { signal: ctx.signal },
-      );
+      did: (r) => {
+        const at = p ?? r.at!;
+        return `Long-pressed (${at.x},${at.y}) for ${ms} ms${pathNote(inputPath(r))}`;
+      },
+      extra: (r) => p ? {} : { pressed: matchData(r.node!) },
     });
   },
 });
 
-async function typeChunks(ctx: ToolContext, serial: string, chunks: readonly string[]) {
-  for (const c of chunks) await runInput(ctx.adb, serial, ["input", "text", c], ctx.signal);
-}
-
-/** The focused text field now (a capture), or null. */
-async function focusedField(ctx: ToolContext, serial: string) {
-  const t = await ctx.ui.tree({ serial }, { signal: ctx.signal });
-  return { tree: t, node: t.nodes.find((n) => n.focused && n.editable) ?? null };
-}
-
-function textLength(n: { text: string; hint: string }): number {
-  // Old dumpers put the hint in `text` of an empty field; deleting it is harmless either way.
-  return [...n.text].length;
+function typeSteps(chunks: readonly string[]): ActStep[] {
+  return chunks.map((c) => ({ kind: "input", argv: ["input", "text", c] }));
 }
 
 const uiTypeText = defineTool({
@@ -393,34 +284,21 @@ const uiTypeText = defineTool({
   async run(args, ctx: ToolContext) {
     const chunks = inputTextChunks(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    let clear: string[] | null = null;
-    if (args.clear_before || args.expect_screen_hash) {
-      const f = await focusedField(ctx, serial);
-      if (args.expect_screen_hash) await screenNow(ctx, serial, args.expect_screen_hash);
-      if (args.clear_before) {
-        if (!f.node) throw noFocusedField();
-        clear = clearKeys(textLength(f.node) + 1);
-      }
-    }
+    const target: ActTarget = args.clear_before
+      ? { kind: "focused", expectScreenHash: args.expect_screen_hash ?? null }
+      : args.expect_screen_hash
+      ? screenTarget(args.expect_screen_hash)
+      : { kind: "none" };
     return await act(ctx, {
       serial,
-      did: `Typed ${[...args.text].length} characters`,
+      target,
+      steps: [...(args.clear_before ? [{ kind: "clear" } as const] : []), ...typeSteps(chunks)],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-    }, async () => {
-      if (clear) await runInput(ctx.adb, serial, keyeventArgv(clear), ctx.signal);
-      await typeChunks(ctx, serial, chunks);
+      did: () => `Typed ${[...args.text].length} characters`,
     });
   },
 });
-
-function noFocusedField(): ToolError {
-  return new ToolError(
-    "not_found",
-    "No text field has focus: tap one first (ui_tap_element), or use ui_fill_input with its " +
-      "handle",
-  );
-}
 
 const uiFillInput = defineTool({
   name: "ui_fill_input",
@@ -442,27 +320,23 @@ const uiFillInput = defineTool({
   async run(args, ctx: ToolContext) {
     const chunks = inputTextChunks(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    const r = await tappable(ctx, serial, args.tree_path, args.expect_screen_hash);
-    if (!r.node.editable) {
-      throw new ToolError(
-        "invalid_request",
-        `${args.tree_path} is not a text field (${describeNode(r)}): nothing was typed; pick ` +
-          "a row flagged edit in the element list",
-        { tree_path: r.node.path },
-      );
-    }
-    const clear = (args.clear_before ?? true) ? clearKeys(textLength(r.node) + 1) : null;
+    const clear = args.clear_before ?? true;
     return await act(ctx, {
       serial,
-      did: `Filled ${args.tree_path} with ${[...args.text].length} characters`,
-      touched: r.node.bounds,
+      target: elementTarget(args.tree_path, args.expect_screen_hash, {
+        enabled: true,
+        editable: true,
+      }),
+      steps: [
+        { kind: "gesture", gesture: { kind: "tap", at: "target" } },
+        ...(clear ? [{ kind: "clear" } as const] : []),
+        ...typeSteps(chunks),
+      ],
+      touched: "target",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: { field: matchData(r.node) },
-    }, async () => {
-      await runInput(ctx.adb, serial, tapArgv({ x: r.x, y: r.y }), ctx.signal);
-      if (clear) await runInput(ctx.adb, serial, keyeventArgv(clear), ctx.signal);
-      await typeChunks(ctx, serial, chunks);
+      did: () => `Filled ${args.tree_path} with ${[...args.text].length} characters`,
+      extra: (r) => ({ field: matchData(r.node!) }),
     });
   },
 });
@@ -516,19 +390,16 @@ const uiTypeTextUnicode = defineTool({
     }
     return await act(ctx, {
       serial,
-      did: `Sent ${[...args.text].length} characters to the ADB keyboard`,
+      target: { kind: "none" },
+      steps: [{
+        kind: "shell",
+        argv,
+        what: "am broadcast",
+        hint: "check that the ADB keyboard is the selected input method, then retry",
+      }],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-    }, async () => {
-      const r = await ctx.adb.shell(serial, argv, callOpts(ctx, INPUT_TIMEOUT_MS));
-      if (r.exitCode !== null && r.exitCode !== 0) {
-        throw new ToolError(
-          "command_failed",
-          `am broadcast failed on ${serial} (exit ${r.exitCode}): check that the ADB keyboard ` +
-            "is the selected input method, then retry",
-          { exit_code: r.exitCode },
-        );
-      }
+      did: () => `Sent ${[...args.text].length} characters to the ADB keyboard`,
     });
   },
 });
@@ -547,16 +418,15 @@ const clearFocusedInput = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const f = await focusedField(ctx, serial);
-    if (!f.node) throw noFocusedField();
-    const keys = clearKeys(textLength(f.node) + 1);
     return await act(ctx, {
       serial,
-      did: `Cleared ${f.node.path}`,
-      touched: f.node.bounds,
+      target: { kind: "focused" },
+      steps: [{ kind: "clear" }],
+      touched: "target",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-    }, () => runInput(ctx.adb, serial, keyeventArgv(keys), ctx.signal));
+      did: (r) => `Cleared ${r.node!.path}`,
+    });
   },
 });
 
@@ -578,7 +448,7 @@ const hideSoftKeyboard = defineTool({
     // The same signal as the element list's `keyboard:` (lib/ui/keyboard_signal.ts).
     // All rows, so the handles of the list the agent holds stay what they were.
     const now = await ctx.ui.observe(
-      { serial, maxRows: MAX_ROWS, activity: false },
+      { serial, maxRows: MAX_ROWS, activity: false, internal: true },
       { signal: ctx.signal },
     );
     const dumpsys = dumpTellsKeyboard(now.list) ? null : (await ctx.adb.shell(
@@ -603,11 +473,13 @@ const hideSoftKeyboard = defineTool({
     }
     return await act(ctx, {
       serial,
-      did: "Hid the keyboard",
+      target: { kind: "none" },
+      steps: [{ kind: "input", argv: ["input", "keyevent", "KEYCODE_BACK"] }],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: { hidden: true, was_shown: true, decided_by: state.source },
-    }, () => runInput(ctx.adb, serial, keyeventArgv(["KEYCODE_BACK"]), ctx.signal));
+      did: () => "Hid the keyboard",
+      extra: () => ({ hidden: true, was_shown: true, decided_by: state.source }),
+    });
   },
 });
 
@@ -638,31 +510,37 @@ const sendUiKey = defineTool({
     }
     const serial = await deviceFor(ctx, args.device_serial);
     if (ENTER_KEYS.has(key)) {
-      const now = await ctx.ui.observe({ serial, maxRows: 500 }, { signal: ctx.signal });
+      const now = await ctx.ui.observe(
+        { serial, maxRows: 500, internal: true },
+        { signal: ctx.signal },
+      );
       const action = now.list.keyboard
         ? now.list.rows.find((r) => r.flags.includes("ime-action"))
         : undefined;
       if (action) {
+        const at = { x: action.x, y: action.y };
         return await act(ctx, {
           serial,
-          did: `Tapped the keyboard's ${JSON.stringify(action.label || "action")} key`,
+          target: screenTarget(now.list.screenHash),
+          steps: [{ kind: "gesture", gesture: { kind: "tap", at } }],
           touched: action.bounds,
           observeAfter: args.observe_after,
           maxRows: args.max_rows,
-          extra: { key, via: "ime_action_key" },
-        }, () => runInput(ctx.adb, serial, tapArgv(action), ctx.signal));
+          did: (r) =>
+            `Tapped the keyboard's ${JSON.stringify(action.label || "action")} key` +
+            pathNote(inputPath(r)),
+          extra: () => ({ key, via: "ime_action_key" }),
+        });
       }
     }
-    let k: (PathInfo & { sent: boolean }) | null = null;
     return await act(ctx, {
       serial,
-      did: () => `Pressed ${key}${pathNote(k)}`,
+      target: { kind: "none" },
+      steps: [{ kind: "key", key }],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      extra: () => ({ key, via: k?.sent ? "sendKey" : "keyevent", ...pathFields(k) }),
-    }, async () => {
-      k = await ctx.ui.key({ serial, key }, { signal: ctx.signal });
-      if (!k.sent) await runInput(ctx.adb, serial, keyeventArgv([key]), ctx.signal);
+      did: (r) => `Pressed ${key}${pathNote(inputPath(r))}`,
+      extra: (r) => ({ key, via: r.keys[0]?.sent ? "sendKey" : "keyevent" }),
     });
   },
 });
@@ -689,26 +567,26 @@ const uiSwipe = defineTool({
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
-    validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] });
-    validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
+    const from = validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] });
+    const to = validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
     const serial = await deviceFor(ctx, args.device_serial);
-    const size = await screenNow(ctx, serial);
-    const from = pointOn(args.start_x, args.start_y, size, ["start_x", "start_y"]);
-    const to = pointOn(args.end_x, args.end_y, size, ["end_x", "end_y"]);
     const ms = args.duration_ms ?? DEFAULT_SWIPE_MS;
-    let g: GestureResult | null = null;
     return await act(ctx, {
       serial,
-      did: () => `Swiped (${from.x},${from.y}) to (${to.x},${to.y})${pathNote(g)}`,
+      target: screenTarget(undefined),
+      points: [
+        named(from.x, from.y, ["start_x", "start_y"]),
+        named(to.x, to.y, ["end_x", "end_y"]),
+      ],
+      steps: [{
+        kind: "gesture",
+        gesture: { kind: "swipe", from, to, ms, fling: args.fling ?? false },
+      }],
+      touched: null,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      touched: null,
-      extra: () => ({ method: g?.method ?? "swipe", ...pathFields(g) }),
-    }, async () => {
-      g = await ctx.ui.gesture({
-        serial,
-        gesture: { kind: "swipe", from, to, ms, fling: args.fling ?? false },
-      }, { signal: ctx.signal });
+      did: (r) => `Swiped (${from.x},${from.y}) to (${to.x},${to.y})${pathNote(inputPath(r))}`,
+      extra: (r) => ({ method: r.gestures[0]?.method ?? "swipe" }),
     });
   },
 });
@@ -759,9 +637,9 @@ const uiScrollUntilElement = defineTool({
     const maxSwipes = args.max_swipes ?? DEFAULT_SCROLL_SWIPES;
     const serial = await deviceFor(ctx, args.device_serial);
     const opts = { signal: ctx.signal };
-    const first = await ctx.ui.observe({ serial, maxRows: 500 }, opts);
+    const first = await ctx.ui.observe({ serial, maxRows: 500, internal: true }, opts);
     const scrollRow = first.list.rows.find((r) => r.flags.includes("scroll"));
-    const size = await screenNow(ctx, serial);
+    const size = await ctx.ui.tree({ serial, maxNodes: 1 }, opts);
     const area: Bounds = scrollRow?.bounds ??
       { left: 0, top: Math.round(size.height * 0.2), right: size.width, bottom: size.height * 0.8 };
     const step = scrollStep(area, direction);
@@ -771,7 +649,6 @@ const uiScrollUntilElement = defineTool({
       const found = await ctx.ui.find({ serial, selector, limit: 5 }, opts);
       if (found.total > 0) {
         const s = await ctx.ui.observe({ serial, maxRows: args.max_rows }, opts);
-        rememberList(ctx, serial, s.list);
         const again = await ctx.ui.find({ serial, selector, limit: 5 }, opts);
         const matches = again.total > 0 ? again.matches : found.matches;
         return {
@@ -782,7 +659,9 @@ const uiScrollUntilElement = defineTool({
             matches: matches.map(matchData),
             ...listData(s.list),
           },
-          text: `Found after ${swipes} swipe(s):\n${matches.map(matchLine).join("\n")}\n${s.text}`,
+          text: `Found after ${swipes} swipe(s):\n${
+            matches.map(matchLineOf).join("\n")
+          }\n${s.text}`,
         };
       }
       if (swipes >= maxSwipes || found.screenHash === lastHash) {
@@ -797,14 +676,25 @@ const uiScrollUntilElement = defineTool({
       }
       lastHash = found.screenHash;
       ctx.request.progress(swipes + 1, maxSwipes, `swipe ${swipes + 1} of at most ${maxSwipes}`);
-      await ctx.uiActions.before(serial, ctx.signal);
-      try {
-        await drag(ctx.adb, serial, step.from, step.to, DEFAULT_SWIPE_MS, ctx.signal);
-      } finally {
-        ctx.uiActions.done(serial);
-      }
+      await ctx.ui.act({
+        serial,
+        target: { kind: "none" },
+        steps: [{
+          kind: "gesture",
+          gesture: {
+            kind: "swipe",
+            from: step.from,
+            to: step.to,
+            ms: DEFAULT_SWIPE_MS,
+            fling: false,
+          },
+        }],
+        minIntervalMs: await ctx.uiActions.interval(),
+        maxRows: 1,
+        activity: false,
+        internal: true,
+      }, opts);
       swipes++;
-      await ctx.ui.settle({ serial, maxRows: 1, activity: false }, opts);
     }
   },
 });

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool } from "../mcp/tool_def.ts";
 import { invalidParams } from "../core/errors.ts";
 import { validateCoordinates } from "../core/validation.ts";
-import type { GestureResult } from "../ui/fast_paths.ts";
+import type { ActAt, ActResult, ActTarget, NamedPoint } from "../ui/act_types.ts";
 import {
   DEFAULT_DRAG_DWELL_MS,
   DEFAULT_DRAG_HOLD_MS,
@@ -28,9 +28,9 @@ import {
 import type { ToolContext } from "./context.ts";
 import { deviceFor } from "./device_args.ts";
 import { expectHashParam, maxRowsParam, serialParam, targetParam } from "./params.ts";
-import { act, pointOn, refuseDisabled, resolveTarget, screenNow } from "./ui_act.ts";
+import { act } from "./ui_act.ts";
 import { matchData } from "./ui_read.ts";
-import { pathFields, pathNote } from "./ui_paths.ts";
+import { pathNote } from "./ui_paths.ts";
 
 const observeAfterParam = z.boolean().optional().describe(
   "Wait for the screen to settle and return it (default true)",
@@ -71,46 +71,52 @@ const uiPinch = defineTool({
       throw invalidParams("scale 1 moves nothing: pass above 1 to zoom in, below 1 to zoom out");
     }
     const serial = await deviceFor(ctx, args.device_serial);
-    let center;
-    let extra: Record<string, unknown> = {};
-    if (args.tree_path !== undefined) {
-      const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
-      refuseDisabled(r, args.tree_path);
-      center = { x: r.x, y: r.y };
-      extra = { element: matchData(r.node) };
-    } else {
-      const size = await screenNow(ctx, serial, args.expect_screen_hash);
-      center = byPoint
-        ? pointOn(args.x, args.y, size)
-        : { x: Math.round(size.width / 2), y: Math.round(size.height / 2) };
-    }
     const ms = args.duration_ms ?? DEFAULT_PINCH_MS;
-    let g: GestureResult | null = null;
+    const point = byPoint ? validateCoordinates(args.x, args.y) : null;
+    const target: ActTarget = args.tree_path !== undefined
+      ? {
+        kind: "element",
+        target: args.tree_path,
+        expectScreenHash: args.expect_screen_hash ?? null,
+        requireEnabled: true,
+      }
+      : { kind: "screen", expectScreenHash: args.expect_screen_hash ?? null };
+    const center: ActAt | "screen_center" = point ??
+      (args.tree_path !== undefined ? "target" : "screen_center");
+    const g = (r: ActResult) => r.gestures[0];
     return await act(ctx, {
       serial,
-      did: () =>
-        `Pinched x${g?.pinch?.scale ?? args.scale} around (${center.x},${center.y})${pathNote(g)}`,
+      target,
+      points: point ? [{ ...point, names: ["x", "y"] }] : undefined,
+      steps: [{ kind: "gesture", gesture: { kind: "pinch", center, scale: args.scale, ms } }],
+      touched: null,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      touched: null,
-      extra: () => ({
-        ...extra,
-        center,
-        ...(g?.pinch
+      did: (r) => {
+        const c = g(r)?.pinch
           ? {
-            scale: g.pinch.scale,
-            start_span_px: g.pinch.startSpan,
-            end_span_px: g.pinch.endSpan,
-            fingers: { start: g.pinch.start, end: g.pinch.end },
+            x: Math.round((g(r).pinch!.start[0].x + g(r).pinch!.start[1].x) / 2),
+            y: g(r).pinch!.start[0].y,
+          }
+          : point ?? r.at;
+        return `Pinched x${g(r)?.pinch?.scale ?? args.scale} around (${c?.x},${c?.y})` +
+          pathNote(g(r) ?? null);
+      },
+      extra: (r) => ({
+        ...(r.node && args.tree_path !== undefined ? { element: matchData(r.node) } : {}),
+        ...(g(r)?.pinch
+          ? {
+            center: {
+              x: Math.round((g(r).pinch!.start[0].x + g(r).pinch!.start[1].x) / 2),
+              y: g(r).pinch!.start[0].y,
+            },
+            scale: g(r).pinch!.scale,
+            start_span_px: g(r).pinch!.startSpan,
+            end_span_px: g(r).pinch!.endSpan,
+            fingers: { start: g(r).pinch!.start, end: g(r).pinch!.end },
           }
           : {}),
-        ...pathFields(g),
       }),
-    }, async () => {
-      g = await ctx.ui.gesture(
-        { serial, gesture: { kind: "pinch", center, scale: args.scale, ms } },
-        { signal: ctx.signal },
-      );
     });
   },
 });
@@ -165,50 +171,54 @@ const uiDrag = defineTool({
       validateCoordinates(w.x, w.y, { names: [`waypoints[${i}].x`, `waypoints[${i}].y`] })
     );
     const serial = await deviceFor(ctx, args.device_serial);
-    const size = await screenNow(ctx, serial, args.expect_screen_hash);
-    let start;
-    let extra: Record<string, unknown> = {};
-    let touched = null;
-    if (args.tree_path !== undefined) {
-      const r = await resolveTarget(ctx, serial, args.tree_path, args.expect_screen_hash);
-      refuseDisabled(r, args.tree_path);
-      start = { x: r.x, y: r.y };
-      touched = r.node.bounds;
-      extra = { dragged: matchData(r.node) };
-    } else {
-      start = pointOn(args.start_x, args.start_y, size, ["start_x", "start_y"]);
-    }
-    const end = pointOn(args.end_x, args.end_y, size, ["end_x", "end_y"]);
-    const waypoints = (args.waypoints ?? []).map((w, i) =>
-      pointOn(w.x, w.y, size, [`waypoints[${i}].x`, `waypoints[${i}].y`])
-    );
-    const path = [start, ...waypoints, end];
+    const start = byPoint
+      ? validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] })
+      : null;
+    const end = validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
+    const waypoints = args.waypoints ?? [];
+    const points: NamedPoint[] = [
+      ...(start ? [{ ...start, names: ["start_x", "start_y"] as [string, string] }] : []),
+      ...waypoints.map((w, i) => ({
+        x: w.x,
+        y: w.y,
+        names: [`waypoints[${i}].x`, `waypoints[${i}].y`] as [string, string],
+      })),
+      { ...end, names: ["end_x", "end_y"] },
+    ];
+    const path: ActAt[] = [start ?? "target", ...waypoints, end];
     const holdMs = args.hold_ms ?? DEFAULT_DRAG_HOLD_MS;
     const moveMs = args.move_ms ?? DEFAULT_DRAG_MOVE_MS;
     const dwellMs = args.dwell_ms ?? DEFAULT_DRAG_DWELL_MS;
-    let g: GestureResult | null = null;
+    const target: ActTarget = args.tree_path !== undefined
+      ? {
+        kind: "element",
+        target: args.tree_path,
+        expectScreenHash: args.expect_screen_hash ?? null,
+        requireEnabled: true,
+        tappable: true,
+      }
+      : { kind: "screen", expectScreenHash: args.expect_screen_hash ?? null };
     return await act(ctx, {
       serial,
-      did: () =>
-        `Dragged (${start.x},${start.y}) to (${end.x},${end.y}) after a ${holdMs} ms hold` +
-        pathNote(g),
+      target,
+      points,
+      steps: [{ kind: "gesture", gesture: { kind: "drag", path, holdMs, moveMs, dwellMs } }],
+      touched: args.tree_path !== undefined ? "target" : null,
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      touched,
-      extra: () => ({
-        ...extra,
-        path_points: path,
+      did: (r) => {
+        const s0 = start ?? r.at!;
+        return `Dragged (${s0.x},${s0.y}) to (${end.x},${end.y}) after a ${holdMs} ms hold` +
+          pathNote(r.gestures[0] ?? null);
+      },
+      extra: (r) => ({
+        ...(r.node && args.tree_path !== undefined ? { dragged: matchData(r.node) } : {}),
+        path_points: path.map((q) => q === "target" ? r.at : q),
         hold_ms: holdMs,
         move_ms: moveMs,
         dwell_ms: dwellMs,
-        method: g?.method ?? null,
-        ...pathFields(g),
+        method: r.gestures[0]?.method ?? null,
       }),
-    }, async () => {
-      g = await ctx.ui.gesture(
-        { serial, gesture: { kind: "drag", path, holdMs, moveMs, dwellMs } },
-        { signal: ctx.signal },
-      );
     });
   },
 });

@@ -8,13 +8,23 @@ import { z } from "zod";
 import { defineTool } from "../mcp/tool_def.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import type { ElementList, ElementRow } from "../ui/element_list.ts";
-import { MAX_ROWS } from "../ui/element_list.ts";
 import type { Match } from "../ui/protocol.ts";
-import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS, type UiSelector } from "../ui/selectors.ts";
-import { validateSelector } from "../ui/selectors.ts";
-import { shortClass, shortResourceId } from "../ui/hierarchy.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../ui/ui_service.ts";
-import { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION } from "../ui/screenshot.ts";
+import {
+  DEFAULT_FIND_RESULTS,
+  MAX_FIND_RESULTS,
+  type UiSelector,
+  validateSelector,
+} from "../ui/selector_rules.ts";
+import { shortClass, shortResourceId } from "../ui/names.ts";
+import {
+  DEFAULT_COMPARE_RESULTS,
+  DEFAULT_MAX_DIMENSION,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  MAX_COMPARE_RESULTS,
+  MAX_MAX_DIMENSION,
+  MAX_ROWS,
+  MAX_WAIT_TIMEOUT_MS,
+} from "../ui/limits.ts";
 import { SMALL_FRAME_DIMENSION } from "../emulator/frames.ts";
 import {
   DEFAULT_JPEG_QUALITY,
@@ -37,8 +47,7 @@ import {
 export const DEFAULT_TREE_NODES = 500;
 export const MAX_TREE_NODES_SHOWN = 5_000;
 /** `compare_ui_state`: changes listed by default (spec) and at most. */
-export const DEFAULT_COMPARE_RESULTS = 30;
-export const MAX_COMPARE_RESULTS = 100;
+export { DEFAULT_COMPARE_RESULTS, MAX_COMPARE_RESULTS };
 /** `ui_wait_for_idle` and `ui_assert_element` default wait (spec). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
 export const DEFAULT_ASSERT_TIMEOUT_MS = 5_000;
@@ -134,11 +143,6 @@ export function matchLine(m: Match): string {
     `${flags.length ? ` ${flags.join(",")}` : ""} path=${m.path}`;
 }
 
-/** Remembers `list` as the device's latest for compare_ui_state. */
-export function rememberList(ctx: ToolContext, serial: string, list: ElementList): void {
-  ctx.uiActions.swapList(serial, list);
-}
-
 /** Base64 of `bytes` (chunked so large images do not overflow the argument list). */
 export function encodeBase64(bytes: Uint8Array): string {
   let s = "";
@@ -184,7 +188,6 @@ const getUiHierarchy = defineTool({
     const opts = { signal: ctx.signal };
     if (format === "elements") {
       const r = await ctx.ui.observe({ serial, maxRows: args.max_rows }, opts);
-      rememberList(ctx, serial, r.list);
       return { structured: { serial, ...listData(r.list) }, text: r.text };
     }
     if (format === "xml") {
@@ -235,7 +238,6 @@ const listClickableElements = defineTool({
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await ctx.ui.observe({ serial, maxRows: args.max_rows }, { signal: ctx.signal });
-    rememberList(ctx, serial, r.list);
     const rows = r.list.rows.filter((row) => row.flags.some((f) => CLICKABLE_FLAGS.has(f)));
     const header = r.text.split("\n")[0];
     const text = [
@@ -333,41 +335,6 @@ const findUiParent = defineTool({
   },
 });
 
-function rowKey(r: ElementRow): string {
-  return `${r.className}|${r.label}|${r.resourceId}`;
-}
-
-/** What changed between two lists, by class + label + id (handles change between lists). */
-export function compareLists(before: ElementList, after: ElementList, limit: number) {
-  const old = new Map<string, ElementRow[]>();
-  for (const r of before.rows) old.set(rowKey(r), [...(old.get(rowKey(r)) ?? []), r]);
-  const added: ElementRow[] = [];
-  const changed: { row: ElementRow; before: ElementRow; what: string[] }[] = [];
-  for (const r of after.rows) {
-    const same = old.get(rowKey(r));
-    const prev = same?.shift();
-    if (!prev) {
-      added.push(r);
-      continue;
-    }
-    const what: string[] = [];
-    if (prev.x !== r.x || prev.y !== r.y) what.push(`moved from (${prev.x},${prev.y})`);
-    if (prev.flags.join() !== r.flags.join()) {
-      what.push(`flags were ${prev.flags.join(",") || "-"}`);
-    }
-    if (what.length) changed.push({ row: r, before: prev, what });
-  }
-  const removed = [...old.values()].flat();
-  const cap = Math.min(MAX_COMPARE_RESULTS, Math.max(1, limit));
-  return {
-    sameScreen: before.screenHash === after.screenHash,
-    added: added.slice(0, cap),
-    removed: removed.slice(0, cap),
-    changed: changed.slice(0, cap),
-    totals: { added: added.length, removed: removed.length, changed: changed.length },
-  };
-}
-
 const compareUiState = defineTool({
   name: "compare_ui_state",
   toolset: "ui",
@@ -384,16 +351,19 @@ const compareUiState = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = await deviceFor(ctx, args.device_serial);
-    const now = await ctx.ui.observe({ serial, maxRows: MAX_ROWS }, { signal: ctx.signal });
-    const before = ctx.uiActions.swapList(serial, now.list) as ElementList | null;
-    if (!before) {
+    const now = await ctx.ui.compare(
+      { serial, maxRows: MAX_ROWS, limit: args.limit ?? DEFAULT_COMPARE_RESULTS },
+      { signal: ctx.signal },
+    );
+    const d = now.diff;
+    if (!d || now.beforeScreenHash === null) {
       return {
         structured: { serial, baseline: true, ...listData(now.list) },
         text: "No earlier element list of this device to compare with; this one is the " +
           `baseline:\n${now.text}`,
       };
     }
-    const d = compareLists(before, now.list, args.limit ?? DEFAULT_COMPARE_RESULTS);
+    const before = { screenHash: now.beforeScreenHash };
     const lines = [
       `screen ${before.screenHash} -> ${now.list.screenHash}${d.sameScreen ? " (unchanged)" : ""}` +
       `  added: ${d.totals.added}  removed: ${d.totals.removed}  changed: ${d.totals.changed}`,
@@ -513,7 +483,6 @@ const uiWaitForIdle = defineTool({
       },
       { signal: ctx.signal },
     );
-    rememberList(ctx, serial, r.list);
     const idle = r.settled && !r.list.loading;
     return {
       structured: {

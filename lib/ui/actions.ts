@@ -329,6 +329,11 @@ export class ActionPacer<L = unknown> {
     return Math.max(0, Math.ceil(last + gap - this.#now()));
   }
 
+  /** The minimum gap now (the flag or the setting, clamped). */
+  async interval(): Promise<number> {
+    return clampInterval(await this.#intervalMs());
+  }
+
   async before(serial: string, signal?: AbortSignal): Promise<number> {
     const ms = await this.waitFor(serial);
     if (ms > 0) await sleep(ms, signal);

@@ -20,11 +20,11 @@ import type { UiTree } from "./hierarchy.ts";
 import { statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
 import { abortableSleep } from "./settle.ts";
+import { CAPTURE_TOTAL_DEADLINE_MS } from "./limits.ts";
+export { CAPTURE_TOTAL_DEADLINE_MS };
 
 /** Each dump attempt (spec). */
 export const ATTEMPT_DEADLINE_MS = 25_000;
-/** The whole capture, retries and the wait for the device included (spec). */
-export const CAPTURE_TOTAL_DEADLINE_MS = 60_000;
 /** Dump attempts per capture, at most. */
 export const MAX_CAPTURE_ATTEMPTS = 6;
 /** Pauses before retries 1, 2, 3, …; the last one repeats. */

@@ -7,8 +7,10 @@
 import type { AdbServerAddress } from "../adb/server_address.ts";
 import { startWorker, uiWorkerPermissions } from "../core/worker_permissions.ts";
 import type { WorkerClient } from "../core/worker_rpc.ts";
-import { CAPTURE_TOTAL_DEADLINE_MS } from "./capture.ts";
+import type { ActParams, ActResult } from "./act_types.ts";
 import type {
+  CompareParams,
+  CompareResult,
   FindParams,
   FindResult,
   ObserveParams,
@@ -24,9 +26,14 @@ import type {
   WaitParams,
   WaitResult,
 } from "./protocol.ts";
-import { instrumentationBusyError, MAX_WAIT_TIMEOUT_MS } from "./ui_service.ts";
-import { MAX_SETTLE_MAX_MS } from "./settle.ts";
-import { SCREENSHOT_TIMEOUT_MS } from "./screenshot.ts";
+import { instrumentationBusyError } from "./busy.ts";
+import {
+  CAPTURE_TOTAL_DEADLINE_MS,
+  MAX_MIN_INTERVAL_MS,
+  MAX_SETTLE_MAX_MS,
+  MAX_WAIT_TIMEOUT_MS,
+  SCREENSHOT_TIMEOUT_MS,
+} from "./limits.ts";
 import { existingDirs, type GrpcEndpoint, readDiscovery } from "../emulator/discovery.ts";
 import type {
   FastScreenshotParams,
@@ -147,6 +154,25 @@ export class UiClient {
           : undefined,
       }),
     );
+  }
+
+  /**
+   * A whole UI action in one request: the worker checks the screen, paces, acts (gRPC or ADB),
+   * settles and remembers the settled list (lib/ui/act_service.ts).
+   */
+  act(p: ActParams, opts: UiCallOptions = {}): Promise<ActResult> {
+    const settle = p.observeAfter === false ? 0 : MAX_SETTLE_MAX_MS + 2 * CAPTURE_TOTAL_DEADLINE_MS;
+    return this.#call(
+      "ui.act",
+      p,
+      2 * CAPTURE_TOTAL_DEADLINE_MS + MAX_MIN_INTERVAL_MS + MAX_GESTURE_BUDGET_MS + settle,
+      opts,
+    );
+  }
+
+  /** compare_ui_state: the screen now against the last list shown (kept in the worker). */
+  compare(p: CompareParams, opts: UiCallOptions = {}): Promise<CompareResult> {
+    return this.#call("ui.compare", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
   }
 
   /** Capture and return the element list (stored: its handles become the device's). */

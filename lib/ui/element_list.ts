@@ -44,13 +44,11 @@ import {
   PAGE_SIZED_AREA_FRACTION,
   screenGeometry,
 } from "./occlusion.ts";
+import { DEFAULT_MAX_ROWS, MAX_ROWS } from "./limits.ts";
+export { DEFAULT_MAX_ROWS, MAX_ROWS };
 
 export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
 
-/** Rows shown when the caller names no limit (the spec's interactive rows default). */
-export const DEFAULT_MAX_ROWS = 80;
-/** Most rows one list may show. */
-export const MAX_ROWS = 500;
 /**
  * A label longer than this is cut at a word with `…` (a dialog's message is often a few hundred
  * characters: it is kept whole up to here).

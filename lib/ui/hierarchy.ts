@@ -374,14 +374,4 @@ export function center(b: Bounds): { x: number; y: number } {
   return { x: Math.floor((b.left + b.right) / 2), y: Math.floor((b.top + b.bottom) / 2) };
 }
 
-/** `android.widget.Button` → `Button`. */
-export function shortClass(className: string): string {
-  const i = className.lastIndexOf(".");
-  return i >= 0 ? className.slice(i + 1) : className;
-}
-
-/** `com.example:id/sign_in` → `sign_in`. */
-export function shortResourceId(resourceId: string): string {
-  const i = resourceId.indexOf(":id/");
-  return i >= 0 ? resourceId.slice(i + 4) : resourceId;
-}
+export { shortClass, shortResourceId } from "./names.ts";

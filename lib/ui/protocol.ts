@@ -5,6 +5,8 @@
  */
 import type { Bounds } from "./hierarchy.ts";
 import type { ElementList } from "./element_list.ts";
+import type { CompareDiff } from "./compare.ts";
+import type { ActParams, ActResult } from "./act_types.ts";
 import type { NodeInfo, TapState } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
 import type { SettleOptions, SettleReason } from "./settle.ts";
@@ -38,6 +40,8 @@ export interface ObserveParams {
   maxRows?: number;
   /** Ask the device for its resumed activity too (one more command). Default true. */
   activity?: boolean;
+  /** A step of a longer tool: not remembered as the list shown to the agent. */
+  internal?: boolean;
 }
 
 export interface ObserveResult {
@@ -115,6 +119,8 @@ export interface SettleParams {
   options?: SettleOptions;
   maxRows?: number;
   activity?: boolean;
+  /** A step of a longer tool: not remembered as the list shown to the agent. */
+  internal?: boolean;
 }
 
 export interface SettleResultMessage extends ObserveResult {
@@ -158,7 +164,26 @@ export interface ScreenshotParams {
   fullSize?: boolean;
 }
 
+export interface CompareParams {
+  serial: string;
+  maxRows?: number;
+  /** Changes listed per kind. */
+  limit?: number;
+}
+
+export interface CompareResult {
+  list: ElementList;
+  text: string;
+  /** The screen hash of the list shown before; null when there was none (this is the baseline). */
+  beforeScreenHash: string | null;
+  diff: CompareDiff | null;
+}
+
 export type UiMethods = {
+  /** A whole UI action: check, pace, act, settle (lib/ui/act_service.ts). */
+  "ui.act": { params: ActParams; result: ActResult };
+  /** compare_ui_state: the screen now against the last list shown (remembered in the worker). */
+  "ui.compare": { params: CompareParams; result: CompareResult };
   "ui.observe": { params: ObserveParams; result: ObserveResult };
   "ui.tree": { params: TreeParams; result: TreeResult };
   "ui.find": { params: FindParams; result: FindResult };

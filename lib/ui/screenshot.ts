@@ -22,17 +22,18 @@ import {
   resizeBox,
 } from "./png.ts";
 import { parseRawScreencap, type RawFrame } from "./raw_screencap.ts";
+import {
+  DEFAULT_MAX_DIMENSION,
+  MAX_MAX_DIMENSION,
+  MIN_MAX_DIMENSION,
+  SCREENSHOT_TIMEOUT_MS,
+} from "./limits.ts";
+export { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION, MIN_MAX_DIMENSION, SCREENSHOT_TIMEOUT_MS };
 
-/** Long edge of the returned image when the caller names none (spec). */
-export const DEFAULT_MAX_DIMENSION = 1_280;
-export const MIN_MAX_DIMENSION = 256;
-export const MAX_MAX_DIMENSION = 8_192;
 /** A capture larger than this is a tool error (spec). */
 export const MAX_SCREENSHOT_BYTES = 32 * 1024 * 1024;
 /** A capture with more pixels than this is a tool error (spec: 16 Mpx). */
 export const MAX_SCREENSHOT_PIXELS = MAX_PNG_PIXELS;
-/** `screencap`'s deadline (spec). */
-export const SCREENSHOT_TIMEOUT_MS = 30_000;
 /**
  * Text `screencap` may print before the PNG (stderr merged into `exec:`; a multi-display device
  * warns "[Warning] Multiple displays were found…"): skipped when the PNG starts within this.

@@ -22,11 +22,11 @@
  *   for a second capture. A static screen settles sooner, an animating one (pixels moving in a
  *   tree that looks the same) later.
  */
+import { MAX_SETTLE_MAX_MS } from "./limits.ts";
+export { MAX_SETTLE_MAX_MS };
 
 /** Whole settle, default. */
 export const DEFAULT_SETTLE_MAX_MS = 5_000;
-/** Whole settle, the most a caller may ask for. */
-export const MAX_SETTLE_MAX_MS = 30_000;
 /** How long the screen must look the same. */
 export const DEFAULT_SETTLE_QUIET_MS = 300;
 /** How long to wait for a response outside the touched element. */

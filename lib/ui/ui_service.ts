@@ -4,7 +4,6 @@
  * over the worker channel; tests call it directly with a fake ADB.
  */
 import { ABORTED, raceAbort } from "../core/abortable.ts";
-import { ToolError } from "../core/errors.ts";
 import { UiAutomatorLocks } from "./automator_lock.ts";
 import { type Capture, captureHierarchy, DumpFormMemory, type UiAdb } from "./capture.ts";
 import { buildElementList, formatElementList } from "./element_list.ts";
@@ -13,6 +12,8 @@ import { HandleTable, nodeInfo, parseTarget, resolveTarget } from "./handles.ts"
 import type { UiTree } from "./hierarchy.ts";
 import type {
   CaptureInfo,
+  CompareParams,
+  CompareResult,
   FindParams,
   FindResult,
   Match,
@@ -32,14 +33,16 @@ import { isLoading } from "./screen_parts.ts";
 import { findNodes, validateSelector } from "./selectors.ts";
 import { abortableSleep, settle, SettleTracker } from "./settle.ts";
 import type { ElementList } from "./element_list.ts";
+import { compareLists } from "./compare.ts";
+import { DEFAULT_COMPARE_RESULTS } from "./limits.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./limits.ts";
+export { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS };
+export { instrumentationBusyError } from "./busy.ts";
 
 /** Nodes `ui.tree` returns, at most. */
 export const MAX_TREE_RESULT_NODES = 5_000;
 /** XML characters `ui.tree` returns, at most. */
 export const MAX_XML_RESULT_CHARS = 2 * 1024 * 1024;
-/** `wait_for_element` default and maximum (spec). */
-export const DEFAULT_WAIT_TIMEOUT_MS = 15_000;
-export const MAX_WAIT_TIMEOUT_MS = 30_000;
 /** Pause between captures while waiting. */
 export const DEFAULT_WAIT_POLL_MS = 250;
 export const MAX_WAIT_POLL_MS = 5_000;
@@ -93,6 +96,8 @@ export class UiService {
   #handles = new HandleTable();
   #last = new Map<string, Capture>();
   #pending = new Map<string, SharedCapture>();
+  /** Per device, the last list a tool showed the agent (what compare_ui_state compares with). */
+  #shown = new Map<string, ElementList>();
   #frameHash: UiServiceOptions["frameHash"];
 
   constructor(opts: UiServiceOptions) {
@@ -181,7 +186,35 @@ export class UiService {
     const activity = (p.activity ?? true) ? readForeground(this.#adb, p.serial, ctx.signal) : false;
     const c = await this.#readCapture(p.serial, ctx.signal);
     const list = await this.#list(p.serial, c, p.maxRows, activity, ctx.signal);
+    if (!p.internal) this.#show(p.serial, list);
     return { list, text: formatElementList(list), capture: info(c) };
+  }
+
+  /** Remembers `list` as shown; returns the one shown before it. */
+  #show(serial: string, list: ElementList): ElementList | null {
+    const before = this.#shown.get(serial) ?? null;
+    this.#shown.delete(serial);
+    this.#shown.set(serial, list);
+    while (this.#shown.size > MAX_CAPTURED_DEVICES) {
+      const oldest = this.#shown.keys().next().value;
+      if (oldest === undefined) break;
+      this.#shown.delete(oldest);
+    }
+    return before;
+  }
+
+  /** compare_ui_state: the screen now against the last list shown for the device. */
+  async compare(p: CompareParams, ctx: CallContext): Promise<CompareResult> {
+    const activity = readForeground(this.#adb, p.serial, ctx.signal);
+    const c = await this.#readCapture(p.serial, ctx.signal);
+    const list = await this.#list(p.serial, c, p.maxRows, activity, ctx.signal);
+    const before = this.#show(p.serial, list);
+    return {
+      list,
+      text: formatElementList(list),
+      beforeScreenHash: before?.screenHash ?? null,
+      diff: before ? compareLists(before, list, p.limit ?? DEFAULT_COMPARE_RESULTS) : null,
+    };
   }
 
   async tree(p: TreeParams, ctx: CallContext): Promise<TreeResult> {
@@ -262,6 +295,7 @@ export class UiService {
     });
     const c = result.capture.c;
     const list = await this.#list(p.serial, c, p.maxRows, p.activity ?? true, ctx.signal);
+    if (!p.internal) this.#show(p.serial, list);
     return {
       list,
       text: formatElementList(list),
@@ -322,16 +356,7 @@ export class UiService {
 
   forget(serial: string): void {
     this.#handles.forget(serial);
+    this.#shown.delete(serial);
     this.#last.delete(serial);
   }
-}
-
-/** "busy: instrumentation running" (spec): captures refused while this process runs tests. */
-export function instrumentationBusyError(serial: string): ToolError {
-  return new ToolError(
-    "device_busy",
-    `Device ${serial} is busy: instrumentation running (a connected test run started by this ` +
-      "server holds UI Automator); wait for the run to finish or cancel it, then retry",
-    { serial },
-  );
 }

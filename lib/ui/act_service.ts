@@ -1,0 +1,298 @@
+/**
+ * The UI worker's side of `ui.act` (lib/ui/act_types.ts): one request does the whole action —
+ * capture and check the screen (handle, hash, enabled/editable, points on screen), wait the
+ * minimum gap since the device's last action, run the steps (gestures over gRPC or ADB, `input`,
+ * keys, a shell command), settle and remember the settled list. The main thread only says what.
+ */
+import { invalidParams, ToolError } from "../core/errors.ts";
+import type { CallOptions, ShellResult } from "../adb/client.ts";
+import { validateCoordinates } from "../core/validation.ts";
+import { ActionPacer, clearKeys, INPUT_TIMEOUT_MS, keyeventArgv, runInput } from "./actions.ts";
+import type { ActAt, ActGesture, ActParams, ActPoint, ActResult, ActStep } from "./act_types.ts";
+import type { FastPaths, Gesture, GestureResult, PathResult } from "./fast_paths.ts";
+import type { Bounds } from "./hierarchy.ts";
+import type { CallContext, UiService } from "./ui_service.ts";
+import type { Match, ResolveResult } from "./protocol.ts";
+import { MAX_ROWS } from "./limits.ts";
+
+export interface ActAdb {
+  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
+}
+
+export interface ActServiceOptions {
+  service: UiService;
+  fast: FastPaths;
+  adb: ActAdb;
+  now?: () => number;
+}
+
+function describe(m: Match): string {
+  const label = m.text || m.contentDesc || m.hint;
+  const cls = m.className.split(".").pop() ?? m.className;
+  return `${cls}${label ? ` ${JSON.stringify(label.slice(0, 40))}` : ""} path=${m.path}`;
+}
+
+function screenChanged(expected: string, now: string): ToolError {
+  return new ToolError(
+    "screen_changed",
+    `The screen changed: expected screen ${expected}, the device now shows ${now}, so nothing ` +
+      "was done; read the screen again with get_ui_hierarchy and act on the new list",
+    { expected_screen_hash: expected, screen_hash: now },
+  );
+}
+
+function notTappable(r: ResolveResult, target: string, afterKeyboard = false): ToolError {
+  const where = afterKeyboard ? " even with the keyboard hidden" : "";
+  if (r.coveredBy) {
+    return new ToolError(
+      "invalid_request",
+      `${target} (${describe(r.node)}) is covered${where} by ${describe(r.coveredBy)}, so a tap ` +
+        "would land on that instead: nothing was tapped; scroll it into view " +
+        "(ui_scroll_until_element) or close what covers it, then read the screen again",
+      { tree_path: r.node.path, covered_by: r.coveredBy.path },
+    );
+  }
+  return new ToolError(
+    "invalid_request",
+    `${target} (${describe(r.node)}) is not on screen${where} (scrolled out or too thin to ` +
+      "tap): nothing was tapped; scroll it into view with ui_scroll_until_element",
+    { tree_path: r.node.path },
+  );
+}
+
+function noFocusedField(): ToolError {
+  return new ToolError(
+    "not_found",
+    "No text field has focus: tap one first (ui_tap_element), or use ui_fill_input with its " +
+      "handle",
+  );
+}
+
+export class ActService {
+  #o: ActServiceOptions;
+  #pacer: ActionPacer<never>;
+  #interval = 0;
+
+  constructor(o: ActServiceOptions) {
+    this.#o = o;
+    this.#pacer = new ActionPacer(() => Promise.resolve(this.#interval), o.now);
+  }
+
+  async act(p: ActParams, ctx: CallContext): Promise<ActResult> {
+    const signal = ctx.signal;
+    const ui = this.#o.service;
+    let node: Match | null = null;
+    let at: ActPoint | null = null;
+    let screen: ActResult["screen"] = null;
+    const t = p.target;
+    let lastHash = "";
+    let hidKeyboard = false;
+    this.#interval = p.minIntervalMs;
+    if (t.kind === "element") {
+      let r = await ui.resolve(
+        { serial: p.serial, target: t.target, expectScreenHash: t.expectScreenHash ?? null },
+        ctx,
+      );
+      if (t.requireEnabled && !r.node.enabled) {
+        throw new ToolError(
+          "invalid_request",
+          `${t.target} is disabled (${describe(r.node)}): nothing was done; fill what it needs ` +
+            "first or pick another element",
+          { tree_path: r.node.path },
+        );
+      }
+      if (t.tappable && r.tap === "hidden") throw notTappable(r, t.target);
+      if (t.tappable && r.tap === "under-keyboard") {
+        r = await this.#hideKeyboardFor(p.serial, r, t.target, ctx);
+        hidKeyboard = true;
+      }
+      node = r.node;
+      at = { x: r.x, y: r.y };
+      lastHash = r.screenHash;
+      if (t.requireEditable && !node.editable) {
+        throw new ToolError(
+          "invalid_request",
+          `${t.target} is not a text field (${describe(node)}): nothing was typed; pick a row ` +
+            "flagged edit in the element list",
+          { tree_path: node.path },
+        );
+      }
+    }
+    if (t.kind === "element") {
+      // The resolve just captured: its screen is the one the target is on.
+      screen = { ...await ui.screen(p.serial, signal), screenHash: lastHash };
+    }
+    if (t.kind === "screen" || t.kind === "focused") {
+      const s = await ui.tree(
+        { serial: p.serial, maxNodes: t.kind === "focused" ? undefined : 1 },
+        ctx,
+      );
+      const expect = t.expectScreenHash;
+      if (expect && expect !== s.screenHash) throw screenChanged(expect, s.screenHash);
+      screen = { width: s.width, height: s.height, rotation: s.rotation, screenHash: s.screenHash };
+      if (t.kind === "focused") {
+        const f = s.nodes.find((n) => n.focused && n.editable);
+        if (!f) throw noFocusedField();
+        node = { ...f, handle: null };
+        at = { x: f.x, y: f.y };
+      }
+    }
+    for (const q of p.points ?? []) {
+      if (!screen) throw new TypeError("ui.act: points need a screen target");
+      validateCoordinates(q.x, q.y, {
+        maxX: Math.max(0, screen.width - 1),
+        maxY: Math.max(0, screen.height - 1),
+        names: q.names,
+      });
+    }
+    // Everything is checked: pace, then act.
+    const pacedMs = await this.#pacer.before(p.serial, signal);
+    const gestures: GestureResult[] = [];
+    const keys: (PathResult & { sent: boolean })[] = [];
+    try {
+      for (const step of p.steps) {
+        await this.#step(p, step, { node, at, screen }, gestures, keys, signal);
+      }
+    } finally {
+      this.#pacer.done(p.serial);
+    }
+    if (p.observeAfter === false) {
+      return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle: null };
+    }
+    const touched = this.#touched(p, node, at);
+    const settle = await ui.settle({
+      serial: p.serial,
+      touched,
+      maxRows: p.maxRows,
+      activity: p.activity,
+      internal: p.internal,
+    }, ctx);
+    return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle };
+  }
+
+  /**
+   * The target is under the keyboard: BACK (paced like any action), settle, and find it again at
+   * its tree path; refused when it moved, changed, or is still not tappable.
+   */
+  async #hideKeyboardFor(
+    serial: string,
+    r: ResolveResult,
+    target: string,
+    ctx: CallContext,
+  ): Promise<ResolveResult> {
+    await this.#pacer.before(serial, ctx.signal);
+    try {
+      await runInput(this.#o.adb, serial, keyeventArgv(["KEYCODE_BACK"]), ctx.signal);
+    } finally {
+      this.#pacer.done(serial);
+    }
+    const ui = this.#o.service;
+    await ui.settle({ serial, maxRows: MAX_ROWS, activity: false, internal: true }, ctx);
+    const again = await ui.resolve({ serial, target: r.node.path, expectScreenHash: null }, ctx)
+      .catch(() => null);
+    const same = again !== null && again.node.className === r.node.className &&
+      again.node.resourceId === r.node.resourceId && again.node.text === r.node.text;
+    if (!same) {
+      throw new ToolError(
+        "screen_changed",
+        `${target} was under the keyboard; hiding it changed the screen and the element is gone ` +
+          "from its place, so nothing was tapped: read the screen again with get_ui_hierarchy",
+        { tree_path: r.node.path },
+      );
+    }
+    if (again.tap !== "visible") throw notTappable(again, target, true);
+    return again;
+  }
+
+  #touched(p: ActParams, node: Match | null, at: ActPoint | null): Bounds | null {
+    const t = p.touched ?? null;
+    if (t === null) return null;
+    if (t === "target") return node?.bounds ?? (at ? dot(at) : null);
+    if (t === "points") {
+      const q = p.points?.[0] ?? at;
+      return q ? dot(q) : null;
+    }
+    return t;
+  }
+
+  async #step(
+    p: ActParams,
+    step: ActStep,
+    target: { node: Match | null; at: ActPoint | null; screen: ActResult["screen"] },
+    gestures: GestureResult[],
+    keys: (PathResult & { sent: boolean })[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const adb = this.#o.adb;
+    switch (step.kind) {
+      case "gesture":
+        gestures.push(
+          await this.#o.fast.gesture(
+            { serial: p.serial, gesture: this.#gesture(step.gesture, target) },
+            signal,
+          ),
+        );
+        return;
+      case "input":
+        await runInput(adb, p.serial, step.argv, signal);
+        return;
+      case "clear": {
+        if (!target.node) throw noFocusedField();
+        const chars = [...target.node.text].length;
+        await runInput(adb, p.serial, keyeventArgv(clearKeys(chars + 1)), signal);
+        return;
+      }
+      case "key": {
+        const k = await this.#o.fast.key({ serial: p.serial, key: step.key }, signal);
+        if (!k.sent) await runInput(adb, p.serial, keyeventArgv([step.key]), signal);
+        keys.push(k);
+        return;
+      }
+      case "shell": {
+        const r = await adb.shell(p.serial, step.argv, { signal, timeoutMs: INPUT_TIMEOUT_MS });
+        if (r.exitCode !== null && r.exitCode !== 0) {
+          throw new ToolError(
+            "command_failed",
+            `${step.what} failed on ${p.serial} (exit ${r.exitCode}): ${step.hint}`,
+            { exit_code: r.exitCode },
+          );
+        }
+        return;
+      }
+    }
+  }
+
+  #gesture(
+    g: ActGesture,
+    t: { node: Match | null; at: ActPoint | null; screen: ActResult["screen"] },
+  ): Gesture {
+    const pt = (a: ActAt): ActPoint => {
+      if (a !== "target") return a;
+      if (!t.at) throw invalidParams("This action needs a target element or point");
+      return t.at;
+    };
+    switch (g.kind) {
+      case "tap":
+        return { kind: "tap", at: pt(g.at) };
+      case "long_press":
+        return { kind: "long_press", at: pt(g.at), ms: g.ms };
+      case "swipe":
+        return g;
+      case "pinch": {
+        const center = g.center === "screen_center"
+          ? {
+            x: Math.round((t.screen?.width ?? 0) / 2),
+            y: Math.round((t.screen?.height ?? 0) / 2),
+          }
+          : pt(g.center);
+        return { kind: "pinch", center, scale: g.scale, ms: g.ms };
+      }
+      case "drag":
+        return { ...g, path: g.path.map(pt) };
+    }
+  }
+}
+
+function dot(p: ActPoint): Bounds {
+  return { left: p.x, top: p.y, right: p.x + 1, bottom: p.y + 1 };
+}

@@ -1,0 +1,96 @@
+/**
+ * `ui.act`, the one worker request a UI action is: what to check on the screen first, the steps
+ * (gestures, `input` commands, clearing a field, keys, one shell command), pacing and settling.
+ * Plain data shared by the main thread (lib/tools/ui_act.ts builds it) and the worker
+ * (lib/ui/act_service.ts runs it); type-only imports, so neither side loads the other's code.
+ */
+import type { Bounds } from "./hierarchy.ts";
+import type { Match, SettleResultMessage } from "./protocol.ts";
+import type { GestureResult, PathResult } from "./fast_paths.ts";
+
+export interface ActPoint {
+  x: number;
+  y: number;
+}
+
+/** A point, or the resolved target's tap point. */
+export type ActAt = ActPoint | "target";
+
+export type ActGesture =
+  | { kind: "tap"; at: ActAt }
+  | { kind: "long_press"; at: ActAt; ms: number }
+  | { kind: "swipe"; from: ActPoint; to: ActPoint; ms: number; fling: boolean }
+  | { kind: "pinch"; center: ActAt | "screen_center"; scale: number; ms: number }
+  | { kind: "drag"; path: ActAt[]; holdMs: number; moveMs: number; dwellMs: number };
+
+export type ActStep =
+  | { kind: "gesture"; gesture: ActGesture }
+  /** An `input …` argv over ADB (typing text). */
+  | { kind: "input"; argv: string[] }
+  /** Deletes the target field's text (MOVE_END, then DEL for each character and one more). */
+  | { kind: "clear" }
+  /** A key: the emulator's `sendKey` when it can, else `input keyevent`. */
+  | { kind: "key"; key: string }
+  /** One shell command whose non-zero exit is `command_failed` saying `what` and `hint`. */
+  | { kind: "shell"; argv: string[]; what: string; hint: string };
+
+export type ActTarget =
+  | { kind: "none" }
+  /** A capture for the screen's size and hash (points are checked against it). */
+  | { kind: "screen"; expectScreenHash?: string | null }
+  /** A handle or tree path, resolved on a fresh capture. */
+  | {
+    kind: "element";
+    target: string;
+    expectScreenHash?: string | null;
+    requireEnabled?: boolean;
+    requireEditable?: boolean;
+    /**
+     * The tap point must be on the element and uncovered: an element only the keyboard covers
+     * gets the keyboard hidden first (BACK, paced) and is found again at its tree path; one
+     * covered by something else, or off screen, is refused and nothing is done.
+     */
+    tappable?: boolean;
+  }
+  /** The focused text field (refused when there is none). */
+  | { kind: "focused"; expectScreenHash?: string | null };
+
+/** A point the caller gave, checked against the captured screen with these parameter names. */
+export interface NamedPoint extends ActPoint {
+  names: [string, string];
+}
+
+export interface ActParams {
+  serial: string;
+  target: ActTarget;
+  /** Caller-given points to check against the screen (refused when off it). */
+  points?: NamedPoint[];
+  steps: ActStep[];
+  /** The minimum gap since this device's last action (ms; the flag or setting, resolved). */
+  minIntervalMs: number;
+  /** Settle and return the screen (default true). */
+  observeAfter?: boolean;
+  maxRows?: number;
+  /** Ask for the foreground activity with the settled list (default true). */
+  activity?: boolean;
+  /** Changes inside it are not the response: the target's bounds, the points, or given bounds. */
+  touched?: "target" | "points" | Bounds | null;
+  /** A step of a longer tool (a scroll loop): its list is not the one shown to the agent. */
+  internal?: boolean;
+}
+
+export interface ActResult {
+  /** Milliseconds waited for the minimum gap. */
+  pacedMs: number;
+  /** The resolved target (element or focused field). */
+  node: Match | null;
+  /** Where a tap on the target lands. */
+  at: ActPoint | null;
+  /** The keyboard covered the target and was hidden first. */
+  hidKeyboard: boolean;
+  screen: { width: number; height: number; rotation: number; screenHash: string } | null;
+  gestures: GestureResult[];
+  keys: (PathResult & { sent: boolean })[];
+  /** Null with `observeAfter: false`. */
+  settle: SettleResultMessage | null;
+}

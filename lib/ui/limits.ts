@@ -1,0 +1,31 @@
+/**
+ * Limits both sides of the UI worker boundary need (tool parameters and call budgets on the main
+ * thread; captures, settling and screenshots in the worker). A leaf: the main thread imports
+ * this instead of the worker's capture and settle code, which re-export from here.
+ */
+
+/** Rows shown when the caller names no limit (the spec's interactive rows default). */
+export const DEFAULT_MAX_ROWS = 80;
+/** Most rows one list may show. */
+export const MAX_ROWS = 500;
+/** `wait_for_element` default and maximum (spec). */
+export const DEFAULT_WAIT_TIMEOUT_MS = 15_000;
+/** MAX_WAIT_TIMEOUT_MS (ui_service.ts). */
+export const MAX_WAIT_TIMEOUT_MS = 30_000;
+/** Long edge of the returned image when the caller names none (spec). */
+export const DEFAULT_MAX_DIMENSION = 1_280;
+/** MIN_MAX_DIMENSION (screenshot.ts). */
+export const MIN_MAX_DIMENSION = 256;
+/** MAX_MAX_DIMENSION (screenshot.ts). */
+export const MAX_MAX_DIMENSION = 8_192;
+/** `screencap`'s deadline (spec). */
+export const SCREENSHOT_TIMEOUT_MS = 30_000;
+/** The whole capture, retries and the wait for the device included (spec). */
+export const CAPTURE_TOTAL_DEADLINE_MS = 60_000;
+/** Whole settle, the most a caller may ask for. */
+export const MAX_SETTLE_MAX_MS = 30_000;
+/** compare_ui_state: changes listed per kind, default and most. */
+export const DEFAULT_COMPARE_RESULTS = 30;
+export const MAX_COMPARE_RESULTS = 100;
+/** The largest minimum gap between two actions on one device (flag or setting). */
+export const MAX_MIN_INTERVAL_MS = 10_000;
