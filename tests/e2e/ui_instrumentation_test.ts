@@ -20,8 +20,9 @@ async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000)
 
 async function building(s: Session): Promise<boolean> {
   const st = (await call(s, "get_build_status")).structuredContent!;
+  // The record can say running a moment before the worker reports the running build.
   return st.status === "running" &&
-    (st.running as { current_task: string | null }).current_task !== null;
+    ((st.running as { current_task: string | null } | null)?.current_task ?? null) !== null;
 }
 
 Deno.test("a connected test run makes UI captures fail at once with busy: instrumentation running", async () => {
