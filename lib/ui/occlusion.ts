@@ -39,6 +39,8 @@ export const COVER_GRID_COLUMNS = 16;
 export const COVER_GRID_ROWS = 32;
 /** A cover spanning more cells than this is checked against every element instead. */
 export const MAX_COVER_CELLS = 64;
+/** With this many covers or fewer, every element checks them all (the grid costs more). */
+export const GRID_MIN_COVERS = 128;
 /** Visible pieces of one element kept while cutting covers out of it (the largest are kept). */
 export const MAX_VISIBLE_PIECES = 32;
 
@@ -302,6 +304,11 @@ export class CoverIndex {
 
   /** Files each cover under the grid cells its box overlaps. */
   #index(): void {
+    if (this.#occ.length <= GRID_MIN_COVERS) {
+      this.#large = this.#occ.map((_, i) => i);
+      this.#stamp = new Int32Array(this.#occ.length);
+      return;
+    }
     const { screen } = this.geometry;
     this.#cellW = Math.max(1, Math.ceil(boundsWidth(screen) / COVER_GRID_COLUMNS));
     this.#cellH = Math.max(1, Math.ceil(boundsHeight(screen) / COVER_GRID_ROWS));
@@ -375,7 +382,7 @@ export class CoverIndex {
       found.push(i);
     };
     for (const i of this.#large) take(i);
-    const r = this.#cellRange(box);
+    const r = this.#cells.length > 0 ? this.#cellRange(box) : null;
     if (r !== null) {
       for (let row = r.r0; row <= r.r1; row++) {
         for (let col = r.c0; col <= r.c1; col++) {
