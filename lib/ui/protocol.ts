@@ -72,7 +72,10 @@ export interface TreeResult {
 }
 
 export interface Match extends NodeInfo {
-  /** The row's handle when the latest list shows this node on this screen. */
+  /**
+   * The row's handle when the latest list shows this node on this screen; then `x`, `y` are the
+   * row's tap point (inside it, uncovered), else the bounds' center.
+   */
   handle: string | null;
 }
 

@@ -236,7 +236,9 @@ export class UiService {
     const latest = this.#handles.latest(serial);
     const node = tree.nodes[id];
     const row = latest?.screenHash === hash ? latest.rows.find((r) => r.node === id) : undefined;
-    return { ...nodeInfo(tree, node), handle: row?.handle ?? null };
+    // A listed node's point is its row's: where a tap lands on it, not its bounds' center.
+    const at = row ? { x: row.x, y: row.y } : {};
+    return { ...nodeInfo(tree, node), ...at, handle: row?.handle ?? null };
   }
 
   async find(p: FindParams, ctx: CallContext): Promise<FindResult> {

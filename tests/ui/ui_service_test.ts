@@ -219,3 +219,20 @@ Deno.test("UiService.observe() asks for the foreground activity beside the dump,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("UiService.find() gives a listed node its row's tap point, not its center", async () => {
+  await withService(async (s, screens) => {
+    // A floating button covers the row's center: the row is tapped beside it.
+    screens[0] = dump(screen([
+      { cls: "android.widget.Button", text: "Archive", b: [0, 1000, 1080, 1400], click: true },
+      { cls: "android.widget.ImageButton", desc: "New", b: [440, 1000, 640, 1300], click: true },
+    ]));
+    const serial = "emulator-5554";
+    const list = await s.observe({ serial }, ctx());
+    const row = list.list.rows.find((r) => r.label === "Archive")!;
+    const found = await s.find({ serial, selector: { text: "Archive" } }, ctx());
+    const m = found.matches[0];
+    assertEquals([m.handle, m.x, m.y], [row.handle, row.x, row.y]);
+    assertEquals([m.x, m.y], [220, 1150], "beside the button, not its center (540,1200)");
+  });
+});
