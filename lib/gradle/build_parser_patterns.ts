@@ -47,6 +47,8 @@ export interface Diagnostic {
   chain?: string[];
   /** The project code the chain names as the first place the missing thing is used. */
   caused_at?: string;
+  /** Its source file in the project (relative to the root), when the build service found it. */
+  caused_at_file?: string;
 }
 
 /** What a recogniser found; `source` may still depend on the task (Kotlin vs KSP, javac vs kapt). */

@@ -9,7 +9,8 @@ import { ToolError } from "../core/errors.ts";
 import { isTrusted } from "../core/settings.ts";
 import { killGroup, killTree } from "../core/process_tree.ts";
 import { ABORTED, raceTimeout } from "../core/abortable.ts";
-import { BuildOutputParser } from "./build_parser.ts";
+import { BuildOutputParser, type Diagnostic } from "./build_parser.ts";
+import { findClassSource } from "./source_lookup.ts";
 import {
   type BuildRecord,
   describeOrigin,
@@ -249,6 +250,7 @@ export class BuildService {
       ctl.signal.removeEventListener("abort", onAbort);
 
       const summary = parser.finish();
+      await pointAtSources(p.project, summary.diagnostics);
       const logInfo = await log.close();
       log = null;
       const duration = Math.round(performance.now() - startedAt);
@@ -414,4 +416,17 @@ async function keepBuiltMappings(
     // A mapping that cannot be kept only means its crashes will not retrace.
   }
   return out;
+}
+
+/** Diagnostics whose `caused_at` is looked up in the project, at most. */
+export const MAX_SOURCE_LOOKUPS = 10;
+
+/** Gives each diagnostic that names a cause (`caused_at`) the file of that class, when found. */
+async function pointAtSources(root: string, diagnostics: Diagnostic[]): Promise<void> {
+  let n = 0;
+  for (const d of diagnostics) {
+    if (d.caused_at === undefined || n++ >= MAX_SOURCE_LOOKUPS) continue;
+    const file = await findClassSource(root, d.caused_at).catch(() => null);
+    if (file !== null) d.caused_at_file = file;
+  }
 }

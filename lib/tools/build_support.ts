@@ -235,7 +235,9 @@ export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string 
   const marks = [
     d.generated ? "generated file" : null,
     "outside_project" in d ? "outside the project" : null,
-    d.caused_at ? `caused at ${d.caused_at}` : null,
+    d.caused_at
+      ? `caused at ${d.caused_at}${d.caused_at_file ? ` (${d.caused_at_file})` : ""}`
+      : null,
   ].filter((m) => m !== null);
   return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}` +
     (marks.length > 0 ? ` [${marks.join("; ")}]` : "");
