@@ -1,6 +1,7 @@
 /** Resources through the real entry point: listing, Groovy projects, symlinks, size cap. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { connect, startWorld } from "./harness.ts";
+import { raceRounds, withSwapper } from "../core/_swap_race.ts";
 
 async function readError(
   s: Awaited<ReturnType<typeof connect>>,
@@ -117,4 +118,36 @@ Deno.test("unknown resource URIs are resource_not_found; no project means no pro
   const manifest = await readError(s, "android://manifest");
   assertEquals(manifest.code, -32002);
   assertStringIncludes(manifest.message, "no Android project is open");
+});
+
+Deno.test("resources/read android://manifest never returns an outside file while its folder is swapped (race loop)", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-kts"];
+  const main = `${project}/app/src/main`;
+  const outside = `${world.home}/outside-main`;
+  await Deno.mkdir(outside, { recursive: true });
+  await Deno.writeTextFile(`${outside}/AndroidManifest.xml`, "<manifest>OUTSIDE-SECRET</manifest>");
+  await Deno.symlink(outside, `${main}.lnk`);
+  await using s = await connect(world, ["--project", project]);
+  const counts = { inside: 0, outside: 0, refused: 0 };
+  // A fifth of the unit loops' rounds: each read here crosses the MCP wire.
+  const rounds = Math.max(1, Math.floor(raceRounds() / 5));
+  await withSwapper([
+    [main, `${main}.real`],
+    [`${main}.lnk`, main],
+    [main, `${main}.lnk`],
+    [`${main}.real`, main],
+  ], async () => {
+    for (let i = 0; i < rounds; i++) {
+      try {
+        const r = await s.client.readResource({ uri: "android://manifest" });
+        const text = (r.contents[0] as { text: string }).text;
+        if (text.includes("OUTSIDE-SECRET")) counts.outside++;
+        else counts.inside++;
+      } catch {
+        counts.refused++;
+      }
+    }
+  });
+  assertEquals(counts.outside, 0, JSON.stringify(counts));
 });
