@@ -145,12 +145,15 @@ Deno.test("UiAutomatorLocks: two processes take turns on one device; the loser n
     let release!: () => void;
     const held = new Promise<void>((r) => release = r);
     const order: string[] = [];
+    let started!: () => void;
+    const holding = new Promise<void>((r) => started = r);
     const first = a.run("emulator-5554", { signal: new AbortController().signal }, async () => {
       order.push("a start");
+      started();
       await held;
       order.push("a end");
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await holding; // the job runs only once the lease is written
     const lock = JSON.parse(await Deno.readTextFile(await uiLockPath(dir, "emulator-5554")));
     assertEquals(lock.pid, Deno.pid);
     // b gives up at its deadline with the busy error.
@@ -261,14 +264,19 @@ Deno.test("UiAutomatorLocks: a waiter handed the lease that gives up leaves no l
     const locks = new UiAutomatorLocks(dir);
     const path = await uiLockPath(dir, "emulator-5554");
     let finish!: () => void;
+    let started!: () => void;
+    const holding = new Promise<void>((r) => started = r);
     const first = locks.run(
       "emulator-5554",
       { signal: new AbortController().signal },
-      () => new Promise<void>((r) => finish = r),
+      () => {
+        started();
+        return new Promise<void>((r) => finish = r);
+      },
     );
     const quitter = new AbortController();
     const second = locks.run("emulator-5554", { signal: quitter.signal }, () => Promise.resolve());
-    await new Promise((r) => setTimeout(r, 20));
+    await holding; // the job runs only once the lease is written
     await Deno.stat(path); // held by the first
     quitter.abort(new ToolError("cancelled", "Cancelled by the test"));
     await assertRejects(() => second, ToolError);
