@@ -92,7 +92,14 @@ interface Pending {
   diag: Diagnostic;
   expect: "source" | "caret" | "underline" | "detail" | "more";
   fromBlock: boolean;
+  /** Old kapt prints javac's diagnostic with `e: ` before every line: its lines carry it too. */
+  prefixed?: boolean;
+  /** Blank lines skipped before a prefixed diagnostic's source line. */
+  blanks?: number;
 }
+
+/** Blank lines a prefixed javac diagnostic may have before its source line. */
+const MAX_PREFIXED_BLANKS = 2;
 
 /** Dagger and Hilt errors, whose lines after the caret say what to fix. */
 const DI_MESSAGE_RE = /^\[(?:Dagger|Hilt)[/\]]|^\[dagger\.|^\[ComponentProcessor/;
@@ -188,7 +195,10 @@ export class BuildOutputParser {
     if (text.endsWith("\r")) text = text.slice(0, -1);
     text = stripAnsi(text);
 
-    if (this.#pending) {
+    if (this.#pending?.prefixed) {
+      const line = this.#continuePrefixed(text);
+      if (line) return line;
+    } else if (this.#pending) {
       const line = this.#continuePending(text);
       if (line) return line;
     }
@@ -377,6 +387,14 @@ export class BuildOutputParser {
     if (!m && text.startsWith("AGPBI: ")) return null;
     m ??= matchAapt(text) ?? matchR8(text);
     if (m) return this.#add(m, task, undefined, inBlock);
+    const prefixed = /^[ew]: (\S.*)$/.exec(text);
+    const pj = prefixed ? matchJavac(prefixed[1]) : null;
+    if (pj) {
+      // Old kapt: javac's `path:line: error: msg`, every line after `e: `.
+      const d = this.#make(pj, task, javaSource(task), inBlock);
+      this.#pending = { diag: d, expect: "source", fromBlock: inBlock, prefixed: true };
+      return d;
+    }
     const k = matchKotlin(text);
     if (k) {
       const d = this.#make(k, task, k.source ?? kotlinSource(task), inBlock);
@@ -415,6 +433,25 @@ export class BuildOutputParser {
     const m = matchConfigCacheProblem(text);
     if (!m) return null;
     return this.#add({ ...m, severity }, m.task ?? this.#attribTask);
+  }
+
+  /** A line after an `e: `-prefixed javac diagnostic: its own lines carry the prefix. */
+  #continuePrefixed(text: string): BuildLine | null {
+    const p = this.#pending!;
+    const m = /^[ew]:(?: (.*))?$/.exec(text);
+    const rest = m ? (m[1] ?? "") : null;
+    if ((rest === null ? text : rest).trim() === "" && p.expect === "source") {
+      if ((p.blanks ?? 0) < MAX_PREFIXED_BLANKS) {
+        p.blanks = (p.blanks ?? 0) + 1;
+        return { text, kind: p.diag.severity, ...(p.diag.task ? { task: p.diag.task } : {}) };
+      }
+    }
+    if (rest === null) {
+      this.#commitPending();
+      return null;
+    }
+    const line = this.#continuePending(rest);
+    return line ? { ...line, text } : null;
   }
 
   /** Feed a line to the pending diagnostic; returns its classification if the line was taken. */

@@ -790,3 +790,16 @@ Deno.test("presentDiagnostic() marks a file outside the project; the text line s
   assertEquals(outside.outside_project, true);
   assertStringIncludes(diagnosticLine(outside), "[outside the project]");
 });
+
+Deno.test("old kapt's e:-prefixed javac error is one diagnostic with its chain, not one per line", () => {
+  const { summary } = own("kapt_e_prefixed_dagger_chain.txt");
+  const errors = summary.diagnostics.filter((d) => d.file !== null);
+  assertEquals(errors.length, 1, JSON.stringify(summary.diagnostics, null, 1));
+  const d = errors[0];
+  assertEquals([d.source, d.line, d.column, d.generated], ["kapt", 6, 17, true]);
+  assert(d.message.startsWith("[dagger.android.AndroidInjector.inject(T)] io.github.x.data.api"));
+  assertEquals(d.chain?.length, 4);
+  assertEquals(d.caused_at, "io.github.x.di.AppModule.provideContributorsRepository(api, …)");
+  // Only kapt's own wrapper line besides it: no row per source, caret or chain line.
+  assertEquals(summary.diagnostics.length, 2);
+});
