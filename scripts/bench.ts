@@ -21,7 +21,7 @@ import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
 import { benchEmulator } from "./bench_emulator.ts";
 import { benchBounded } from "./bench_bounded.ts";
-import { benchMcp } from "./bench_mcp.ts";
+import { benchMcp, prepareBefore } from "./bench_mcp.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -107,10 +107,12 @@ function p(xs: number[], q: number): number {
 const results: { what: string; value: string; budget: string }[] = [];
 
 try {
-  // The MCP engine: spawn → initialize, round trips, idle RSS, tools/list bytes, the stdio soak
-  // (scripts/bench_mcp.ts; BENCH_SOAK_REQUESTS=0 skips the soak).
+  // The MCP engine, before (the tree at BEFORE_REF) → after: spawn → initialize (and from the
+  // bundle), round trips, idle RSS, tools/list bytes, the stdio soak (scripts/bench_mcp.ts;
+  // BENCH_SOAK_REQUESTS=0 skips the soak, BENCH_BEFORE=0 the before side).
   results.push(
     ...await benchMcp({
+      before: await prepareBefore(),
       env,
       home,
       project: sim.projects["sample-kts"],

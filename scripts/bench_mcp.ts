@@ -96,6 +96,8 @@ export interface McpBenchOptions {
   entry?: string[];
   /** Also measure start-up from the bundle (default true). */
   bundle?: boolean;
+  /** An older checkout (prepareBefore) measured side by side; null: after only. */
+  before?: string | null;
 }
 
 /** Build dist/bundle/main.js with scripts/bundle.ts; null (and a note) when that fails. */
@@ -113,101 +115,144 @@ async function buildBundle(): Promise<string | null> {
   return new URL("../dist/bundle/main.js", import.meta.url).pathname;
 }
 
+/** The commit before the engine moved onto the SDK (main when issue 13 started). */
+export const BEFORE_REF = "24cc107";
+
+/**
+ * The tree at BEFORE_REF, extracted with git into a temporary folder, with the soak's server
+ * script copied in (it only calls that tree's `runMcp`). Null when git cannot give it or
+ * BENCH_BEFORE=0.
+ */
+export async function prepareBefore(): Promise<string | null> {
+  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
+  const repo = new URL("../", import.meta.url).pathname;
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-mcp-before-" });
+  const sh = await new Deno.Command("sh", {
+    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, BEFORE_REF, dir],
+    stdout: "null",
+    stderr: "piped",
+  }).output().catch(() => null);
+  if (!sh?.success) return null;
+  await Deno.copyFile(
+    `${repo}tests/mcp/_stdio_soak_child.ts`,
+    `${dir}/tests/mcp/_stdio_soak_child.ts`,
+  );
+  return dir;
+}
+
+type Variant = { name: string; entry: string[] };
+
 export async function benchMcp(
   o: McpBenchOptions,
   onRow: (r: BenchRow) => void = () => {},
 ): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const push = rows.push.bind(rows);
-  rows.push = (...r: BenchRow[]) => {
-    r.forEach(onRow);
-    return push(...r);
+  const add = (r: BenchRow) => {
+    onRow(r);
+    rows.push(r);
   };
-  const entry = o.entry ?? ["run", ...RUN_FLAGS, MAIN];
-  const open = (args: string[]) => new RawSession([...entry, "--mcp", ...args], o.env, o.home);
-  // spawn → initialize from source (main.ts, what `deno task mcp` runs) and, side by side in the
-  // same runs, from the bundle `deno task bundle` writes (dist/bundle/main.js).
-  const bundle = o.bundle === false ? null : await buildBundle();
-  const variants: { name: string; entry: string[]; times: number[] }[] = [
-    { name: "spawn → initialize answered", entry, times: [] },
-    ...(bundle
-      ? [{
-        name: "spawn → initialize answered, bundle",
-        entry: ["run", ...RUN_FLAGS, bundle],
-        times: [],
-      }]
-      : []),
-  ];
-  const spawnOnce = async (argv: string[]) => {
+  const after: Variant = { name: "after", entry: o.entry ?? ["run", ...RUN_FLAGS, MAIN] };
+  const before: Variant | null = o.before
+    ? { name: "before", entry: ["run", ...RUN_FLAGS, `${o.before}/main.ts`] }
+    : null;
+  const bundlePath = o.bundle === false ? null : await buildBundle();
+  const bundle: Variant | null = bundlePath
+    ? { name: "after, bundle", entry: ["run", ...RUN_FLAGS, bundlePath] }
+    : null;
+  const sides = [before, after].filter((v): v is Variant => v !== null);
+  const ms = (xs: number[], digits: number) =>
+    `${median(xs).toFixed(digits)} ms (p90 ${pct(xs, 0.9).toFixed(digits)})`;
+  const sideBySide = (m: Map<Variant, number[]>, digits: number) =>
+    [...m].map(([v, xs]) => `${v.name} ${ms(xs, digits)}`).join(" → ");
+
+  // spawn → initialize, the variants interleaved run by run so that load on the machine falls
+  // on all of them alike.
+  const spawnOnce = async (v: Variant) => {
     const t0 = performance.now();
-    const s = new RawSession([...argv, "--mcp"], o.env, o.home);
+    const s = new RawSession([...v.entry, "--mcp"], o.env, o.home);
     await s.request(1, "initialize", INIT);
     const t = performance.now() - t0;
     await s.close();
     return t;
   };
-  // Warm the module cache once so the first measured spawn is not a cold compile.
-  for (const v of variants) await spawnOnce(v.entry);
+  const spawnVariants = [...sides, ...(bundle ? [bundle] : [])];
+  const spawn = new Map<Variant, number[]>(spawnVariants.map((v) => [v, []]));
+  for (const v of spawnVariants) await spawnOnce(v); // warm the module cache
   for (let i = 0; i < o.spawnRuns; i++) {
-    for (const v of variants) v.times.push(await spawnOnce(v.entry));
+    for (const v of spawnVariants) spawn.get(v)!.push(await spawnOnce(v));
   }
-  for (const v of variants) {
-    rows.push({
-      what: v.name,
-      value: `${median(v.times).toFixed(1)} ms median (p90 ${
-        pct(v.times, 0.9).toFixed(1)
-      }, n=${o.spawnRuns})`,
-      budget: "≤ 150 ms",
-    });
-  }
+  add({
+    what: `spawn → initialize answered (median, n=${o.spawnRuns})`,
+    value: sideBySide(spawn, 1),
+    budget: "≤ 150 ms",
+  });
 
-  const s = open(o.project ? ["--project", o.project] : []);
-  await s.request(1, "initialize", INIT);
-  await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  let id = 10;
-  const measure = async (method: string, params: unknown) => {
-    const times: number[] = [];
-    for (let i = 0; i < 20; i++) await s.request(id++, method, params); // warm-up
-    for (let i = 0; i < o.callRuns; i++) {
-      const t0 = performance.now();
-      await s.request(id++, method, params);
-      times.push(performance.now() - t0);
-    }
-    return times;
+  // Round trips over stdio, each side in its own session.
+  const trips = {
+    refused: new Map<Variant, number[]>(),
+    ping: new Map<Variant, number[]>(),
+    devices: new Map<Variant, number[]>(),
   };
-  const row = (what: string, xs: number[], budget: string) =>
-    rows.push({
-      what,
-      value: `${median(xs).toFixed(3)} ms median (p90 ${pct(xs, 0.9).toFixed(3)}, n=${xs.length})`,
-      budget,
-    });
-  row(
-    "trivial tool call round trip (refused call)",
-    await measure("tools/call", { name: "list_devices", arguments: { bogus: 1 } }),
-    "≤ 2 ms",
-  );
-  row("ping round trip", await measure("ping", {}), "—");
-  row(
-    "list_devices round trip (through the ADB server)",
-    await measure("tools/call", { name: "list_devices", arguments: {} }),
-    "—",
-  );
-  await new Promise((r) => setTimeout(r, 1000));
-  const rss = await rssMb(s.child.pid);
-  rows.push({
+  let idleRss: number | null = null;
+  for (const v of sides) {
+    const s = new RawSession(
+      [...v.entry, "--mcp", ...(o.project ? ["--project", o.project] : [])],
+      o.env,
+      o.home,
+    );
+    await s.request(1, "initialize", INIT);
+    await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    let id = 10;
+    const measure = async (method: string, params: unknown) => {
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) await s.request(id++, method, params); // warm-up
+      for (let i = 0; i < o.callRuns; i++) {
+        const t0 = performance.now();
+        await s.request(id++, method, params);
+        times.push(performance.now() - t0);
+      }
+      return times;
+    };
+    trips.refused.set(
+      v,
+      await measure("tools/call", { name: "list_devices", arguments: { bogus: 1 } }),
+    );
+    trips.ping.set(v, await measure("ping", {}));
+    trips.devices.set(v, await measure("tools/call", { name: "list_devices", arguments: {} }));
+    if (v === after) {
+      await new Promise((r) => setTimeout(r, 1000));
+      idleRss = await rssMb(s.child.pid);
+    }
+    await s.close();
+  }
+  add({
+    what: `trivial tool call round trip, refused call (median, n=${o.callRuns})`,
+    value: sideBySide(trips.refused, 3),
+    budget: "≤ 2 ms",
+  });
+  add({ what: "ping round trip", value: sideBySide(trips.ping, 3), budget: "—" });
+  add({
+    what: "list_devices round trip (through the ADB server)",
+    value: sideBySide(trips.devices, 3),
+    budget: "—",
+  });
+  add({
     what: "idle RSS of keynobi --mcp",
-    value: rss === null ? "unavailable (no ps)" : `${rss.toFixed(1)} MB`,
+    value: idleRss === null ? "unavailable (no ps)" : `${idleRss.toFixed(1)} MB`,
     budget: "≤ 150 MB",
   });
-  await s.close();
 
   for (const set of [...TOOLSETS, "all"]) {
-    const t = open(set === "all" ? [] : ["--toolsets", set]);
+    const t = new RawSession(
+      [...after.entry, "--mcp", ...(set === "all" ? [] : ["--toolsets", set])],
+      o.env,
+      o.home,
+    );
     await t.request(1, "initialize", INIT);
     const list = await t.request(2, "tools/list");
     const bytes = enc.encode(JSON.stringify(list.result)).length;
     const count = (list.result as { tools: unknown[] }).tools.length;
-    rows.push({
+    add({
       what: `tools/list size, ${set}`,
       value: `${bytes} bytes (${count} tools, ${Math.round(bytes / count)} per tool)`,
       budget: set === "all" ? "≤ 25,000 bytes" : "—",
@@ -217,24 +262,34 @@ export async function benchMcp(
 
   if (o.soakRequests > 0) {
     const third = Math.round(o.soakRequests / 3);
-    const soak = await runStdioSoak({
-      env: o.env,
-      cwd: o.home,
-      requests: o.soakRequests,
-      sampleAt: [0, third, o.soakRequests],
-    });
-    for (const m of soak.samples) {
-      rows.push({
-        what: `stdio soak, after ${m.requests.toLocaleString("en")} requests (forced GC)`,
-        value: `heap ${m.heapUsedMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB, RSS ${
-          m.rssMb.toFixed(1)
-        } MB`,
-        budget: "—",
+    const at = [0, third, o.soakRequests];
+    const soaks = [];
+    for (const v of sides) {
+      const soak = await runStdioSoak({
+        env: o.env,
+        cwd: o.home,
+        requests: o.soakRequests,
+        sampleAt: at,
+        ...(v === before ? { child: `${o.before}/tests/mcp/_stdio_soak_child.ts` } : {}),
+      });
+      soaks.push({ v, soak });
+    }
+    for (let i = 0; i < at.length; i++) {
+      add({
+        what: `stdio soak after ${at[i].toLocaleString("en")} requests (forced GC)`,
+        value: soaks.map(({ v, soak }) => {
+          const m = soak.samples[i];
+          return `${v.name} heap ${m.heapUsedMb.toFixed(1)} MB, RSS ${m.rssMb.toFixed(0)} MB`;
+        }).join(" → "),
+        budget: "bounded",
       });
     }
-    rows.push({
-      what: "stdio soak throughput",
-      value: `${Math.round(soak.requestsPerSecond).toLocaleString("en")} requests/s`,
+    add({
+      what: "stdio soak throughput (wrong answers)",
+      value: soaks.map(({ v, soak }) =>
+        `${v.name} ${Math.round(soak.requestsPerSecond).toLocaleString("en")} requests/s ` +
+        `(${soak.wrongAnswers})`
+      ).join(" → "),
       budget: "—",
     });
   }
@@ -266,6 +321,7 @@ if (import.meta.main) {
     });
     await benchMcp(
       {
+        before: await prepareBefore(),
         env,
         home,
         project: sim.projects["sample-kts"],

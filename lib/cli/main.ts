@@ -71,6 +71,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
       return 2;
     case "mcp": {
+      // The SDK's Server (most of start-up) loads beside the launcher and the registry.
+      import("../mcp/session.ts").catch(() => {});
       const { runMcp } = await import("./mcp.ts");
       return await runMcp({
         project: cmd.project,

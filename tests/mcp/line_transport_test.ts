@@ -7,6 +7,8 @@ import { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
 import type { SessionOptions } from "../../lib/mcp/server.ts";
+import { createSession } from "../../lib/mcp/session.ts";
+import { LineTransport } from "../../lib/mcp/line_transport.ts";
 import { linePair, type Msg } from "./_line_pair.ts";
 
 interface Ctx {
@@ -211,4 +213,42 @@ Deno.test("a client that stops reading stops being read; nothing is lost when it
   while (text.split("\n").length - 1 < N) await new Promise((r) => setTimeout(r, 10));
   const ids = new Set(text.trim().split("\n").map((l) => JSON.parse(l).id));
   assertEquals(ids.size, N, "every request answered once");
+});
+
+Deno.test("the same transport serves a session over a Unix-socket connection", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-sock-" });
+  const path = `${dir}/mcp.sock`;
+  const listener = Deno.listen({ transport: "unix", path });
+  try {
+    const accepted = listener.accept();
+    const client = await Deno.connect({ transport: "unix", path });
+    const conn = await accepted;
+    const session = createSession(options());
+    const transport = new LineTransport(conn.readable, conn.writable, { gate: session.gate });
+    await session.server.connect(transport);
+    const w = client.writable.getWriter();
+    await w.write(new TextEncoder().encode("not json\n" + ping(1)));
+    const r = client.readable.getReader();
+    let text = "";
+    while (text.split("\n").length < 3) {
+      const { value, done } = await r.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const [bad, pong] = text.trim().split("\n").map((l) => JSON.parse(l));
+    assertEquals(bad.error.code, -32700);
+    assertEquals(pong, { jsonrpc: "2.0", id: 1, result: {} });
+    await w.close();
+    await transport.ended;
+    await session.close();
+    await r.cancel();
+    for (const c of [client, conn]) {
+      try {
+        c.close();
+      } catch { /* its streams closed it already */ }
+    }
+  } finally {
+    listener.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 });

@@ -71,9 +71,12 @@ export async function runStdioSoak(o: {
   mix?: "all" | "ping";
   /** Bytes of padding in each ping's params, so that a leak of requests shows (default 0). */
   padBytes?: number;
+  /** The server script (default `_stdio_soak_child.ts` beside this file; the bench points it
+   * at a copy in an older checkout). */
+  child?: string;
 }): Promise<SoakResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, "--v8-flags=--expose-gc", CHILD],
+    args: ["run", ...RUN_FLAGS, "--v8-flags=--expose-gc", o.child ?? CHILD],
     env: o.env,
     clearEnv: true,
     cwd: o.cwd,
