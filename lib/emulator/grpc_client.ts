@@ -18,6 +18,13 @@ export const MAX_GRPC_DEADLINE_MS = 30_000;
 export const MAX_GRPC_RECEIVE_BYTES = 80 * 1024 * 1024;
 /** Channels kept open (one per endpoint and token). */
 export const MAX_GRPC_CHANNELS = 8;
+/**
+ * A channel with no call for this long is closed (the next call opens a new one, ~1 ms on
+ * loopback). An idle HTTP/2 session that then receives the emulator's GOAWAY (it exits) can crash
+ * Deno 2.9 inside nghttp2 (denoland/deno#36788), and a crash in the UI worker ends the process,
+ * so no session stays open between tool calls.
+ */
+export const GRPC_IDLE_CLOSE_MS = 1_000;
 
 /** gRPC status codes we name in results (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -122,6 +129,12 @@ export interface EmulatorRpc {
   setPhysicalModel(v: PhysicalModelMsg, o?: CallOpts): Promise<void>;
   getPhysicalModel(v: PhysicalModelMsg, o?: CallOpts): Promise<PhysicalModelMsg>;
   getStatus(o?: CallOpts): Promise<EmulatorStatusMsg>;
+  /**
+   * Keeps the channel open across several calls (a gesture holds a finger down between them):
+   * every `acquire()` is paired with a `release()`.
+   */
+  acquire?(): void;
+  release?(): void;
   close(): void;
 }
 
@@ -168,16 +181,42 @@ class GrpcEmulator implements EmulatorRpc {
   readonly endpoint: GrpcEndpoint;
   #grpc: Any;
   #client: Any;
+  #inFlight = 0;
+  #idle: ReturnType<typeof setTimeout> | null = null;
+  #onIdleClose: () => void;
+  closed = false;
 
-  constructor(endpoint: GrpcEndpoint, loaded: Loaded) {
+  constructor(endpoint: GrpcEndpoint, loaded: Loaded, onIdleClose: () => void) {
     this.endpoint = endpoint;
+    this.#onIdleClose = onIdleClose;
     this.#grpc = loaded.grpc;
     this.#client = new loaded.ctor(endpoint.address, loaded.grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": MAX_GRPC_RECEIVE_BYTES,
       "grpc.max_send_message_length": 4 * 1024 * 1024,
-      // One emulator, one connection: no DNS, no load balancing, no retries behind our back.
+      // One emulator, one connection: no DNS, no load balancing, no retries behind our back;
+      // a pool of its own, so closing the channel closes its connection.
       "grpc.enable_retries": 0,
+      "grpc.use_local_subchannel_pool": 1,
     });
+  }
+
+  #busy() {
+    this.#inFlight++;
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idle = null;
+  }
+
+  #quiet() {
+    this.#inFlight--;
+    if (this.#inFlight > 0 || this.closed) return;
+    this.#idle = setTimeout(() => {
+      this.#idle = null;
+      if (this.#inFlight === 0) {
+        this.close();
+        this.#onIdleClose();
+      }
+    }, GRPC_IDLE_CLOSE_MS);
+    Deno.unrefTimer(this.#idle as unknown as number);
   }
 
   #metadata(): Any {
@@ -188,6 +227,10 @@ class GrpcEmulator implements EmulatorRpc {
   }
 
   #unary<T>(method: string, req: unknown, o?: CallOpts): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(new GrpcFailure(method, GrpcStatus.UNAVAILABLE, "channel closed"));
+    }
+    this.#busy();
     return new Promise<T>((resolve, reject) => {
       if (o?.signal?.aborted) {
         reject(new GrpcFailure(method, GrpcStatus.CANCELLED, "cancelled before it was sent"));
@@ -200,6 +243,7 @@ class GrpcEmulator implements EmulatorRpc {
         { deadline: deadlineOf(o) },
         (err: Any, value: T) => {
           if (onAbort) o?.signal?.removeEventListener("abort", onAbort);
+          this.#quiet();
           if (err) {
             const code = typeof err.code === "number" ? err.code : GrpcStatus.UNKNOWN;
             reject(new GrpcFailure(method, code, String(err.details ?? err.message ?? "")));
@@ -231,7 +275,18 @@ class GrpcEmulator implements EmulatorRpc {
   getStatus(o?: CallOpts) {
     return this.#unary<EmulatorStatusMsg>("getStatus", {}, o);
   }
+  acquire() {
+    this.#busy();
+  }
+  release() {
+    this.#quiet();
+  }
+
   close() {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.#idle !== null) clearTimeout(this.#idle);
+    this.#idle = null;
     this.#client.close();
   }
 }
@@ -248,12 +303,15 @@ function channelKey(e: GrpcEndpoint): string {
 export async function emulatorRpc(endpoint: GrpcEndpoint): Promise<EmulatorRpc> {
   const key = channelKey(endpoint);
   const have = channels.get(key);
-  if (have) {
+  if (have && !(have as GrpcEmulator).closed) {
     channels.delete(key);
     channels.set(key, have);
     return have;
   }
-  const rpc = new GrpcEmulator(endpoint, await loadEmulatorService());
+  const loaded = await loadEmulatorService();
+  const rpc: GrpcEmulator = new GrpcEmulator(endpoint, loaded, () => {
+    if (channels.get(key) === rpc) channels.delete(key);
+  });
   channels.set(key, rpc);
   while (channels.size > MAX_GRPC_CHANNELS) {
     const [oldKey, old] = channels.entries().next().value!;

@@ -157,12 +157,15 @@ export class EmulatorLink {
     const open = this.#o.open ??
       (async (ep: GrpcEndpoint) => (await import("./grpc_client.ts")).emulatorRpc(ep));
     const rpc = await open(e.endpoint);
+    rpc.acquire?.();
     try {
       return { ok: true, value: await fn(rpc, e.endpoint), endpoint: e.endpoint };
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
       if (err instanceof GrpcFailure) return { ok: false, fallback: fromFailure(err, e.endpoint) };
       throw err;
+    } finally {
+      rpc.release?.();
     }
   }
 
