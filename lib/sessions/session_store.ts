@@ -183,6 +183,15 @@ export async function applySessionOps(
   ops: readonly SessionOp[],
 ): Promise<{ opened: string[]; appended: number }> {
   if (ops.length === 0) return { opened: [], appended: 0 };
+  // Without any session yet, only an install has something to change (agent actions of a device
+  // nobody installed on, for example, touch no file).
+  if (!ops.some((o) => o.type === "open")) {
+    const exists = await Deno.stat(debugSessionsDir(dataDir)).then(
+      (s) => s.isDirectory,
+      () => false,
+    );
+    if (!exists) return { opened: [], appended: 0 };
+  }
   await ensureDataDir(dataDir);
   await Deno.mkdir(debugSessionsDir(dataDir), { recursive: true, mode: 0o700 });
   return await withFileLock(sessionsLockPath(dataDir), async () => {
@@ -293,6 +302,8 @@ export async function applySessionOps(
         if (at >= 0) index[at] = summarize(s);
       }
     }
+    // Nothing applied (no open session matched): leave the files alone.
+    if (changed.size === 0) return { opened, appended };
     const dropped = pruneIndex(index);
     for (const id of changed) {
       if (dropped.includes(id)) continue;

@@ -96,8 +96,15 @@ const listDebugSessions = defineTool({
       onlyCrashing: args.only_crashing,
     }, new Date());
     const lines = sessions.map(sessionLine);
+    const dropped = ctx.sessions.dropped;
     return {
-      structured: { sessions, count: sessions.length, matched },
+      structured: {
+        sessions,
+        count: sessions.length,
+        matched,
+        // Changes this process could not queue (the queue was full): they are in no session.
+        changes_dropped_by_this_process: dropped,
+      },
       text: [
         ...lines,
         matched === 0

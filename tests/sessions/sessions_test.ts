@@ -454,3 +454,27 @@ Deno.test("applySessionOps(): a device APK other than the session's closes it; a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("applySessionOps(): changes no open session matches touch no file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const op = launchOp("emulator-5554", "com.example.app", {
+      total_ms: 1,
+      wait_ms: 1,
+      launch_state: "HOT",
+    }, agent);
+    assertEquals(await applySessionOps(dir, [op]), { opened: [], appended: 0 });
+    assertEquals(await Deno.stat(`${dir}/debug-sessions`).then(() => true, () => false), false);
+    await applySessionOps(dir, [{
+      type: "open",
+      session: newSession({ serial: "emulator-5556" }),
+    }]);
+    const before = await Deno.stat(`${dir}/debug-sessions/index.json`);
+    await new Promise((r) => setTimeout(r, 20));
+    await applySessionOps(dir, [op]);
+    const after = await Deno.stat(`${dir}/debug-sessions/index.json`);
+    assertEquals(after.mtime?.getTime(), before.mtime?.getTime(), "the index was not rewritten");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
