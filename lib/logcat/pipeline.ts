@@ -21,7 +21,7 @@ import {
 } from "./enrich.ts";
 import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
-import { TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
+import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
 
 /**
  * A crash's context: lines of the crashing process, and lines of other processes that name it
@@ -872,13 +872,20 @@ export class DevicePipeline {
     const pairs = re !== null ? textPairs(q.text!) : null;
     const index = s.textIndex;
     let checked = -1;
+    let builds = QUERY_BUILD_BLOCKS;
     for (let i = s.size - 1; i >= 0; i--) {
       const slot = s.slot(i);
       if (pairs !== null) {
         const block = TextIndex.blockOf(slot);
         if (block !== checked) {
           checked = block;
-          if (!index.mayContain(block, pairs, s.message)) {
+          // A stale block is built by the first few queries that meet it, else scanned.
+          let build = true;
+          if (index.isStale(block)) {
+            build = builds > 0;
+            if (build) builds--;
+          }
+          if (!index.mayContain(block, pairs, s.message, build)) {
             // Nothing in this block can match: skip its slots below this one in one step.
             i -= slot - block * TEXT_BLOCK_ENTRIES;
             continue;

@@ -9,14 +9,17 @@
  * an ASCII one, so for an ASCII text every pair of adjacent characters of a match is an ASCII pair
  * of one message. Texts with other characters, or shorter than two, are not prefiltered.
  *
- * A block's set is built when a query first needs it and kept until a slot of the block is written
- * again (the ring marks it dirty), and in idle time between reads (`buildDirty`), so writes cost
- * one byte store and a steady stream re-indexes only the blocks it overwrote.
+ * A block's set is built in idle time between reads (`buildDirty`), or by a query for the first
+ * few stale blocks it meets (the rest it scans), and kept until a slot of the block is written
+ * again (the ring marks it dirty): writes cost one byte store, a steady stream re-indexes only the
+ * blocks it overwrote, and a query right after a burst costs a plain scan, not a build.
  */
 
 /** Slots per block (a power of two). */
 export const TEXT_BLOCK_ENTRIES = 128;
 const BLOCK_SHIFT = 7;
+/** Stale blocks one query builds itself (the rest are scanned and left to idle time). */
+export const QUERY_BUILD_BLOCKS = 64;
 /** Bits per block's pair set (a power of two): 512 bytes per 128 entries. */
 export const TEXT_BLOCK_BITS = 4096;
 const WORDS = TEXT_BLOCK_BITS / 32;
@@ -93,6 +96,11 @@ export class TextIndex {
     this.#dirty.fill(1);
   }
 
+  /** Whether `block`'s set is stale. */
+  isStale(block: number): boolean {
+    return this.#dirty[block] === 1;
+  }
+
   /** Blocks whose set must be rebuilt before use. */
   dirtyCount(): number {
     let n = 0;
@@ -100,13 +108,22 @@ export class TextIndex {
     return n;
   }
 
-  /** Whether a message in `block` may contain a text with these pairs (builds the set if stale). */
+  /**
+   * Whether a message in `block` may contain a text with these pairs. A stale block's set is
+   * built when `build` is true; otherwise it answers true (scan the block): building costs about
+   * ten times a plain scan, so a query builds only a few (QUERY_BUILD_BLOCKS) and leaves the rest
+   * to idle time.
+   */
   mayContain(
     block: number,
     pairs: Uint16Array,
     messages: readonly (string | undefined)[],
+    build = true,
   ): boolean {
-    if (this.#dirty[block]) this.#build(block, messages);
+    if (this.#dirty[block]) {
+      if (!build) return true;
+      this.#build(block, messages);
+    }
     const base = block * WORDS;
     const bits = this.#bits;
     for (let i = 0; i < pairs.length; i++) {
