@@ -98,6 +98,9 @@ function serveAdb(payload: Uint8Array[]): { port: number; close(): void } {
             await conn.write(enc.encode("OKAY"));
             if (service?.startsWith("shell:logcat")) {
               for (const chunk of payload) await writeAll(conn, chunk);
+              // Then follow, as a device's logcat does: the stream stays open until the client
+              // closes it (a closed stream would also stop the worker's idle-time indexing).
+              await conn.read(new Uint8Array(1)).catch(() => null);
             } else if (service?.startsWith("shell:ps")) {
               await conn.write(enc.encode("PID NAME\n  542 system_server\n"));
             }

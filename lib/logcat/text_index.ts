@@ -1,7 +1,7 @@
 /**
  * A prefilter for case-insensitive text queries over the ring: for each block of
- * `TEXT_BLOCK_ENTRIES` consecutive slots, a bit set of the letter pairs (ASCII, case folded) its
- * messages contain. A query whose text holds a pair a block lacks cannot match anything in that
+ * `TEXT_BLOCK_ENTRIES` consecutive slots, a bit set of the character-class pairs its messages
+ * contain (ASCII: letters case folded, digits and common punctuation each a class of their own). A query whose text holds a pair a block lacks cannot match anything in that
  * block, so the scan skips it whole; a text that matches nothing usually skips every block.
  *
  * Exact, never approximate: a block is skipped only when no message in it can contain the text.
@@ -24,11 +24,25 @@ export const QUERY_BUILD_BLOCKS = 64;
 export const TEXT_BLOCK_BITS = 4096;
 const WORDS = TEXT_BLOCK_BITS / 32;
 
-/** ASCII case folding: A-Z → a-z, every other code below 128 as it is. */
-const FOLD = new Uint8Array(128).map((_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+/** Characters with a class of their own (besides letters, case folded, and digits). */
+const OWN_CLASS = " .:-_/()=,[]{}\"'#@$%&*+;<>?!|~^`\\\t";
+
+/**
+ * ASCII → one of 64 classes: a-z (A-Z folded onto them), 0-9, the common punctuation above, and
+ * one shared class for the rest. A pair of classes is one of 64 × 64 = 4096 bits, so pairs of
+ * letters, digits and common punctuation never share a bit.
+ */
+const CLASS = (() => {
+  const t = new Uint8Array(128).fill(63);
+  for (let c = 97; c <= 122; c++) t[c] = t[c - 32] = c - 97;
+  for (let c = 48; c <= 57; c++) t[c] = 26 + c - 48;
+  for (let k = 0; k < OWN_CLASS.length && 36 + k < 63; k++) t[OWN_CLASS.charCodeAt(k)] = 36 + k;
+  return t;
+})();
+const FOLD = CLASS;
 
 function pairBit(a: number, b: number): number {
-  return ((a << 5) ^ b) & (TEXT_BLOCK_BITS - 1);
+  return (a << 6) | b;
 }
 
 /** The pair bits of an ASCII text, or null when it cannot be prefiltered. */
@@ -58,7 +72,7 @@ function addPairs(bits: Uint32Array, base: number, m: string): void {
     }
     const f = FOLD[c];
     if (prev >= 0) {
-      const p = ((prev << 5) ^ f) & (TEXT_BLOCK_BITS - 1);
+      const p = (prev << 6) | f;
       bits[base + (p >>> 5)] |= 1 << (p & 31);
     }
     prev = f;
