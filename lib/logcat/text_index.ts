@@ -1,8 +1,9 @@
 /**
  * A prefilter for case-insensitive text queries over the ring: for each block of
  * `TEXT_BLOCK_ENTRIES` consecutive slots, a bit set of the character-class pairs its messages
- * contain (ASCII: letters case folded, digits and common punctuation each a class of their own). A query whose text holds a pair a block lacks cannot match anything in that
- * block, so the scan skips it whole; a text that matches nothing usually skips every block.
+ * contain (ASCII: letters case folded, digits and common punctuation each a class of their own).
+ * A query whose text holds a pair a block lacks cannot match anything in that block, so the scan
+ * skips it whole; a text that matches nothing usually skips every block.
  *
  * Exact, never approximate: a block is skipped only when no message in it can contain the text.
  * Queries are `RegExp(text, "i")` without the `u` flag, where a non-ASCII character never matches
