@@ -163,8 +163,8 @@ const getUiHierarchy = defineTool({
   kind: "R",
   title: "Read the screen",
   description: "The screen as a compact element list: a header (package, activity, keyboard, " +
-    'loading, screen hash), then [handle] Class "label" #id @(x,y) WxH flags per element. Act ' +
-    "on rows by handle (e7). format: tree (every node, tree paths) or xml (raw dump).",
+    'loading, screen hash), then [handle] Class "label" #id @(x,y) WxH flags per element (@: ' +
+    'where a tap lands; fields: "value" hint "…"). Act by handle (e7). format: tree or xml.',
   params: {
     device_serial: serialParam,
     format: z.enum(["elements", "tree", "xml"]).optional().describe(
