@@ -50,6 +50,16 @@ export const NOT_FOUND_LISTING_TIMEOUT_MS = 3_000;
 /** `exec` writes stdin in chunks of this size (progress is reported per chunk). */
 export const EXEC_STDIN_CHUNK_BYTES = 64 * 1024;
 
+/**
+ * Bytes `exec` streams to a command's stdin from where they are (an open file), chunk by chunk,
+ * without holding them all: exactly `size` bytes, read by position.
+ */
+export interface StdinSource {
+  readonly size: number;
+  /** Reads up to `buf.length` bytes at `position`; 0 at the end. */
+  read(buf: Uint8Array, position: number): Promise<number>;
+}
+
 /** `exec` options: a call's options plus bytes for the command's stdin. */
 export interface ExecOptions extends CallOptions {
   /**
@@ -57,7 +67,7 @@ export interface ExecOptions extends CallOptions {
    * not half-closed (adbd would end the command): the command must know how much to read, as
    * `cmd package install -S <size>` does (PROTOCOLS.md 5.1).
    */
-  stdin?: Uint8Array;
+  stdin?: Uint8Array | StdinSource;
   /** Called after each stdin chunk with the bytes sent so far and the total. */
   onStdinProgress?: (sent: number, total: number) => void;
 }
@@ -171,11 +181,27 @@ export class AdbClient {
       const { conn, reader } = await this.#openDeviceService(serial, `exec:${command}`, scope);
       try {
         const input = opts.stdin;
-        if (input !== undefined) {
+        if (input instanceof Uint8Array) {
           for (let off = 0; off < input.length; off += EXEC_STDIN_CHUNK_BYTES) {
             const end = Math.min(off + EXEC_STDIN_CHUNK_BYTES, input.length);
             await scope.run(conn.write(input.subarray(off, end)));
             opts.onStdinProgress?.(end, input.length);
+          }
+        } else if (input !== undefined) {
+          const chunk = new Uint8Array(EXEC_STDIN_CHUNK_BYTES);
+          for (let off = 0; off < input.size;) {
+            const want = Math.min(EXEC_STDIN_CHUNK_BYTES, input.size - off);
+            const n = await scope.run(input.read(chunk.subarray(0, want), off));
+            if (n === 0) {
+              throw new ToolError(
+                "io_error",
+                `The input of ${what} ended after ${off} of ${input.size} bytes (was the file ` +
+                  "changed while it was sent?)",
+              );
+            }
+            await scope.run(conn.write(chunk.subarray(0, n)));
+            off += n;
+            opts.onStdinProgress?.(off, input.size);
           }
         }
         return await readAll(reader, scope, outputCap(opts));

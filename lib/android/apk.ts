@@ -69,16 +69,27 @@ export function listZipEntries(bytes: Uint8Array): CentralEntry[] {
   if (bytes.length < EOCD_MIN) fail("the file is too short to be a ZIP");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = findEndRecord(view);
+  const { count, cdSize, cdOffset } = endRecordFields(view, end);
+  if (cdOffset + cdSize > end) fail("the central directory lies outside the file");
+  return parseCentralDirectory(bytes.subarray(cdOffset, cdOffset + cdSize), count);
+}
+
+function endRecordFields(view: DataView, end: number) {
   const count = view.getUint16(end + 10, true);
   const cdSize = view.getUint32(end + 12, true);
   const cdOffset = view.getUint32(end + 16, true);
   if (cdOffset === 0xffffffff || count === 0xffff) fail("ZIP64 archives are not supported");
-  if (cdOffset + cdSize > end) fail("the central directory lies outside the file");
+  return { count, cdSize, cdOffset };
+}
+
+/** Entries of a central directory's bytes (`count` of them, at most `MAX_ZIP_ENTRIES`). Pure. */
+function parseCentralDirectory(cd: Uint8Array, count: number): CentralEntry[] {
+  const view = new DataView(cd.buffer, cd.byteOffset, cd.byteLength);
   const out: CentralEntry[] = [];
   const dec = new TextDecoder();
-  let at = cdOffset;
+  let at = 0;
   for (let i = 0; i < Math.min(count, MAX_ZIP_ENTRIES); i++) {
-    if (at + 46 > end || view.getUint32(at, true) !== CENTRAL_SIG) {
+    if (at + 46 > cd.length || view.getUint32(at, true) !== CENTRAL_SIG) {
       fail("a central directory entry is damaged");
     }
     const nameLen = view.getUint16(at + 28, true);
@@ -89,11 +100,87 @@ export function listZipEntries(bytes: Uint8Array): CentralEntry[] {
       compressedSize: view.getUint32(at + 20, true),
       size: view.getUint32(at + 24, true),
       localOffset: view.getUint32(at + 42, true),
-      name: dec.decode(bytes.subarray(at + 46, at + 46 + nameLen)),
+      name: dec.decode(cd.subarray(at + 46, at + 46 + nameLen)),
     });
     at += 46 + nameLen + extraLen + commentLen;
   }
   return out;
+}
+
+/** Bytes that can be read at any position: an open file, or bytes in memory. */
+export interface RandomAccess {
+  readonly size: number;
+  /** Reads up to `buf.length` bytes at `position`; 0 at the end. */
+  read(buf: Uint8Array, position: number): Promise<number>;
+}
+
+/** `bytes` as a `RandomAccess`. */
+export function bytesAccess(bytes: Uint8Array): RandomAccess {
+  return {
+    size: bytes.length,
+    read(buf, position) {
+      const part = bytes.subarray(position, position + buf.length);
+      buf.set(part);
+      return Promise.resolve(part.length);
+    },
+  };
+}
+
+/** Exactly `length` bytes at `position`, or an `ApkFormatError` naming `what` when short. */
+async function readAt(
+  src: RandomAccess,
+  position: number,
+  length: number,
+  what: string,
+): Promise<Uint8Array> {
+  const buf = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const n = await src.read(buf.subarray(filled), position + filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  if (filled !== length) fail(`${what} is truncated`);
+  return buf;
+}
+
+/** Largest central directory read (100,000 entries of ordinary names fit well within it). */
+export const MAX_CENTRAL_DIRECTORY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The bytes of one entry (stored or deflated, at most `max`), read from `src` by position: the
+ * end record, the central directory and that entry only — never the whole file.
+ */
+export async function readZipEntryFrom(
+  src: RandomAccess,
+  name: string,
+  max = MAX_MANIFEST_ENTRY_BYTES,
+): Promise<Uint8Array> {
+  if (src.size < EOCD_MIN) fail("the file is too short to be a ZIP");
+  const tailLen = Math.min(src.size, EOCD_MIN + MAX_COMMENT);
+  const tailStart = src.size - tailLen;
+  const tail = await readAt(src, tailStart, tailLen, "the ZIP end record");
+  const tailView = new DataView(tail.buffer);
+  const endRel = findEndRecord(tailView);
+  const { count, cdSize, cdOffset } = endRecordFields(tailView, endRel);
+  if (cdOffset + cdSize > tailStart + endRel) fail("the central directory lies outside the file");
+  if (cdSize > MAX_CENTRAL_DIRECTORY_BYTES) {
+    fail(`the central directory is ${cdSize} bytes (over ${MAX_CENTRAL_DIRECTORY_BYTES})`);
+  }
+  const cd = await readAt(src, cdOffset, cdSize, "the central directory");
+  const entry = parseCentralDirectory(cd, count).find((e) => e.name === name) ??
+    fail(`it has no ${name}`);
+  if (entry.size > max) fail(`${name} is ${entry.size} bytes (over ${max})`);
+  if (entry.compressedSize > max) fail(`${name} is ${entry.compressedSize} bytes compressed`);
+  if (entry.localOffset + 30 > src.size) fail(`the local header of ${name} is damaged`);
+  const local = await readAt(src, entry.localOffset, 30, `the local header of ${name}`);
+  const lv = new DataView(local.buffer);
+  if (lv.getUint32(0, true) !== LOCAL_SIG) fail(`the local header of ${name} is damaged`);
+  const start = entry.localOffset + 30 + lv.getUint16(26, true) + lv.getUint16(28, true);
+  const data = await readAt(src, start, entry.compressedSize, name);
+  if (entry.method === 0) return data;
+  if (entry.method === 8) return await inflateRaw(data, max);
+  return fail(`${name} uses ZIP method ${entry.method} (only stored and deflate are read)`);
 }
 
 async function inflateRaw(data: Uint8Array, max: number): Promise<Uint8Array> {
@@ -119,20 +206,7 @@ export async function readZipEntry(
   name: string,
   max = MAX_MANIFEST_ENTRY_BYTES,
 ): Promise<Uint8Array> {
-  const entry = listZipEntries(bytes).find((e) => e.name === name) ??
-    fail(`it has no ${name}`);
-  if (entry.size > max) fail(`${name} is ${entry.size} bytes (over ${max})`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const at = entry.localOffset;
-  if (at + 30 > bytes.length || view.getUint32(at, true) !== LOCAL_SIG) {
-    fail(`the local header of ${name} is damaged`);
-  }
-  const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
-  const data = bytes.subarray(start, start + entry.compressedSize);
-  if (data.length !== entry.compressedSize) fail(`${name} is truncated`);
-  if (entry.method === 0) return data;
-  if (entry.method === 8) return await inflateRaw(data, max);
-  return fail(`${name} uses ZIP method ${entry.method} (only stored and deflate are read)`);
+  return await readZipEntryFrom(bytesAccess(bytes), name, max);
 }
 
 // ── Binary XML ───────────────────────────────────────────────────────────────────────────────
@@ -362,11 +436,34 @@ export function manifestFacts(root: XmlElement): ApkManifest {
 
 /** The manifest facts of an APK's bytes; `ApkFormatError` says why it cannot be read. */
 export async function readApkManifest(apk: Uint8Array): Promise<ApkManifest> {
-  return manifestFacts(parseAxml(await readZipEntry(apk, MANIFEST_ENTRY)));
+  return await readApkManifestFrom(bytesAccess(apk));
+}
+
+/** The manifest facts of an APK read by position (an open file): only the entries it needs. */
+export async function readApkManifestFrom(src: RandomAccess): Promise<ApkManifest> {
+  return manifestFacts(parseAxml(await readZipEntryFrom(src, MANIFEST_ENTRY)));
 }
 
 /** Lowercase hex SHA-256 of `bytes`. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Chunk size `sha256OfAccess` reads. */
+export const HASH_CHUNK_BYTES = 1024 * 1024;
+
+/** Lowercase hex SHA-256 of everything `src` holds, read in `HASH_CHUNK_BYTES` chunks. */
+export async function sha256OfAccess(src: RandomAccess): Promise<string> {
+  const { createHash } = await import("node:crypto");
+  const hash = createHash("sha256");
+  const buf = new Uint8Array(Math.min(HASH_CHUNK_BYTES, Math.max(1, src.size)));
+  let pos = 0;
+  while (pos < src.size) {
+    const n = await src.read(buf.subarray(0, Math.min(buf.length, src.size - pos)), pos);
+    if (n === 0) throw new ApkFormatError(`the file ended after ${pos} of ${src.size} bytes`);
+    hash.update(buf.subarray(0, n));
+    pos += n;
+  }
+  return hash.digest("hex");
 }

@@ -3,8 +3,9 @@
  * module's build outputs (`<module>/build/outputs/`) inside the canonical project root. The file
  * that is installed is the file that was checked: it is opened once without following a symlink
  * and without blocking (`lib/core/safe_open.ts`), must be a regular file where the check said, is
- * refused over `MAX_APK_BYTES` or without the ZIP signature before anything else is read, and its
- * bytes are read from that handle only (no second open by path, no check-then-use gap).
+ * refused over `MAX_APK_BYTES` or without the ZIP signature before anything else is read, and is
+ * returned open: its bytes are read from that handle only, by position and in chunks (no second
+ * open by path, no check-then-use gap, never the whole APK in memory).
  */
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { invalidParams, ToolError } from "../core/errors.ts";
@@ -30,7 +31,12 @@ export interface CheckedApk {
   relative: string;
   /** The application module's Gradle path (`:app`). */
   module: string;
-  bytes: Uint8Array;
+  /**
+   * The open, checked file: everything reads from it by position (the manifest's entries, the
+   * hash, the install stream), so the APK is never held in memory whole. Close it when done.
+   */
+  file: OpenedRegularFile;
+  size: number;
 }
 
 /** Application modules: Gradle path and folder relative to the root (`""` for the root). */
@@ -111,6 +117,7 @@ export async function openCheckedApk(
       `Cannot open ${canonical}: ${e.message}; rebuild the APK and retry`,
     );
   }
+  let ok = false;
   try {
     if ((await file.locate()) !== canonical) {
       throw refuse(apkPath, "it changed while it was being opened (try again)");
@@ -123,23 +130,15 @@ export async function openCheckedApk(
     if (head.length < ZIP_LOCAL_MAGIC.length || !ZIP_LOCAL_MAGIC.every((b, i) => head[i] === b)) {
       throw refuse(apkPath, "it is not an APK (it does not start with the ZIP signature PK\\3\\4)");
     }
-    const bytes = new Uint8Array(file.size);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const n = await file.read(bytes.subarray(filled), filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    if (filled !== bytes.length) {
-      throw refuse(apkPath, "it was shortened while it was read (is a build writing it?)");
-    }
+    ok = true;
     return {
       path: canonical,
       relative: relative(rootReal, canonical),
       module: module.path,
-      bytes,
+      file,
+      size: file.size,
     };
   } finally {
-    await file.close();
+    if (!ok) await file.close();
   }
 }

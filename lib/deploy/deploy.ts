@@ -3,7 +3,12 @@
  * (streamed, with progress and cancellation), record the install in `installed-builds.json`
  * matched to the build that wrote it, and launch the app per a configuration's `launch`.
  */
-import { ApkFormatError, type ApkManifest, readApkManifest, sha256Hex } from "../android/apk.ts";
+import {
+  ApkFormatError,
+  type ApkManifest,
+  readApkManifestFrom,
+  sha256OfAccess,
+} from "../android/apk.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../gradle/build_history.ts";
 import type { RunLaunch } from "../gradle/run_configs.ts";
@@ -52,7 +57,7 @@ export interface InstallOutcome {
 /** The manifest of checked APK bytes; an unreadable APK is refused before any device command. */
 export async function apkManifestOf(apk: CheckedApk): Promise<ApkManifest> {
   try {
-    return await readApkManifest(apk.bytes);
+    return await readApkManifestFrom(apk.file);
   } catch (e) {
     if (e instanceof ApkFormatError) {
       throw invalidParams(
@@ -80,8 +85,8 @@ export async function installAndRecord(
   } = {},
 ): Promise<InstallOutcome> {
   const manifest = opts.manifest ?? await apkManifestOf(apk);
-  const sha256 = await sha256Hex(apk.bytes);
-  await streamInstall(deps.adb, serial, apk.bytes, {
+  const sha256 = await sha256OfAccess(apk.file);
+  await streamInstall(deps.adb, serial, apk.file, {
     signal: opts.signal,
     onProgress: opts.onProgress,
   });
@@ -99,7 +104,7 @@ export async function installAndRecord(
     version_code: manifest.version_code,
     version_name: manifest.version_name,
     apk_sha256: sha256,
-    apk_bytes: apk.bytes.length,
+    apk_bytes: apk.size,
     apk_path: apk.path,
     project,
     build_id: match?.record.id ?? null,

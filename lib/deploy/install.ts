@@ -7,6 +7,7 @@
  * path over `sync:`, which keynobi does not implement: they get an actionable error.
  */
 import { ToolError } from "../core/errors.ts";
+import type { StdinSource } from "../adb/client.ts";
 
 /** Default and longest time one install may take (bytes + the package manager's work). */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
@@ -28,7 +29,7 @@ export interface InstallAdb {
       timeoutMs?: number;
       signal?: AbortSignal;
       maxOutputBytes?: number;
-      stdin?: Uint8Array;
+      stdin?: Uint8Array | StdinSource;
       onStdinProgress?: (sent: number, total: number) => void;
     },
   ): Promise<Uint8Array>;
@@ -75,7 +76,7 @@ export function installAdvice(status: string | null): string {
 export async function streamInstall(
   adb: InstallAdb,
   serial: string,
-  apk: Uint8Array,
+  apk: Uint8Array | StdinSource,
   opts: {
     signal?: AbortSignal;
     timeoutMs?: number;
@@ -94,7 +95,15 @@ export async function streamInstall(
   const timeoutMs = Math.min(opts.timeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS, MAX_INSTALL_TIMEOUT_MS);
   const out = await adb.exec(
     serial,
-    ["cmd", "package", "install", "-r", "-t", "-S", String(apk.length)],
+    [
+      "cmd",
+      "package",
+      "install",
+      "-r",
+      "-t",
+      "-S",
+      String(apk instanceof Uint8Array ? apk.length : apk.size),
+    ],
     {
       stdin: apk,
       onStdinProgress: opts.onProgress,

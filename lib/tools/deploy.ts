@@ -108,18 +108,23 @@ const installApk = defineTool({
     const root = projectRoot(ctx);
     const serial = validateSerial(args.device_serial);
     const apk = await openCheckedApk(root, args.apk_path, await appModuleDirs(root));
-    const manifest = await apkManifestOf(apk);
-    let lastPct = -1;
-    const out = await installAndRecord(deployDeps(ctx), serial, apk, root, {
-      manifest,
-      signal: ctx.signal,
-      onProgress: (sent, total) => {
-        const pct = Math.floor((sent / total) * 100);
-        if (pct === lastPct) return;
-        lastPct = pct;
-        ctx.request.progress(sent, total, `Streaming ${apk.relative}: ${pct}%`);
-      },
-    });
+    let out;
+    try {
+      const manifest = await apkManifestOf(apk);
+      let lastPct = -1;
+      out = await installAndRecord(deployDeps(ctx), serial, apk, root, {
+        manifest,
+        signal: ctx.signal,
+        onProgress: (sent, total) => {
+          const pct = Math.floor((sent / total) * 100);
+          if (pct === lastPct) return;
+          lastPct = pct;
+          ctx.request.progress(sent, total, `Streaming ${apk.relative}: ${pct}%`);
+        },
+      });
+    } finally {
+      await apk.file.close();
+    }
     const r = out.record;
     const structured = {
       device_serial: serial,
@@ -423,16 +428,19 @@ const runRunConfiguration = defineTool({
     }
     const pick = await pickApk(ctx, root, c, plan.variant, r);
     const apk = await openCheckedApk(root, pick.path, await appModuleDirs(root));
-    const manifest = await apkManifestOf(apk);
-    phase(`installing ${manifest.package} on ${device.serial}`);
+    let manifest;
     let installed;
     try {
+      manifest = await apkManifestOf(apk);
+      phase(`installing ${manifest.package} on ${device.serial}`);
       // Once built, the install and launch run to their end (the request's cancellation stops
       // only the build), so the device is never left with a half-sent APK.
       installed = await installAndRecord(deployDeps(ctx), device.serial, apk, root, { manifest });
     } catch (e) {
       phase("failed");
       throw e;
+    } finally {
+      await apk.file.close();
     }
     await recordLastDevice(ctx.dataDir, root, c.name, device.serial);
     phase(`launching ${manifest.package}`);

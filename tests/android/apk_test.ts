@@ -7,8 +7,10 @@ import {
   parseAxml,
   qualifyClassName,
   readApkManifest,
+  readApkManifestFrom,
   readZipEntry,
   sha256Hex,
+  sha256OfAccess,
 } from "../../lib/android/apk.ts";
 import { openCheckedApk, outputsModuleOf } from "../../lib/deploy/apk_file.ts";
 import { ToolError } from "../../lib/core/errors.ts";
@@ -287,10 +289,14 @@ Deno.test("openCheckedApk() reads the checked file by relative or absolute path"
   const p = await project();
   try {
     const a = await openCheckedApk(p.root, "app/build/outputs/apk/debug/app-debug.apk", p.modules);
-    assertEquals(new TextDecoder().decode(a.bytes), "PK\x03\x04APK-BYTES");
+    const head = new Uint8Array(a.size);
+    assertEquals(await a.file.read(head, 0), a.size);
+    await a.file.close();
+    assertEquals(new TextDecoder().decode(head), "PK\x03\x04APK-BYTES");
     assertEquals(a.module, ":app");
     assertEquals(a.relative, "app/build/outputs/apk/debug/app-debug.apk");
     const b = await openCheckedApk(p.root, join(p.out, "app-debug.apk"), p.modules);
+    await b.file.close();
     assertEquals(b.path, a.path);
   } finally {
     await Deno.remove(p.root, { recursive: true });
@@ -375,6 +381,52 @@ Deno.test("openCheckedApk() refuses a file over MAX_APK_BYTES from its size alon
       ToolError,
     );
     assert(/over the \d+-byte limit/.test(e.message), e.message);
+  } finally {
+    await Deno.remove(p.root, { recursive: true });
+  }
+});
+
+Deno.test("a checked 512 MiB APK is read by position: opening, manifest and hash hold no copy of it", async () => {
+  const p = await project();
+  try {
+    // A real APK at the start, then a sparse 512 MiB tail; the ZIP end record is moved to the
+    // end so the file is still a valid ZIP whose central directory sits before the padding.
+    const real = apkBytes({
+      variant: {
+        name: "bigDebug",
+        cap: "BigDebug",
+        flavor: "big",
+        buildType: { name: "debug" },
+        applicationId: "com.example.big",
+        versionName: "3.0",
+      },
+      versionCode: 3,
+      minSdk: 24,
+      launcherActivity: "com.example.big.MainActivity",
+      build: 1,
+    });
+    const eocd = real.length - 22;
+    const body = real.subarray(0, eocd);
+    const end = real.slice(eocd);
+    const size = 512 * 1024 * 1024;
+    const path = join(p.out, "big.apk");
+    const f = await Deno.open(path, { write: true, create: true });
+    await f.write(body);
+    await f.truncate(size - end.length);
+    await f.seek(size - end.length, Deno.SeekMode.Start);
+    await f.write(end);
+    f.close();
+    const before = Deno.memoryUsage().rss;
+    const apk = await openCheckedApk(p.root, "app/build/outputs/apk/debug/big.apk", p.modules);
+    try {
+      assertEquals(apk.size, size);
+      assertEquals((await readApkManifestFrom(apk.file)).package, "com.example.big");
+      assert(/^[0-9a-f]{64}$/.test(await sha256OfAccess(apk.file)));
+    } finally {
+      await apk.file.close();
+    }
+    const grown = Deno.memoryUsage().rss - before;
+    assert(grown < 128 * 1024 * 1024, `RSS grew by ${Math.round(grown / 1048576)} MiB`);
   } finally {
     await Deno.remove(p.root, { recursive: true });
   }
