@@ -50,7 +50,7 @@ export interface NodeInfo {
   contentDesc: string;
   hint: string;
   bounds: Bounds;
-  /** The center of the bounds: where a tap lands. */
+  /** The center of the bounds (a match of a listed node carries its row's tap point instead). */
   x: number;
   y: number;
   clickable: boolean;
