@@ -57,6 +57,11 @@ export function launchOp(
   };
 }
 
+/** `PACKAGE UPDATED` (ApplicationExitInfo.REASON_PACKAGE_UPDATED), `… due to installPackageLI`. */
+export function isUpdateExit(x: ExitFacts): boolean {
+  return /PACKAGE.UPDATED/i.test(x.reason ?? "") || /installPackageLI/.test(x.description ?? "");
+}
+
 export interface ExitFacts {
   timestamp: string | null;
   pid: number | null;
@@ -73,6 +78,9 @@ export function exitOps(serial: string, pkg: string, exits: readonly ExitFacts[]
   let uninstalled: ExitFacts | null = null;
   for (const x of [...exits].reverse()) {
     if (x.description && /\buninstall/i.test(x.description)) uninstalled = x;
+    // A process stopped because the package was updated ran the install before: it is not this
+    // install's exit (and it is stamped at the install itself, too close to tell by time).
+    if (isUpdateExit(x)) continue;
     ops.push({
       type: "event",
       serial,

@@ -166,6 +166,21 @@ Deno.test({
     assertEquals(installed.installs[0].apk_sha256, sc.apk_sha256, diag);
     assertEquals(installed.installs[0].build_id, sc.build_id, diag);
     assertStringIncludes(r.content[0].text, "Recorded ");
+    // The install opened a debug session with the build and the launch it timed.
+    const sessions = await call(s, "list_debug_sessions", { package: sc.package as string });
+    const opened = (sessions.structuredContent!.sessions as Record<string, unknown>[])[0];
+    assertEquals(opened.build_id, sc.build_id);
+    const detail = await call(s, "get_debug_session", { session_id: opened.id as string });
+    const timeline = detail.structuredContent!.timeline as {
+      kind: string;
+      data: Record<string, unknown>;
+    }[];
+    const launch = timeline.find((e) => e.kind === "launch")!;
+    assertEquals(launch.data.total_ms, timing.total_ms);
+    assert(
+      timeline.some((e) => e.kind === "agentAction" && e.data.tool === "run_run_configuration"),
+      JSON.stringify(timeline.map((e) => e.kind)),
+    );
     // install_apk of the same file records it against that build too.
     const again = await call(s, "install_apk", {
       device_serial: "emulator-5554",

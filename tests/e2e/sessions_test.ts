@@ -62,6 +62,12 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     if (!crashing) await new Promise((r) => setTimeout(r, 100));
   }
   assert(crashing, "a crashing session");
+  // The device's exit history (exit-info) adds the crash's exit, once, however often it is read;
+  // the exits of the earlier installs (stamped before this install on the device clock) are not.
+  for (let i = 0; i < 2; i++) {
+    const ex = await call(s, "get_exit_reasons", { device_serial: SERIAL, package: PKG });
+    assert(!ex.isError, ex.content[0].text);
+  }
   const third = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
   assert(!third.isError, third.content[0].text);
 
@@ -87,8 +93,11 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     "agentAction",
     "agentAction",
     "crash",
+    "exit",
     "state",
   ]);
+  const exit = g.timeline.find((e: J) => e.kind === "exit");
+  assertStringIncludes(exit.data.reason, "CRASH");
   const actions = g.timeline.filter((e: J) => e.kind === "agentAction");
   assertEquals(actions.map((e: J) => e.data.tool), [
     "install_apk",
@@ -128,7 +137,7 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   );
   assertEquals(cap.capture.lines.length, 5);
   const paged = sc(await call(s, "get_debug_session", { session_id: middle.id, max_events: 2 }));
-  assertEquals(paged.timeline.map((e: J) => e.kind), ["crash", "state"]);
+  assertEquals(paged.timeline.map((e: J) => e.kind), ["exit", "state"]);
   const older = sc(
     await call(s, "get_debug_session", {
       session_id: middle.id,

@@ -478,3 +478,23 @@ Deno.test("applySessionOps(): changes no open session matches touch no file", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("exitOps() leaves out the exits an update caused: they belong to the install before", () => {
+  const ops = exitOps("emulator-5554", "com.example.app", [
+    {
+      timestamp: "2026-03-14 07:00:02.000",
+      pid: 12,
+      reason: "APP CRASH(EXCEPTION)",
+      description: "crash",
+    },
+    {
+      timestamp: "2026-03-14 07:00:00.000",
+      pid: 11,
+      reason: "PACKAGE UPDATED",
+      description: "stop com.example.app due to installPackageLI",
+    },
+  ]);
+  assertEquals(ops.map((o) => o.type === "event" ? o.key : o.type), [
+    "exit|2026-03-14 07:00:02.000|12",
+  ]);
+});
