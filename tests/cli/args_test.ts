@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import { parseArgs, UsageError } from "../../lib/cli/args.ts";
-import { setupLines, shellQuote } from "../../lib/cli/setup.ts";
+import { httpSetupLines, setupLines, shellQuote } from "../../lib/cli/setup.ts";
 import { selfCommandFor } from "../../lib/cli/permissions.ts";
 import { invocationDir } from "../../lib/cli/main.ts";
 import { mapEnv } from "../../lib/core/env.ts";
@@ -150,4 +150,25 @@ Deno.test("selfCommandFor() names the binary, deno on disk, or npx for a deno np
   );
   assertEquals(npx.slice(0, 4), ["npx", "-y", "deno@2.9.6", "run"]);
   assertEquals(npx.at(-1), "/src/main.ts");
+});
+
+Deno.test("httpSetupLines(): the start command and the claude/codex HTTP registrations", () => {
+  const loop = httpSetupLines(["/opt/keynobi"], ["--project", "/src/app"], null);
+  assertEquals(loop[1], "/opt/keynobi --mcp --http 127.0.0.1:8848 --project /src/app");
+  assertEquals(
+    loop[3],
+    "claude mcp add --scope user --transport http keynobi http://127.0.0.1:8848/mcp",
+  );
+  assertEquals(loop[4], "codex mcp add keynobi --url http://127.0.0.1:8848/mcp");
+  const lab = httpSetupLines(["/opt/keynobi"], [], { hostname: "0.0.0.0", port: 9000 });
+  assertStringIncludes(lab[0], "KEYNOBI_HTTP_TOKEN");
+  assertEquals(
+    lab[1],
+    'KEYNOBI_HTTP_TOKEN="$KEYNOBI_HTTP_TOKEN" /opt/keynobi --mcp --http 0.0.0.0:9000',
+  );
+  assertStringIncludes(lab[3], '--header "Authorization: Bearer $KEYNOBI_HTTP_TOKEN"');
+  assertStringIncludes(lab[4], "--bearer-token-env-var KEYNOBI_HTTP_TOKEN");
+  const v6 = httpSetupLines(["k"], [], { hostname: "::1", port: 1 });
+  assertEquals(v6[1], "k --mcp --http '[::1]:1'");
+  assertStringIncludes(v6[3], "http://[::1]:1/mcp");
 });
