@@ -44,7 +44,9 @@ export function httpSetupLines(
       token ? ", with KEYNOBI_HTTP_TOKEN set to a secret of 16+ characters" : ""
     }:`,
     token ? `KEYNOBI_HTTP_TOKEN="$KEYNOBI_HTTP_TOKEN" ${run}` : run,
-    "# then register its URL:",
+    address.hostname === "0.0.0.0" || address.hostname === "::"
+      ? "# then register its URL (from another machine, with this machine's address instead):"
+      : "# then register its URL:",
     token
       ? `claude mcp add --scope user --transport http keynobi ${url} --header "Authorization: Bearer $KEYNOBI_HTTP_TOKEN"`
       : `claude mcp add --scope user --transport http keynobi ${url}`,
