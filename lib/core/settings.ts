@@ -350,6 +350,8 @@ export async function listProjects(dataDir: string): Promise<ProjectList> {
 /** Remember `root` (canonicalized) as the project a standalone server falls back to. */
 export async function setLastActiveProject(dataDir: string, root: string): Promise<string> {
   const key = await trustKeyFor(root);
+  // Every server start calls this: no write (and no lock) when it is already the one.
+  if ((await readSettings(dataDir, { warn: () => {} })).last_active_project === key) return key;
   await updateSettings(dataDir, (s) => {
     s.last_active_project = key;
   });
