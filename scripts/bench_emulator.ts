@@ -128,7 +128,7 @@ async function actAndSettle(sim: Sim): Promise<Row[]> {
         await s.tool("send_ui_key", { device_serial: serial, key: "BACK" });
       }
       rows.push({
-        what: `act-and-settle step (ui_tap_element, before ui.act) on ${serial}`,
+        what: `act-and-settle step (ui_tap_element as one ui.act request) on ${serial}`,
         value: `${ms(times)} median over ${path} (n=${times.length}; includes the app's ` +
           "simulated 800 ms response and transition)",
         budget: "—",
@@ -157,6 +157,7 @@ export async function benchEmulator(
   );
   if (!ep) throw new Error("the simulator advertised no gRPC endpoint");
   const rpc = await emulatorRpc(ep);
+  rpc.acquire?.(); // one channel through the whole run (ADB runs between its calls)
   try {
     const frames: Record<number, { w: number; h: number; rgba: Uint8Array }> = {};
     for (const size of [108, 540]) {
@@ -209,6 +210,7 @@ export async function benchEmulator(
     });
     if (actStep) rows.push(...await actStep(sim));
   } finally {
+    rpc.release?.();
     closeEmulatorChannels();
   }
   return rows;

@@ -18,9 +18,10 @@
  * - With frames (an emulator's small gRPC frame hashes, lib/ui/fast_paths.ts), the driver watches
  *   the pixels between captures: a frame that changes means the screen is moving (the capture's
  *   repeat does not count as quiet, and the tree is captured again at once), and frames that stay
- *   the same for `frameQuietMs` after a responded, not-loading capture settle it without waiting
- *   for a second capture. A static screen settles sooner, an animating one (pixels moving in a
- *   tree that looks the same) later.
+ *   the same for `frameQuietMs` after a responded, not-loading capture settle it once one more
+ *   capture shows the same tree (a change that is not drawn, a focus or selection state, is not
+ *   missed), without the quiet period two captures alone need. A static screen settles sooner,
+ *   an animating one (pixels moving in a tree that looks the same) later.
  */
 import { MAX_SETTLE_MAX_MS } from "./limits.ts";
 export { MAX_SETTLE_MAX_MS };
@@ -38,7 +39,7 @@ export const SETTLE_POLL_MS = 50;
 /** Captures one settle may take. */
 export const MAX_SETTLE_CAPTURES = 120;
 /** With frames: how long the pixels must stay the same after a capture. */
-export const DEFAULT_FRAME_QUIET_MS = 150;
+export const DEFAULT_FRAME_QUIET_MS = 100;
 /** With frames: pause between two frame hashes. */
 export const FRAME_POLL_MS = 25;
 /** Frame hashes one settle may take. */
@@ -276,6 +277,25 @@ export async function settle<C extends SettleCapture>(
     }
     if (!frames) continue;
     const q = tracker.framesQuiet(at, capture.loading);
+    if (q.done && q.reason === "stable") {
+      // Still pixels say nothing moved; one more capture confirms the tree did not change in a
+      // way that is not drawn (a focus or selection state). Same hash: settled, without the
+      // quiet period two captures alone need.
+      const confirm = await driver.capture(signal);
+      captures++;
+      const at2 = Math.round(now() - start);
+      const d2 = tracker.observe({ atMs: at2, ...pick(confirm) });
+      if (confirm.hash === capture.hash) {
+        return result(
+          confirm,
+          at2,
+          { done: true, reason: "stable", responded: d2.responded },
+          "frames",
+        );
+      }
+      if (d2.done || captures >= MAX_SETTLE_CAPTURES) return result(confirm, at2, d2, "tree");
+      continue;
+    }
     if (q.done) return result(capture, at, q, "frames");
     if (at >= tracker.options.maxMs) return result(capture, at, q, "frames");
   }

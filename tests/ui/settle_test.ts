@@ -143,7 +143,7 @@ async function timeline(
   });
 }
 
-Deno.test("settle() with frames: a static screen settles on still pixels, sooner than two captures", async () => {
+Deno.test("settle() with frames: a static screen settles on still pixels and one confirming capture", async () => {
   const tree = (t: number) => t < 400 ? "A" : "B";
   const withFrames = await timeline(tree, (t) => t < 400 ? "pA" : "pB");
   const without = await timeline(tree, null);
@@ -151,8 +151,11 @@ Deno.test("settle() with frames: a static screen settles on still pixels, sooner
   assertEquals(withFrames.settledBy, "frames");
   assertEquals(without.settledBy, "tree");
   assertEquals(withFrames.capture.hash, "B");
+  // With 100 ms captures the saving (a 100 ms pixel check and one capture instead of a 300 ms
+  // quiet period over captures) is about what reacting to the first moved pixel costs here;
+  // scripts/bench_emulator.ts measures it on the simulator's real timing.
   assert(
-    withFrames.settleMs < without.settleMs,
+    withFrames.settleMs <= without.settleMs + 100,
     `frames ${withFrames.settleMs} ms, tree only ${without.settleMs} ms`,
   );
   assert(withFrames.frames > 0);
@@ -185,4 +188,12 @@ Deno.test("settle() with frames that are unavailable falls back to captures alon
   assertEquals([r.settled, r.settledBy], [true, "tree"]);
   assert(Math.abs(r.settleMs - without.settleMs) <= 150, `${r.settleMs} vs ${without.settleMs} ms`);
   assertEquals(r.frames, 1);
+});
+
+Deno.test("settle() with frames: a tree change that is not drawn is not missed", async () => {
+  // B appears at 400 ms; at 560 ms the tree changes again (a focus state) but no pixel does.
+  const tree = (t: number) => t < 400 ? "A" : t < 560 ? "B" : "B-focused";
+  const r = await timeline(tree, (t) => t < 400 ? "pA" : "pB");
+  assert(r.settled);
+  assertEquals(r.capture.hash, "B-focused", `settled on ${r.capture.hash} at ${r.settleMs} ms`);
 });
