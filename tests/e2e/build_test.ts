@@ -441,3 +441,51 @@ Deno.test("the full-deploy prompt without a variant works on a flavored project 
   const apk = await call(s, "find_apk_path");
   assertEquals(apk.structuredContent!.found, true, apk.content[0].text);
 });
+
+Deno.test("a server killed during a build: the next server reports it interrupted and takes the lock over", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const g = world.sim.gradle(PROJECT);
+  await g.hangAt("compileDemoDebugKotlin");
+  const first = await connect(world, ["--project", project]);
+  const abort = new AbortController();
+  const pending = startHungBuild(first, abort.signal);
+  await waitFor(() => building(first), "the build to run");
+  const pid = first.pid()!;
+  // gradlew leads its own process group: remember the groups of the server's children, so the
+  // hung fake Gradle it leaves behind is stopped at the end.
+  const kids = new TextDecoder().decode(
+    (await new Deno.Command("ps", { args: ["-o", "pid=", "--ppid", String(pid)] }).output()).stdout,
+  ).split("\n").map((l) => Number(l.trim())).filter((n) => n > 1);
+  // SIGKILL: nothing of the server runs any more; its record stays running, its lock stays.
+  Deno.kill(pid, "SIGKILL");
+  await pending;
+  await first[Symbol.asyncDispose]().catch(() => {});
+  await waitFor(async () => {
+    const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
+    const stat = new TextDecoder().decode(out.stdout).trim();
+    return stat === "" || stat.startsWith("Z");
+  }, "the server to be gone");
+  await g.hangAt(null);
+  await using next = await connect(world, ["--project", project]);
+  const st = await call(next, "get_build_status");
+  assertEquals(st.structuredContent!.status, "interrupted", JSON.stringify(st.structuredContent));
+  try {
+    const built = await s2Build(next);
+    assert(!built.isError, built.content[0].text);
+  } finally {
+    for (const k of kids) {
+      try {
+        Deno.kill(-k, "SIGKILL");
+      } catch { /* not a group leader, or gone */ }
+    }
+  }
+});
+
+async function s2Build(s: Session): Promise<CallResultLike> {
+  return await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 60_000 },
+  ) as CallResultLike;
+}
