@@ -185,14 +185,43 @@ function mentionsPid(message: string, pid: number): boolean {
   const p = String(pid);
   let i = message.indexOf(p);
   while (i >= 0) {
-    const before = message.slice(Math.max(0, i - 5), i);
-    const after = message[i + p.length] ?? "";
-    if (!/\d/.test(after) && !/\d$/.test(before) && /(?:pid[ :=]\s?|\()$/i.test(before)) {
-      return true;
+    // Not inside a longer number, and right after `(` or `pid` + one of ` :=` + an optional
+    // white space (case-insensitive) — read by character, no regex per occurrence.
+    if (!isDigit(message.charCodeAt(i + p.length))) {
+      const b1 = message.charCodeAt(i - 1);
+      if (!isDigit(b1)) {
+        if (b1 === 40) return true;
+        if (isPidSep(b1) && isPidWord(message, i - 4)) return true;
+        if (isRegExpSpace(b1) && isPidSep(message.charCodeAt(i - 2)) && isPidWord(message, i - 5)) {
+          return true;
+        }
+      }
     }
     i = message.indexOf(p, i + 1);
   }
   return false;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isPidSep(c: number): boolean {
+  return c === 32 || c === 58 || c === 61; // space : =
+}
+
+/** `pid` in any case at `at`. */
+function isPidWord(s: string, at: number): boolean {
+  if (at < 0) return false;
+  return (s.charCodeAt(at) | 32) === 112 && (s.charCodeAt(at + 1) | 32) === 105 &&
+    (s.charCodeAt(at + 2) | 32) === 100;
+}
+
+/** What `\s` matches in a RegExp. */
+function isRegExpSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
+    c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 function formatLine(
