@@ -175,8 +175,12 @@ async function logcatRows(before: string | null): Promise<Row[]> {
     });
   }
   rows.push({
-    what: "logcat soak end to end (simulator flood → worker)",
-    value: pair(soakBefore, soakAfter, (r) => `${r.lines_per_sec_wall} lines/s`),
+    what: "logcat soak end to end (simulator flood → worker), and the worker's own ingest",
+    value: pair(
+      soakBefore,
+      soakAfter,
+      (r) => `${r.lines_per_sec_wall} lines/s (ingest ${r.lines_per_sec_ingest} lines/s)`,
+    ),
     budget: "—",
   });
   const i100Before = before ? await ingest(before, 100_000) : null;
