@@ -20,8 +20,9 @@ export type Command =
   | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
   | { kind: "setup"; mcpArgs: string[]; http?: HttpAddress }
-  | { kind: "app" }
-  | { kind: "status" }
+  | { kind: "app"; project: string | null }
+  | { kind: "open"; path: string }
+  | { kind: "status"; json: boolean }
   | { kind: "version" }
   | { kind: "help" };
 
@@ -57,7 +58,11 @@ Usage:
                           approve the project's shared .keynobi/run-configurations.json
   keynobi setup [--project <path>] [--toolsets <a,b>] [--http [HOST:]PORT]
                           print the claude / codex registration commands for this binary
-  keynobi status          list running keynobi MCP servers
+  keynobi app [--project <path>]
+                          run the long-lived keynobi every MCP client attaches to (foreground,
+                          until SIGINT/SIGTERM): one build slot, logcat buffer and UI lock shared
+  keynobi open <path>     switch the running app's project
+  keynobi status [--json] list the app, its attached sessions and the standalone MCP servers
   keynobi --version | --help
 
 Toolsets: core, ui, device-admin (default: all).
@@ -91,10 +96,37 @@ export function parseArgs(argv: readonly string[]): Command {
       return { kind: first, path: rest[0] };
     }
     case "projects":
-    case "app":
-    case "status":
       noMore(first, rest);
       return { kind: first };
+    case "status": {
+      if (rest.length > 1 || (rest.length === 1 && rest[0] !== "--json")) {
+        throw new UsageError(`keynobi status takes only --json, got "${rest[0]}"`);
+      }
+      return { kind: "status", json: rest.length === 1 };
+    }
+    case "open": {
+      if (rest.length !== 1 || rest[0].startsWith("-")) {
+        throw new UsageError("keynobi open takes one path: keynobi open <path>");
+      }
+      return { kind: "open", path: rest[0] };
+    }
+    case "app": {
+      let project: string | null = null;
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i];
+        if (a === "--project" || a.startsWith("--project=")) {
+          if (project !== null) throw new UsageError("--project is given twice");
+          const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : rest[++i];
+          if (v === undefined || v === "" || (v.startsWith("--") && !a.includes("="))) {
+            throw new UsageError("--project needs a path");
+          }
+          project = v;
+        } else {
+          throw new UsageError(`Unknown option "${a}" for keynobi app: see keynobi --help`);
+        }
+      }
+      return { kind: "app", project };
+    }
     case "setup": {
       const opts = parseMcpOptions(rest, false);
       const mcpArgs: string[] = [];

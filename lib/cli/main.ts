@@ -6,7 +6,7 @@ import { VERSION } from "../version.ts";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
 import { setupCommand } from "./setup.ts";
 import { projectsCommand, trustCommand, untrustCommand } from "./trust.ts";
-import { statusCommand } from "./status.ts";
+import { openCommand, statusCommand } from "./status.ts";
 import { approveConfigurationsCommand } from "./approve.ts";
 
 /**
@@ -64,12 +64,28 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const line of setupCommand(cmd.mcpArgs, cmd.http ?? null)) console.log(line);
       return 0;
     case "status":
-      return await statusCommand(io);
-    case "app":
-      console.error(
-        "keynobi: keynobi app is not implemented yet: run keynobi --mcp, which serves standalone",
-      );
-      return 2;
+      return await statusCommand(io, { json: cmd.json });
+    case "open":
+      return await openCommand(cmd.path, io);
+    case "app": {
+      const { runApp } = await import("./app.ts");
+      const stop = Promise.withResolvers<void>();
+      const onSignal = () => stop.resolve();
+      for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, onSignal);
+      try {
+        return await runApp({
+          project: cmd.project,
+          env,
+          cwd,
+          minIntervalMs: null,
+          grpc: null,
+          stderr: io.stderr,
+          stop: stop.promise,
+        });
+      } finally {
+        for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(sig, onSignal);
+      }
+    }
     case "mcp": {
       // The SDK's Server (most of start-up) loads beside the launcher and the registry.
       import("../mcp/session.ts").catch(() => {});

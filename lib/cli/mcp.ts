@@ -1,26 +1,18 @@
 /**
- * `keynobi --mcp`: pick the project, try to attach to a running Keynobi app, else serve standalone:
- * on stdio until the client closes stdin, or with `--http` over streamable HTTP until a signal.
- * Every MCP session is one `createSession` (lib/mcp/session.ts) fed by the registry; the workers
- * (builds, logcat, UI) and the ADB client are shared by the sessions of this process.
+ * `keynobi --mcp`: pick the project, try to attach to a running `keynobi app`, else serve
+ * standalone: on stdio until the client closes stdin, or with `--http` over streamable HTTP until a
+ * signal. Attached, this process only relays stdio to the app's socket (lib/attach/relay.ts), and
+ * becomes a standalone server in place when the app goes away. Every MCP session is one
+ * `createSession` (lib/mcp/session.ts) on the process's runtime (lib/cli/runtime.ts).
  */
-import { AdbClient } from "../adb/client.ts";
-import { BuildClient } from "../gradle/build_client.ts";
-import { LogcatClient } from "../logcat/logcat_client.ts";
-import { SessionRecorder } from "../sessions/session_recorder.ts";
-import { resolveAdbServerAddress } from "../adb/server_address.ts";
-import { UiClient } from "../ui/client.ts";
-import { discoveryDirs, explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
-import { ActionPacer, chooseInterval } from "../ui/actions.ts";
-import { readSettings, setLastActiveProject } from "../core/settings.ts";
-import { attachSocketPath, ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
+import { explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
+import { setLastActiveProject } from "../core/settings.ts";
+import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
-import { selectProject } from "../gradle/project_root.ts";
-import { ActivityLog } from "../mcp/activity_log.ts";
+import { type ProjectSelection, selectProject } from "../gradle/project_root.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";
-import type { RequestExtras } from "../mcp/server.ts";
 import type { Session } from "../mcp/session.ts";
 import { type HttpAddress, httpTokenFor } from "../mcp/http_address.ts";
 import {
@@ -31,10 +23,13 @@ import {
 } from "../mcp/session_records.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
 import type { ToolContext } from "../tools/context.ts";
-import { PROMPTS } from "../tools/prompts.ts";
 import { TOOLS } from "../tools/registry.ts";
-import { projectResources } from "../tools/resources.ts";
 import { VERSION } from "../version.ts";
+import { ATTACH_TIMEOUT_MS, tryAttach } from "../attach/attach_client.ts";
+import { runRelay } from "../attach/relay.ts";
+import { closeRuntime, createRuntime, newToolSession } from "./runtime.ts";
+
+export { ATTACH_TIMEOUT_MS };
 
 export interface McpLaunchOptions {
   project: string | null;
@@ -50,6 +45,8 @@ export interface McpLaunchOptions {
   stdout: WritableStream<Uint8Array>;
   /** `--http [HOST:]PORT`: serve streamable HTTP instead of stdio. */
   http?: HttpAddress | null;
+  /** Set when the relay hands its session over: serve standalone for this reason, no attach. */
+  standaloneReason?: string;
 }
 
 /**
@@ -68,52 +65,6 @@ async function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T 
     ]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** How long `keynobi --mcp` waits for the app's socket before running standalone. */
-export const ATTACH_TIMEOUT_MS = 1500;
-
-/** Why this process cannot attach; `null` would mean an app accepted (not possible yet). */
-async function attachRefusal(dataDir: string): Promise<string> {
-  const path = attachSocketPath(dataDir);
-  try {
-    await Deno.lstat(path);
-  } catch {
-    return "no Keynobi app is running";
-  }
-  // A socket is there but this release has no app to speak the handshake with; a socket that
-  // does not answer is stale.
-  let conn: Deno.UnixConn | null = null;
-  const timer = new Promise<null>((r) => setTimeout(r, ATTACH_TIMEOUT_MS, null));
-  try {
-    conn = await Promise.race([Deno.connect({ transport: "unix", path }), timer]);
-  } catch {
-    return `the Keynobi app socket ${path} does not answer (stale)`;
-  } finally {
-    conn?.close();
-  }
-  return conn
-    ? "this keynobi release cannot attach to the Keynobi app yet"
-    : "the Keynobi app did not answer in time";
-}
-
-/**
- * The ADB client for this session. A malformed ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT does
- * not stop the server: every device tool answers with the setting's error instead, and the project
- * tools keep working.
- */
-function makeAdbClient(env: Env): AdbClient {
-  try {
-    return new AdbClient({ address: resolveAdbServerAddress(env), env, startServer: true });
-  } catch (e) {
-    log.warn((e as Error).message);
-    return new AdbClient({
-      address: { host: "127.0.0.1", port: 5037 },
-      env,
-      startServer: false,
-      connector: () => Promise.reject(e),
-    });
   }
 }
 
@@ -150,29 +101,6 @@ async function serve(
       return 2;
     }
   }
-  const dataDir = await ensureDataDir(resolveDataDir(opts.env));
-  let project;
-  try {
-    project = await selectProject({ argument: opts.project ?? undefined, cwd: opts.cwd, dataDir });
-  } catch (e) {
-    console.error(`keynobi: ${(e as Error).message}`);
-    return 2;
-  }
-  const reason = await attachRefusal(dataDir);
-  if (opts.attachOnly) {
-    console.error(`keynobi: cannot attach to the Keynobi app: ${reason} (--attach-only)`);
-    return 2;
-  }
-  const enabledToolsets = opts.toolsets ?? [...TOOLSETS];
-  const session = {
-    mode: "standalone" as const,
-    standaloneReason: reason,
-    followsApp: false,
-    pinnedProject: null,
-  };
-  const adb = makeAdbClient(opts.env);
-  const builds = new BuildClient({ dataDir, version: VERSION });
-  const logcat = new LogcatClient({ dataDir, address: adb.address });
   let grpc: GrpcEndpoint | null = null;
   const grpcValue = opts.grpc ?? opts.env.get("KEYNOBI_GRPC") ?? "";
   if (grpcValue !== "") {
@@ -187,22 +115,80 @@ async function serve(
       return 2;
     }
   }
-  const ui = new UiClient({
+  const dataDir = await ensureDataDir(resolveDataDir(opts.env));
+  let project: ProjectSelection | null;
+  try {
+    // The last active project is a standalone fallback only: an attaching session without a
+    // project of its own follows the app's.
+    project = await selectProject({
+      argument: opts.project ?? undefined,
+      cwd: opts.cwd,
+      dataDir,
+      useLastActive: false,
+    });
+  } catch (e) {
+    console.error(`keynobi: ${(e as Error).message}`);
+    return 2;
+  }
+  let reason: string;
+  if (opts.standaloneReason !== undefined) {
+    reason = opts.standaloneReason;
+  } else if (opts.http) {
+    reason = "it serves streamable HTTP (--http), which never attaches";
+  } else {
+    const outcome = await tryAttach({
+      dataDir,
+      version: VERSION,
+      project: project?.root ?? null,
+      selectedBy: project?.selectedBy ?? null,
+      toolsets: opts.toolsets,
+    });
+    if (outcome.kind === "attached") {
+      log.info(`attached to the Keynobi app ${outcome.reply.version}`);
+      return await runRelay({
+        stdin: opts.stdin,
+        stdout: opts.stdout,
+        conn: outcome.conn,
+        socketReader: outcome.reader,
+        rest: outcome.rest,
+        stop: signalled,
+        onAppGone: (open) =>
+          log.warn(
+            `the Keynobi app went away${open ? ` with ${open} requests unanswered` : ""}` +
+              (opts.attachOnly ? "; exiting (--attach-only)" : "; continuing standalone"),
+          ),
+        fallback: opts.attachOnly ? null : (stdin, stdout) =>
+          serve(
+            { ...opts, stdin, stdout, standaloneReason: "the Keynobi app quit" },
+            sessionModule,
+            null,
+            signalled,
+          ),
+      });
+    }
+    reason = outcome.reason;
+    if (opts.attachOnly) {
+      console.error(`keynobi: cannot attach to the Keynobi app: ${reason} (--attach-only)`);
+      return 2;
+    }
+  }
+  if (project === null) {
+    project = await selectProject({ cwd: opts.cwd, dataDir }).catch(() => null);
+  }
+  const enabledToolsets = opts.toolsets ?? [...TOOLSETS];
+  const mode = {
+    mode: "standalone" as const,
+    standaloneReason: reason,
+    followsApp: false,
+    pinnedProject: null,
+  };
+  const rt = createRuntime({
+    env: opts.env,
     dataDir,
-    adbServer: adb.address,
-    discoveryDirs: discoveryDirs({ os: Deno.build.os, uid: userId(), env: (n) => opts.env.get(n) }),
+    minIntervalMs: opts.minIntervalMs ?? null,
     grpc,
-    instrumentationRunning: () => builds.instrumentationRunning(),
   });
-  const sessions = new SessionRecorder(dataDir);
-  const actionInterval = async () =>
-    chooseInterval(
-      opts.minIntervalMs ?? null,
-      opts.minIntervalMs == null
-        ? (await readSettings(dataDir).catch(() => null))?.mcp?.min_action_interval_ms
-        : undefined,
-    );
-  const activity = new ActivityLog(dataDir, { pid: Deno.pid });
+  const { builds, activity } = rt;
   const started = performance.now();
   const housekeeping = (async () => {
     await activity.rotateIfNeeded();
@@ -237,41 +223,19 @@ async function serve(
     project: project?.root ?? null,
   });
   const { createSession } = await sessionModule;
+  const fixedProject = project;
   /** One MCP session: its own id, client, requests and UI pacing; the process's workers. */
-  const newSession = (sessionId?: string): Session<ToolContext> => {
-    const uiActions = new ActionPacer(actionInterval);
-    const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
-      adb,
-      sessions,
-      builds,
-      ui,
-      uiActions,
-      logcat,
-      env: opts.env,
-      dataDir,
-      project,
-      session,
-      signal,
-      request,
-    });
-    const s: Session<ToolContext> = createSession<ToolContext>({
+  const newSession = (sessionId?: string): Session<ToolContext> =>
+    newToolSession(rt, {
       sessionId,
-      version: VERSION,
       title: "Keynobi (standalone)",
       instructions,
-      tools: TOOLS,
       enabledToolsets,
-      hasProject: project !== null,
-      makeContext,
-      resources: projectResources((signal): ToolContext =>
-        makeContext(signal, s.handlers.resourceExtras())
-      ),
-      prompts: PROMPTS,
+      project: () => fixedProject,
+      mode,
       // Entries wait for the start-up entry so the log reads in order; tool results never wait.
       activity: { append: (entry) => housekeeping.then(() => activity.append(entry)) },
-    });
-    return s;
-  };
+    }, createSession);
 
   let stopReason: "signal" | "client" = "client";
   let closeTransport: () => Promise<void> = () => Promise.resolve();
@@ -318,11 +282,7 @@ async function serve(
       }
     }
     await withinGrace(builds.shutdown("keynobi exited"));
-    builds.close();
-    ui.close();
-    await withinGrace(sessions.syncCrashes().catch(() => {}));
-    await withinGrace(sessions.close());
-    await withinGrace(logcat.close());
+    await closeRuntime(rt, withinGrace);
   } finally {
     await withinGrace(housekeeping);
     await withinGrace(
@@ -338,13 +298,4 @@ async function serve(
     await withinGrace(closeTransport());
   }
   return 0;
-}
-
-/** The user id for `/run/user/<uid>` (null where the platform or the grants do not say). */
-function userId(): number | null {
-  try {
-    return Deno.uid();
-  } catch {
-    return null;
-  }
 }

@@ -124,7 +124,8 @@ export class BuildService {
       throw new ToolError(
         "build_busy",
         `A Gradle build is already running in this keynobi process (build #${c.id}, ` +
-          `${c.tasks.join(" ")}, ${Math.round(c.elapsed_ms / 1000)} s so far): wait for it with ` +
+          `${c.tasks.join(" ")}, started by ${describeOrigin(c.origin)}, ` +
+          `${Math.round(c.elapsed_ms / 1000)} s so far): wait for it with ` +
           "get_build_status, or stop it with cancel_build",
         { running: c },
       );

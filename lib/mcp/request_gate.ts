@@ -25,6 +25,11 @@ export class RequestGate {
     return this.#ids.size;
   }
 
+  /** The ids in flight now. */
+  ids(): JsonRpcId[] {
+    return [...this.#ids];
+  }
+
   has(id: JsonRpcId): boolean {
     return this.#ids.has(id);
   }

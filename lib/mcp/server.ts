@@ -48,7 +48,12 @@ export interface SessionOptions<Ctx> {
   tools: readonly AnyTool<Ctx>[];
   enabledToolsets: readonly ToolsetName[];
   /** Whether a project is open; project-dependent tools are refused without one. */
-  hasProject: boolean;
+  hasProject: boolean | (() => boolean);
+  /**
+   * Why project tools are refused right now (a pinned attached session whose project the app
+   * switched away from), or null; asked before every project-dependent tool.
+   */
+  projectRefusal?: () => string | null;
   makeContext(signal: AbortSignal, request: RequestExtras): Ctx;
   resources: ResourceProvider;
   prompts: readonly PromptDef[];
@@ -225,7 +230,14 @@ export class SessionHandlers<Ctx> {
     if (!parsed.success) {
       return refusal(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}`);
     }
-    if (!tool.projectIndependent && !this.#opts.hasProject) {
+    if (!tool.projectIndependent) {
+      const refusedBecause = this.#opts.projectRefusal?.() ?? null;
+      if (refusedBecause !== null) return refusal(refusedBecause);
+    }
+    const hasProject = typeof this.#opts.hasProject === "function"
+      ? this.#opts.hasProject()
+      : this.#opts.hasProject;
+    if (!tool.projectIndependent && !hasProject) {
       return refusal(
         `${tool.name} needs an Android project, and this Keynobi server has none: ask the user to ` +
           "register keynobi with --project <path>, or to start the client inside a Gradle build",

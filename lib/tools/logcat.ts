@@ -82,12 +82,19 @@ const stopLogcat = defineTool({
   projectIndependent: true,
   async run(args, ctx: ToolContext) {
     const serial = optionalSerial(args.device_serial);
-    const r = await ctx.logcat.stop(serial, ctx.signal);
+    const r: { stopped: string[]; kept_for_others?: { serial: string; sessions: number }[] } =
+      await ctx.logcat.stop(serial, ctx.signal);
+    const kept = r.kept_for_others ?? [];
+    const keptText = kept.map((k) =>
+      `${k.serial} keeps streaming for ${k.sessions} other attached session(s)`
+    ).join("; ");
     return {
-      structured: { stopped: r.stopped },
-      text: r.stopped.length
+      structured: { stopped: r.stopped, ...(kept.length ? { kept_for_others: kept } : {}) },
+      text: (r.stopped.length
         ? `Stopped logcat on ${r.stopped.join(", ")}; the buffer is kept.`
-        : "No logcat stream was running.",
+        : kept.length
+        ? "This session no longer holds the stream."
+        : "No logcat stream was running.") + (keptText ? ` ${keptText}.` : ""),
     };
   },
 });

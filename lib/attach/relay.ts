@@ -1,0 +1,233 @@
+/**
+ * The stdio ↔ socket relay `keynobi --mcp` runs when attached. It forwards whole lines both ways
+ * and remembers just enough to survive the app going away: the requests still open and the
+ * client's `initialize` and `initialized`.
+ *
+ * When the socket ends while the client is still there, the relay answers every request the app
+ * left open (-32603, "The Keynobi app closed the MCP session before answering …"), then, unless
+ * `--attach-only`, hands the client to a standalone server in this process: it replays
+ * `initialize` (under an id of its own, whose answer it drops) and `initialized`, then forwards
+ * the client's lines there. The client sees one session and one `initialize`.
+ */
+import {
+  classifyLine,
+  droppedLineError,
+  encodeMessage,
+  type JsonRpcId,
+  linesOf,
+  MAX_MESSAGE_BYTES,
+  RpcCode,
+} from "../mcp/jsonrpc.ts";
+import { continueStream } from "./handshake.ts";
+
+/** Starts the standalone server that takes the session over; resolves with its exit status. */
+export type Fallback = (
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+) => Promise<number>;
+
+export interface RelayOptions {
+  stdin: ReadableStream<Uint8Array>;
+  stdout: WritableStream<Uint8Array>;
+  conn: Deno.UnixConn;
+  /** The socket's reader (the handshake was read from it) and what came after the handshake. */
+  socketReader: ReadableStreamDefaultReader<Uint8Array>;
+  rest: Uint8Array;
+  /** `null` with `--attach-only`: the relay exits 1 when the app goes. */
+  fallback: Fallback | null;
+  /** Ends the relay (a signal): the socket is closed, status 0. */
+  stop?: Promise<unknown>;
+  /** Called once when the app went away (for the log). */
+  onAppGone?: (openRequests: number) => void;
+}
+
+const encoder = new TextEncoder();
+
+export async function runRelay(opts: RelayOptions): Promise<number> {
+  const out = opts.stdout.getWriter();
+  const writeOut = (text: string) => out.write(encoder.encode(text + "\n")).catch(() => {});
+  const socketOut = opts.conn.writable.getWriter();
+  const open = new Map<JsonRpcId, true>();
+  let initialize: { id: JsonRpcId; message: Record<string, unknown> } | null = null;
+  let initialized: string | null = null;
+
+  // Where client lines go: the socket, then (after the app left) the standalone server's input.
+  let sink = async (line: string): Promise<boolean> => {
+    try {
+      await socketOut.write(encoder.encode(line + "\n"));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let switching: Promise<void> | null = null;
+  let fallbackDone: Promise<number> | null = null;
+  let fallbackInput: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  let exitCode: number | null = null;
+  const appGone = Promise.withResolvers<void>();
+  /** The client closed stdin (or a signal came) while attached: nothing to take over. */
+  let leaving = false;
+
+  const switchToStandalone = async (): Promise<void> => {
+    if (leaving) return;
+    opts.onAppGone?.(open.size);
+    for (const id of open.keys()) {
+      await writeOut(encodeMessage({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: RpcCode.internalError,
+          message: "The Keynobi app closed the MCP session before answering this request; " +
+            (opts.fallback
+              ? "this session continues standalone: send it again"
+              : "--attach-only: this server exits"),
+        },
+      }));
+    }
+    open.clear();
+    if (!opts.fallback) {
+      exitCode = 1;
+      return;
+    }
+    const input = new TransformStream<Uint8Array, Uint8Array>();
+    const replayId = `keynobi-relay-replay-${crypto.randomUUID()}`;
+    const replayMarker = JSON.stringify(replayId);
+    let dropped = false;
+    const output = new WritableStream<Uint8Array>({
+      async write(chunk) {
+        // The transport writes one whole message per chunk: drop the replayed initialize's answer.
+        if (!dropped && chunk.length < 1 << 20) {
+          const text = new TextDecoder().decode(chunk);
+          if (text.includes(replayMarker) && !text.includes('"method"')) {
+            dropped = true;
+            return;
+          }
+        }
+        await out.write(chunk).catch(() => {});
+      },
+    });
+    fallbackInput = input.writable.getWriter();
+    fallbackDone = opts.fallback(input.readable, output);
+    if (initialize) {
+      await fallbackInput.write(
+        encoder.encode(encodeMessage({ ...initialize.message, id: replayId }) + "\n"),
+      );
+      await fallbackInput.write(
+        encoder.encode(
+          (initialized ?? JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })) +
+            "\n",
+        ),
+      );
+    }
+    const w = fallbackInput;
+    sink = async (line) => {
+      try {
+        await w.write(encoder.encode(line + "\n"));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+  };
+
+  const socketLoop = (async () => {
+    const reader = continueStream(opts.rest, opts.socketReader).getReader();
+    try {
+      for await (const ev of linesOf(reader, MAX_MESSAGE_BYTES * 4)) {
+        if (typeof ev !== "string") continue;
+        const c = classifyLine(ev);
+        if (c.kind === "response") {
+          const id = (c.message as { id?: JsonRpcId | null }).id;
+          if (id !== null && id !== undefined) open.delete(id);
+        }
+        await writeOut(ev);
+      }
+    } catch { /* the app went away */ }
+    appGone.resolve();
+  })();
+
+  const stdinReader = opts.stdin.getReader();
+  const stdinLoop = (async () => {
+    const lines = linesOf(stdinReader, MAX_MESSAGE_BYTES);
+    while (true) {
+      const next = await lines.next().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) return;
+      const ev = next.value;
+      if (typeof ev !== "string") {
+        await writeOut(encodeMessage({
+          jsonrpc: "2.0",
+          id: null,
+          error: droppedLineError(ev.dropped, MAX_MESSAGE_BYTES),
+        }));
+        continue;
+      }
+      const c = classifyLine(ev);
+      if (c.kind === "request") {
+        const m = c.message as unknown as Record<string, unknown> & { id: JsonRpcId };
+        if (m.method === "initialize" && initialize === null) {
+          initialize = { id: m.id, message: m };
+        }
+        if (!fallbackInput) open.set(m.id, true);
+      } else if (c.kind === "notification" && c.message.method === "notifications/initialized") {
+        initialized = ev;
+      }
+      if (switching) await switching;
+      if (exitCode !== null) return;
+      if (!(await sink(ev))) {
+        // The socket is gone: wait for the switch, then give the line to the standalone server.
+        await appGone.promise;
+        switching ??= switchToStandalone();
+        await switching;
+        if (exitCode !== null) return;
+        if (c.kind === "request") open.delete((c.message as { id: JsonRpcId }).id);
+        await sink(ev);
+      }
+    }
+  })();
+
+  const gone = appGone.promise.then(async () => {
+    switching ??= switchToStandalone();
+    await switching;
+    return "gone" as const;
+  });
+  const first = await Promise.race([
+    stdinLoop.then(() => "client" as const),
+    gone,
+    (opts.stop ?? new Promise<never>(() => {})).then(() => "stop" as const),
+  ]);
+  if (first === "client" || first === "stop") {
+    // The client went away (or a signal): the app sees the connection end; builds carry on there.
+    leaving = fallbackInput === null && switching === null;
+    try {
+      opts.conn.close();
+    } catch { /* closed */ }
+    if (first === "stop") stdinReader.cancel().catch(() => {});
+    await socketLoop;
+    if (fallbackInput) {
+      await (fallbackInput as WritableStreamDefaultWriter<Uint8Array>).close().catch(() => {});
+      const code = await fallbackDone!;
+      out.releaseLock();
+      return code;
+    }
+    out.releaseLock();
+    return 0;
+  }
+  try {
+    opts.conn.close();
+  } catch { /* closed */ }
+  if (exitCode !== null) {
+    stdinReader.cancel().catch(() => {});
+    out.releaseLock();
+    return exitCode;
+  }
+  // Standalone now: the stdin loop feeds it until the client closes stdin.
+  const stopped = await Promise.race([
+    stdinLoop.then(() => "client" as const),
+    (opts.stop ?? new Promise<never>(() => {})).then(() => "stop" as const),
+  ]);
+  if (stopped === "stop") stdinReader.cancel().catch(() => {});
+  await (fallbackInput as WritableStreamDefaultWriter<Uint8Array> | null)?.close().catch(() => {});
+  const code = await fallbackDone!;
+  out.releaseLock();
+  return code;
+}

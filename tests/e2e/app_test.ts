@@ -1,0 +1,383 @@
+/**
+ * `keynobi app` and attached sessions through the real entry points: the app as a user runs it,
+ * `keynobi --mcp` as a client spawns it (driven by the SDK's Client), raw socket clients for
+ * hostile handshakes, and the simulator's fake Gradle and logcat behind the app's workers.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import { call, connect, keynobiArgv, runKeynobi, startWorld, type World } from "./harness.ts";
+import { attachLine, rawExchange, startApp } from "./app_harness.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
+
+const PROJECT = "sample-kts";
+const OTHER = "sample-groovy";
+const SERIAL = "emulator-5554";
+
+async function trusted(world: World, name = PROJECT): Promise<string> {
+  const project = world.sim.projects[name];
+  const r = await runKeynobi(world, ["trust", project]);
+  assertEquals(r.code, 0, r.stderr);
+  return await Deno.realPath(project);
+}
+
+function s(r: { structuredContent?: Record<string, unknown> }): J {
+  return r.structuredContent as J;
+}
+
+async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T;
+  for (let i = 0; i < 150; i++) {
+    last = await fn();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
+}
+
+async function activity(world: World): Promise<string[]> {
+  const text = await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`);
+  return text.trim().split("\n").map((l) => JSON.parse(l).summary as string);
+}
+
+Deno.test("keynobi app: ready line, 0700 dir and 0600 socket, a live socket is never taken over, removed at exit", async () => {
+  await using world = await startWorld();
+  const app = await startApp(world);
+  assertMatch(app.stderr(), /listening on .*mcp\.sock, project none/);
+  const dir = await Deno.stat(world.dataDir);
+  assertEquals(dir.mode! & 0o777, 0o700);
+  const sock = await Deno.lstat(`${world.dataDir}/mcp.sock`);
+  assert(sock.isSocket);
+  assertEquals(sock.mode! & 0o777, 0o600);
+
+  const second = await runKeynobi(world, ["app"]);
+  assertEquals(second.code, 2, second.stderr);
+  assertStringIncludes(second.stderr, `another keynobi app (pid ${app.pid}) is already listening`);
+  assertEquals(second.stdout, "");
+  // The first app still serves.
+  await using c = await connect(world, ["--attach-only"]);
+  assertEquals(c.client.getServerVersion()?.title, "Keynobi (attached to the app)");
+  await c.client.close();
+
+  const st = await app.stop("SIGTERM");
+  assertEquals(st.code, 0, app.stderr());
+  let gone = false;
+  try {
+    await Deno.lstat(`${world.dataDir}/mcp.sock`);
+  } catch {
+    gone = true;
+  }
+  assert(gone, "the socket is removed at exit");
+  await app[Symbol.asyncDispose]();
+});
+
+Deno.test("keynobi app: a stale socket is replaced; a socket path over sun_path is a clear error", async () => {
+  await using world = await startWorld();
+  // A socket nobody listens on: an app killed without cleaning up.
+  const killed = await startApp(world);
+  await killed.stop("SIGKILL");
+  assert((await Deno.lstat(`${world.dataDir}/mcp.sock`)).isSocket, "SIGKILL leaves the socket");
+  await using app = await startApp(world);
+  assertMatch(app.stderr(), /ready: pid \d+/);
+  const r = await rawExchange(world.dataDir, '{"status":1}\n');
+  assertEquals(r.answer!.app && (r.answer!.app as J).pid, app.pid);
+
+  const long = `${world.home}/${"d".repeat(120)}`;
+  const tooLong = await runKeynobi(
+    { env: { ...world.env, KEYNOBI_HOME: long }, home: world.home },
+    [
+      "app",
+    ],
+  );
+  assertEquals(tooLong.code, 2, tooLong.stderr);
+  assertMatch(tooLong.stderr, /bytes, over the \d+-byte limit of a Unix socket path/);
+});
+
+Deno.test("attached session: mode in initialize, get_project_info and get_build_status; status lists it; activity lines", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await using app = await startApp(world, ["--project", project]);
+  await using a = await connect(world, ["--project", project]);
+  const info = a.client.getServerVersion()!;
+  assertEquals(info.title, "Keynobi (attached to the app)");
+  assertMatch(a.client.getInstructions() ?? "", /^Keynobi MCP server, attached to the Keynobi app/);
+  const p = s(await call(a, "get_project_info"));
+  assertEquals(
+    [p.mode, p.standalone_reason, p.follows_app, p.pinned_project],
+    ["attached", null, false, project],
+  );
+  await using f = await connect(world, []);
+  const pf = s(await call(f, "get_project_info"));
+  assertEquals([pf.mode, pf.follows_app, pf.project.selected_by], ["attached", true, "app"]);
+  assertEquals(pf.project.root, project);
+  const b = s(await call(a, "get_build_status"));
+  assertEquals([b.mode, b.standalone_reason], ["attached", null]);
+
+  const st = await runKeynobi(world, ["status", "--json"]);
+  assertEquals(st.code, 0, st.stderr);
+  const j = JSON.parse(st.stdout);
+  assertEquals(j.app.pid, app.pid);
+  assertEquals(j.app.project, project);
+  assertEquals(j.attached.length, 2);
+  const pids = j.attached.map((x: J) => x.pid).sort();
+  assertEquals(pids, [a.pid(), f.pid()].sort());
+  assertEquals(j.attached.map((x: J) => x.client_name), ["keynobi-e2e", "keynobi-e2e"]);
+  assertEquals(j.standalone, [], "attached sessions are not standalone servers");
+  assertEquals(j.version_mismatches, []);
+  const text = await runKeynobi(world, ["status"]);
+  assertStringIncludes(text.stdout, `app: pid ${app.pid}, version `);
+  assertStringIncludes(text.stdout, "attached sessions: 2");
+  assertStringIncludes(text.stdout, "follows the app");
+
+  const aPid = a.pid();
+  await a.client.close();
+  await poll(() => activity(world), (l) => l.includes("Client detached"), "the detach line");
+  const lines = await activity(world);
+  assert(
+    lines.includes(`Client attached (pid ${aPid}) — project: ${project}`),
+    lines.join("\n"),
+  );
+});
+
+Deno.test("two attached clients share one build slot (the second is told who started it) and one logcat buffer", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(1500);
+  await using _app = await startApp(world, ["--project", project]);
+  await using a = await connect(world, ["--project", project]);
+  await using b = await connect(world, []);
+  const building = a.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  building.catch(() => {});
+  await poll(
+    () => call(b, "get_build_status"),
+    (r) => s(r).status === "running",
+    "a running build",
+  );
+  const busy = await call(b, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(busy.isError, true);
+  assertEquals(s(busy).error.code, "build_busy");
+  assertStringIncludes(busy.content[0].text!, "A Gradle build is already running");
+  assertStringIncludes(busy.content[0].text!, "started by an agent (keynobi-e2e)");
+  const cancelled = await call(b, "cancel_build");
+  assert(!cancelled.isError, cancelled.content[0].text);
+  const done = await building as J;
+  assertStringIncludes(done.content[0].text, "[mode: attached]");
+
+  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
+    crash(pkg: string, kind: "java"): { pid: number };
+    setRate(n: number): void;
+  };
+  logcat.setRate(0);
+  assert(!(await call(a, "start_logcat", { device_serial: SERIAL })).isError);
+  const again = await call(b, "start_logcat", { device_serial: SERIAL });
+  assertEquals(s(again).already, true, "one stream per device, shared");
+  logcat.crash("com.example.crashy", "java");
+  await poll(() => call(b, "get_crash_logs"), (r) => s(r).total_crashes >= 1, "B sees A's stream");
+  const stop = await call(a, "stop_logcat", { device_serial: SERIAL });
+  assertEquals(s(stop).stopped, []);
+  assertEquals(s(stop).kept_for_others, [{ serial: SERIAL, sessions: 1 }]);
+  logcat.crash("com.example.crashy", "java");
+  await poll(
+    () => call(b, "get_crash_logs"),
+    (r) => s(r).total_crashes >= 2,
+    "B still reads after A stopped",
+  );
+  const last = await call(b, "stop_logcat", { device_serial: SERIAL });
+  assertEquals(s(last).stopped, [SERIAL]);
+});
+
+Deno.test("a session pinned to another project is refused naming the app's project; --attach-only exits 2", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const other = await Deno.realPath(world.sim.projects[OTHER]);
+  await using _app = await startApp(world, ["--project", project]);
+  const r = await runKeynobi(world, ["--mcp", "--attach-only", "--project", other], {
+    stdin: "",
+  });
+  assertEquals(r.code, 2);
+  assertStringIncludes(r.stderr, `the Keynobi app has ${project} open, not ${other}`);
+  assertEquals(r.stdout, "");
+  // Without --attach-only it serves standalone and says why.
+  await using c = await connect(world, ["--project", other]);
+  const p = s(await call(c, "get_project_info"));
+  assertEquals(p.mode, "standalone");
+  assertStringIncludes(p.standalone_reason, `has ${project} open`);
+});
+
+Deno.test("hostile handshakes are refused or closed; the app keeps serving and writes nothing outside the data dir", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const before = [...Deno.readDirSync(world.home)].map((e) => e.name).sort();
+  await using _app = await startApp(world, ["--project", project]);
+  const refused = async (send: string | Uint8Array, re: RegExp) => {
+    const { answer } = await rawExchange(world.dataDir, send);
+    assert(answer !== null, "an answer");
+    assertEquals(answer.accepted, false);
+    assertMatch(String(answer.reason), re);
+  };
+  await refused("x".repeat(5000), /longer than 4096 bytes/);
+  await refused("{not json\n", /not valid JSON/);
+  await refused(attachLine({ attach: 2 }), /unknown attach version 2.*version 1/);
+  await refused(attachLine({ project: `${project}/../${PROJECT}` }), /must not contain "\.\."/);
+  const link = `${world.home}/link-to-project`;
+  await Deno.symlink(project, link);
+  await refused(attachLine({ project: link }), /not canonical.*symlink/);
+  await refused(attachLine({ project: "relative/path" }), /absolute/);
+  await refused(new Uint8Array([0xff, 0xfe, 10]), /not UTF-8/);
+  // Silence past REQUEST_TIMEOUT: answered, then closed.
+  const silent = await rawExchange(world.dataDir, null);
+  assertMatch(String(silent.answer!.reason), /did not arrive within 5000 ms/);
+  // 100 connections opened and dropped.
+  const conns = await Promise.all(
+    Array.from(
+      { length: 100 },
+      () => Deno.connect({ transport: "unix", path: `${world.dataDir}/mcp.sock` }),
+    ),
+  );
+  for (const c of conns) c.close();
+  await using ok = await connect(world, ["--attach-only"]);
+  assertEquals(s(await call(ok, "get_project_info")).mode, "attached");
+  await Deno.remove(link);
+  const after = [...Deno.readDirSync(world.home)].map((e) => e.name).sort();
+  assertEquals(after, before, "nothing written outside the data dir");
+});
+
+Deno.test("MAX_ATTACHED_SESSIONS sessions are served; one more is refused", async () => {
+  await using world = await startWorld();
+  await using _app = await startApp(world);
+  const held: Deno.UnixConn[] = [];
+  try {
+    for (let i = 0; i < 16; i++) {
+      const { answer, conn } = await rawExchange(world.dataDir, attachLine(), { keepOpen: true });
+      assertEquals(answer!.accepted, true, JSON.stringify(answer));
+      held.push(conn);
+    }
+    const { answer } = await rawExchange(world.dataDir, attachLine());
+    assertEquals(answer!.accepted, false);
+    assertStringIncludes(String(answer!.reason), "MAX_ATTACHED_SESSIONS 16");
+    held.pop()!.close();
+    const again = await poll(
+      () => rawExchange(world.dataDir, attachLine(), { keepOpen: true }),
+      (r) => r.answer!.accepted === true || (r.conn.close(), false),
+      "a free slot after one detached",
+    );
+    held.push(again.conn);
+  } finally {
+    for (const c of held) c.close();
+  }
+});
+
+Deno.test("the app quitting mid-build leaves both clients working standalone, sessions intact", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(2000);
+  const app = await startApp(world, ["--project", project]);
+  await using a = await connect(world, ["--project", project]);
+  await using b = await connect(world, []);
+  const errors: string[] = [];
+  a.client.onerror = (e: Error) => errors.push(e.message);
+  b.client.onerror = (e: Error) => errors.push(e.message);
+  const building = a.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  building.catch(() => {});
+  await poll(
+    () => call(b, "get_build_status"),
+    (r) => s(r).status === "running",
+    "a running build",
+  );
+  const st = await app.stop("SIGTERM");
+  assertEquals(st.code, 0, app.stderr());
+  let failure: J = null;
+  try {
+    await building;
+  } catch (e) {
+    failure = e;
+  }
+  assert(failure !== null, "the call in flight is answered with an error");
+  assertEquals(failure.code, -32603);
+  assertStringIncludes(failure.message, "The Keynobi app quit before answering this request");
+  assertStringIncludes(failure.message, "cancelled the running Gradle build");
+  for (const c of [a, b]) {
+    const p = s(await call(c, "get_project_info"));
+    assertEquals([p.mode, p.standalone_reason], ["standalone", "the Keynobi app quit"]);
+    assertEquals(p.project.root, project);
+  }
+  const status = s(await call(a, "get_build_status"));
+  assertEquals(status.cancelled_by, { kind: "appQuit" });
+  assertEquals(errors, [], "no stray answers (a second initialize) reached the clients");
+  await app[Symbol.asyncDispose]();
+});
+
+Deno.test("the app killed with SIGKILL mid-request: the relay answers it and falls back; --attach-only exits 1", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setTaskDelay(2000);
+  const app = await startApp(world, ["--project", project]);
+  await using a = await connect(world, ["--project", project]);
+  const errors: string[] = [];
+  a.client.onerror = (e: Error) => errors.push(e.message);
+  const building = a.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  building.catch(() => {});
+  await poll(
+    () => call(a, "get_build_status"),
+    (r) => s(r).status === "running",
+    "a running build",
+  );
+  // An --attach-only relay next to it: it exits 1 when the app goes.
+  const only = new Deno.Command(Deno.execPath(), {
+    args: keynobiArgv(["--mcp", "--attach-only"]),
+    env: world.env,
+    clearEnv: true,
+    cwd: world.home,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = only.stdin.getWriter();
+  await w.write(new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }) + "\n",
+  ));
+  const outReader = only.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const firstOut = await outReader.read();
+  assertStringIncludes(firstOut.value ?? "", "Keynobi (attached to the app)");
+  await app.stop("SIGKILL");
+  const onlyStatus = await only.status;
+  assertEquals(onlyStatus.code, 1, "--attach-only exits 1 when the app goes");
+  await w.close().catch(() => {});
+  outReader.releaseLock();
+  await only.stdout.cancel().catch(() => {});
+  await only.stderr.cancel().catch(() => {});
+  let failure: J = null;
+  try {
+    await building;
+  } catch (e) {
+    failure = e;
+  }
+  assert(failure !== null);
+  assertEquals(failure.code, -32603);
+  assertStringIncludes(failure.message, "closed the MCP session before answering");
+  const p = s(await call(a, "get_project_info"));
+  assertEquals([p.mode, p.standalone_reason], ["standalone", "the Keynobi app quit"]);
+  assertEquals(errors, []);
+  await app[Symbol.asyncDispose]().catch(() => {});
+});
