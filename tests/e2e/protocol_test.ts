@@ -175,9 +175,9 @@ Deno.test("--attach-only exits 2 when no app runs; --version and --help answer",
   assertEquals(v.stdout.trim(), `keynobi ${VERSION}`);
   const h = await runKeynobi(world, ["--help"]);
   assertStringIncludes(h.stdout, "keynobi --mcp");
-  const app = await runKeynobi(world, ["app"]);
+  const app = await runKeynobi(world, ["app", "--frobnicate"]);
   assertEquals(app.code, 2);
-  assertStringIncludes(app.stderr, "not implemented yet");
+  assertStringIncludes(app.stderr, 'Unknown option "--frobnicate" for keynobi app');
   const bad = await runKeynobi(world, ["--frobnicate"]);
   assertEquals(bad.code, 2);
 });
