@@ -12,8 +12,9 @@ import type { GrpcEndpoint } from "../emulator/discovery.ts";
 import { projectRootFor, type ProjectSelection, selectProject } from "../gradle/project_root.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";
-import { RpcCode } from "../mcp/jsonrpc.ts";
+import { type JsonRpcId, RpcCode } from "../mcp/jsonrpc.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Session } from "../mcp/session.ts";
 import { TOOLS } from "../tools/registry.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
@@ -63,8 +64,43 @@ export interface AttachedSessionInfo {
 interface Attached {
   info: AttachedSessionInfo;
   session: Session<ToolContext>;
-  transport: LineTransport;
+  /** Null until the handshake's answer is written. */
+  transport: AttachedTransport | null;
   conn: Deno.UnixConn;
+}
+
+/**
+ * The line transport of one attached session, which can hold its answers while the app quits: a
+ * handler that ends because quitting cancelled its build does not answer on its own; the quit
+ * answers it with -32603 like every other request in flight.
+ */
+class AttachedTransport extends LineTransport {
+  #holding = false;
+  readonly held: JsonRpcId[] = [];
+
+  holdAnswers(): void {
+    this.#holding = true;
+  }
+
+  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as { id?: JsonRpcId | null; method?: string };
+    if (this.#holding && m.method === undefined && m.id !== undefined && m.id !== null) {
+      this.held.push(m.id);
+      return Promise.resolve();
+    }
+    return super.send(message, options);
+  }
+
+  /** Answer (bypassing the hold) every request this session has open, then close. */
+  async quit(message: string): Promise<void> {
+    const ids = new Set<JsonRpcId>([...this.gate.ids(), ...this.held]);
+    for (const id of ids) {
+      void super.send(
+        { jsonrpc: "2.0", id, error: { code: RpcCode.internalError, message } } as JSONRPCMessage,
+      );
+    }
+    await this.close();
+  }
 }
 
 async function within<T>(p: Promise<T>, ms = QUIT_STEP_TIMEOUT_MS): Promise<T | undefined> {
@@ -186,7 +222,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       follows_app: pinned === null,
       since: new Date().toISOString(),
     };
-    return { info, session, transport: null as unknown as LineTransport, conn };
+    return { info, session, transport: null, conn };
   };
 
   const write = async (conn: Deno.UnixConn, value: unknown) => {
@@ -276,7 +312,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       closeQuietly(conn);
       return;
     }
-    const transport = new LineTransport(continueStream(handshake.rest, reader), conn.writable, {
+    const transport = new AttachedTransport(continueStream(handshake.rest, reader), conn.writable, {
       gate: a.session.gate,
     });
     a.transport = transport;
@@ -366,6 +402,9 @@ async function quit(
   release: () => Promise<void>,
 ): Promise<void> {
   await release();
+  const sessions = [...live.values()];
+  live.clear();
+  for (const a of sessions) a.transport?.holdAnswers();
   const running = await within(rt.builds.status().catch(() => null), QUIT_BUILD_TIMEOUT_MS);
   let cancelled = false;
   if (running) {
@@ -375,15 +414,8 @@ async function quit(
   const message = "The Keynobi app quit before answering this request" +
     (cancelled ? " (it cancelled the running Gradle build)" : "") +
     "; this session continues standalone: send it again";
-  const sessions = [...live.values()];
-  live.clear();
   await within(Promise.allSettled(sessions.map(async (a) => {
-    for (const id of a.session.gate.ids()) {
-      void a.transport.send(
-        { jsonrpc: "2.0", id, error: { code: RpcCode.internalError, message } } as JSONRPCMessage,
-      );
-    }
-    await a.transport.close();
+    await a.transport?.quit(message);
     await a.session.close();
     closeQuietly(a.conn);
     await rt.activity.append({
