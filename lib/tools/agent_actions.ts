@@ -61,7 +61,9 @@ function record(
 /** `tool` recording its calls as agent actions when it acts on a device; else `tool` itself. */
 export function withAgentActions(tool: AnyTool<ToolContext>): AnyTool<ToolContext> {
   const param = deviceParamOf(tool);
-  const implicit = IMPLICIT_DEVICE_TOOLS[tool.name];
+  const implicit = Object.hasOwn(IMPLICIT_DEVICE_TOOLS, tool.name)
+    ? IMPLICIT_DEVICE_TOOLS[tool.name]
+    : undefined;
   if (tool.kind === "R" || (param === null && !implicit)) return tool;
   return {
     ...tool,
