@@ -9,6 +9,8 @@
  * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
  * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
  * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)
+ * - keynobi app: attach → initialize, relay vs standalone round trip, RSS with 16 sessions
+ *   (scripts/bench_attach.ts)
  * - issue 9, before → after: logcat soak, ingest, queries, memory per entry, screenshots
  *   (scripts/bench_bounded.ts)
  */
@@ -22,6 +24,7 @@ import { trustProject } from "../lib/core/settings.ts";
 import { benchEmulator } from "./bench_emulator.ts";
 import { benchBounded } from "./bench_bounded.ts";
 import { benchMcp, prepareBefore } from "./bench_mcp.ts";
+import { benchAttach } from "./bench_attach.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -121,6 +124,9 @@ try {
       soakRequests: Number(Deno.env.get("BENCH_SOAK_REQUESTS") ?? 300_000),
     }),
   );
+
+  // keynobi app: attach → initialize, the relay's added round trip, RSS with 16 sessions.
+  results.push(...await benchAttach({ env, home, runs: 20 }));
 
   // Gradle output parsing (the build worker's hot path), on the real logs when they are beside us.
   {

@@ -13,15 +13,16 @@ const home = await Deno.makeTempDir({ prefix: "keynobi-demo-" });
 const project = sim.projects["sample-kts"];
 const main = new URL("../main.ts", import.meta.url).pathname;
 
+const env = await childEnv({
+  HOME: home,
+  KEYNOBI_HOME: `${home}/keynobi`,
+  ADB_SERVER_SOCKET: sim.adbServerSocket,
+  ANDROID_HOME: sim.sdkRoot,
+});
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
   args: ["run", ...RUN_FLAGS, main, "--mcp", "--project", project],
-  env: await childEnv({
-    HOME: home,
-    KEYNOBI_HOME: `${home}/keynobi`,
-    ADB_SERVER_SOCKET: sim.adbServerSocket,
-    ANDROID_HOME: sim.sdkRoot,
-  }),
+  env,
   stderr: "inherit",
 });
 const client = new Client({ name: "keynobi-demo", version: "1.0.0" });
@@ -104,6 +105,9 @@ try {
 
   await uiStep();
 
+  section("keynobi app: an attached session next to this standalone one");
+  await attachedStep();
+
   section("a refusal (hostile argument)");
   await show("get_device_info", { device_serial: "emulator-5554; rm -rf /sdcard" });
 
@@ -185,4 +189,58 @@ async function uiStep() {
     });
   }
   await show("screenshot", { device_serial: serial, max_dimension: 512 });
+}
+
+/** Start `keynobi app`, attach a second client, show both sessions' modes and `keynobi status`. */
+async function attachedStep() {
+  const app = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, main, "app", "--project", project],
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  for await (const chunk of app.stderr.pipeThrough(new TextDecoderStream())) {
+    err += chunk;
+    if (err.includes(" ready: ")) break;
+  }
+  console.log(indent(err.trim()));
+  const attached = new Client({ name: "second-agent", version: "1.0.0" });
+  try {
+    await attached.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", ...RUN_FLAGS, main, "--mcp", "--project", project],
+        env,
+        stderr: "inherit",
+      }),
+    );
+    const mode = async (c: Client) => {
+      const r = await c.callTool({ name: "get_project_info", arguments: {} }) as {
+        structuredContent?: { mode?: string; standalone_reason?: string | null };
+      };
+      const m = r.structuredContent ?? {};
+      return `${m.mode}${m.standalone_reason ? ` (${m.standalone_reason})` : ""}`;
+    };
+    console.log(`  this session:  ${client.getServerVersion()?.title}, mode ${await mode(client)}`);
+    console.log(
+      `  second agent:  ${attached.getServerVersion()?.title}, mode ${await mode(attached)}`,
+    );
+    const status = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...RUN_FLAGS, main, "status"],
+      env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    console.log("> keynobi status");
+    console.log(indent(new TextDecoder().decode(status.stdout).trim()));
+  } finally {
+    await attached.close().catch(() => {});
+    app.kill("SIGTERM");
+    await app.status;
+    await app.stderr.cancel().catch(() => {});
+  }
 }

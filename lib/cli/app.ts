@@ -18,6 +18,7 @@ import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/tran
 import type { Session } from "../mcp/session.ts";
 import { TOOLS } from "../tools/registry.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
+import { pinnedRefusal } from "../tools/project.ts";
 import { VERSION } from "../version.ts";
 import {
   type AttachRequest,
@@ -184,6 +185,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       standaloneReason: null,
       followsApp: pinned === null,
       pinnedProject: pinned,
+      appProject: () => project?.root ?? null,
     };
     const selection = (): ProjectSelection | null =>
       pinned === null
@@ -203,13 +205,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       enabledToolsets,
       project: selection,
       mode,
-      projectRefusal: () =>
-        pinned !== null && project?.root !== pinned
-          ? `Keynobi now has ${project?.root ?? "no project"} open; this session is for ` +
-            `${pinned}, so its project tools are refused: ask the user to run ` +
-            `keynobi open ${pinned}, or restart the MCP client to follow the app's project ` +
-            "(device, UI, logcat, get_project_info and run_health_check keep working)"
-          : null,
+      projectRefusal: () => pinnedRefusal(mode),
       activity: rt.activity,
       logcat: (id) => logcatShares.view(id),
     }, createSession);

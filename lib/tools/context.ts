@@ -15,6 +15,8 @@ export interface SessionMode {
   standaloneReason: string | null;
   followsApp: boolean;
   pinnedProject: string | null;
+  /** Attached: the app's open project right now (it can change with `keynobi open`). */
+  appProject?: () => string | null;
 }
 
 export interface ToolContext {

@@ -9,7 +9,7 @@ import { readGradleProject } from "../gradle/build_files.ts";
 import { inspectWrapper } from "../gradle/wrapper.ts";
 import { describeJava, type JavaInfo } from "../android/jdk.ts";
 import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../android/health.ts";
-import type { ToolContext } from "./context.ts";
+import type { SessionMode, ToolContext } from "./context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */
 export const MAX_TEXT_MODULES = 20;
@@ -50,6 +50,7 @@ export async function projectInfo(ctx: ToolContext): Promise<Record<string, unkn
     };
   }
   const root = ctx.project.root;
+  const closedByApp = appSwitchedAway(ctx);
   const trusted = await isTrusted(ctx.dataDir, root);
   const [info, wrapper, java] = await Promise.all([
     readGradleProject(root),
@@ -69,14 +70,52 @@ export async function projectInfo(ctx: ToolContext): Promise<Record<string, unkn
       gradle_wrapper: wrapper,
     },
     ...modeFields(ctx),
-    open: true,
+    ...(closedByApp !== undefined
+      ? {
+        open: false,
+        app_project: closedByApp,
+        hint: `The Keynobi app now has ${closedByApp ?? "no project"} open; this session is ` +
+          `pinned to ${root}, so its project tools are refused: ask the user to run ` +
+          `keynobi open ${root}, or restart the MCP client to follow the app's project`,
+      }
+      : {
+        open: true,
+        hint: info.settings_file === null
+          ? `${root} has no settings.gradle.kts or settings.gradle: select the Android project's root`
+          : null,
+      }),
     trusted,
     trust_hint: trusted ? null : trustHint(root),
     java,
-    hint: info.settings_file === null
-      ? `${root} has no settings.gradle.kts or settings.gradle: select the Android project's root`
-      : null,
   };
+}
+
+/**
+ * Why a pinned attached session refuses project tools and project resources now (the app has
+ * switched to another project since it attached), or null.
+ */
+export function pinnedRefusal(session: SessionMode): string | null {
+  const pinned = session.pinnedProject;
+  if (session.mode !== "attached" || pinned === null || !session.appProject) return null;
+  const now = session.appProject();
+  if (now === pinned) return null;
+  return `Keynobi now has ${now ?? "no project"} open; this session is for ${pinned}, so its ` +
+    `project tools and files are refused: ask the user to run keynobi open ${pinned}, or restart ` +
+    "the MCP client to follow the app's project (device, UI, logcat, get_project_info and " +
+    "run_health_check keep working)";
+}
+
+/**
+ * A pinned attached session whose project the app switched away from: the app's project now
+ * (null: none); undefined when the session's project is still the app's (or it is not pinned).
+ */
+function appSwitchedAway(ctx: ToolContext): string | null | undefined {
+  const pinned = ctx.session.pinnedProject;
+  if (ctx.session.mode !== "attached" || pinned === null || !ctx.session.appProject) {
+    return undefined;
+  }
+  const now = ctx.session.appProject();
+  return now === pinned ? undefined : now;
 }
 
 interface ProjectShape {

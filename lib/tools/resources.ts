@@ -4,6 +4,7 @@
  * inside the canonical project root (see lib/core/project_paths.ts, which also closes the
  * check-then-use gap).
  */
+import { pinnedRefusal } from "./project.ts";
 import { isToolError } from "../core/errors.ts";
 import { readProjectFile } from "../core/project_paths.ts";
 import { readGradleProject } from "../gradle/build_files.ts";
@@ -103,7 +104,9 @@ export function projectResources(
         description: "When to use Keynobi's tools, and when Android CLI fits better",
         mimeType: "text/markdown",
       });
-      for (const uri of Object.keys(PROJECT_FILES) as ProjectUri[]) {
+      // A pinned session whose project the app left lists no project files (reads are refused).
+      const away = pinnedRefusal(ctx.session) !== null;
+      for (const uri of away ? [] : Object.keys(PROJECT_FILES) as ProjectUri[]) {
         const rel = await fileFor(uri, ctx, true);
         if (!rel) continue; // Missing, not a regular file, or outside the project: not listed.
         const f = PROJECT_FILES[uri];
@@ -130,6 +133,8 @@ export function projectResources(
           { uri },
         );
       }
+      const away = pinnedRefusal(ctx.session);
+      if (away !== null) throw new RpcError(RpcCode.invalidRequest, away, { uri });
       const rel = await fileFor(uri as ProjectUri, ctx, false);
       if (!rel || !ctx.project) {
         throw new RpcError(

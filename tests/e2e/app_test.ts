@@ -381,3 +381,63 @@ Deno.test("the app killed with SIGKILL mid-request: the relay answers it and fal
   assertEquals(errors, []);
   await app[Symbol.asyncDispose]().catch(() => {});
 });
+
+Deno.test("keynobi open switches the app's project: a pinned session refuses project tools and files, a following one moves", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const other = await trusted(world, OTHER);
+  await using _app = await startApp(world, ["--project", project]);
+  await using pinned = await connect(world, ["--project", project]);
+  await using follows = await connect(world, []);
+  // An older binary's session, attached over the raw socket, for the version check.
+  const { answer, conn } = await rawExchange(world.dataDir, attachLine({ version: "0.0.1" }), {
+    keepOpen: true,
+  });
+  assertEquals(answer!.accepted, true);
+  try {
+    const st = JSON.parse((await runKeynobi(world, ["status", "--json"])).stdout);
+    const mismatch = st.version_mismatches as string[];
+    assertEquals(mismatch.length, 1, mismatch.join("\n"));
+    assertStringIncludes(mismatch[0], "runs 0.0.1");
+    assertStringIncludes(mismatch[0], "restart your MCP client to use the new binary");
+    const text = await runKeynobi(world, ["status"]);
+    assertStringIncludes(text.stdout, "version mismatch:");
+  } finally {
+    conn.close();
+  }
+
+  const opened = await runKeynobi(world, ["open", other]);
+  assertEquals(opened.code, 0, opened.stderr);
+  assertStringIncludes(opened.stdout, `now has ${other} open (was ${project})`);
+
+  const refused = await call(pinned, "get_build_status");
+  assertEquals(refused.isError, true);
+  assertEquals(s(refused).error.code, "invalid_params");
+  assertStringIncludes(
+    refused.content[0].text!,
+    `Keynobi now has ${other} open; this session is for ${project}`,
+  );
+  const info = s(await call(pinned, "get_project_info"));
+  assertEquals([info.open, info.app_project], [false, other]);
+  assertStringIncludes(info.hint, `keynobi open ${project}`);
+  assert(!(await call(pinned, "list_devices")).isError, "device tools keep working");
+  const listed = await pinned.client.listResources();
+  assert(!listed.resources.some((r: { uri: string }) => r.uri === "android://gradle-settings"));
+  let readError: J = null;
+  try {
+    await pinned.client.readResource({ uri: "android://gradle-settings" });
+  } catch (e) {
+    readError = e;
+  }
+  assertStringIncludes(String(readError?.message), `Keynobi now has ${other} open`);
+  const skill = await pinned.client.readResource({ uri: "keynobi://skill" });
+  assert(skill.contents.length === 1, "the skill is still served");
+
+  const moved = s(await call(follows, "get_project_info"));
+  assertEquals([moved.project.root, moved.open], [other, true]);
+  assert(!(await call(follows, "get_build_status")).isError);
+
+  const bad = await runKeynobi(world, ["open", `${world.home}/no-such-folder`]);
+  assertEquals(bad.code, 2);
+  assertStringIncludes(bad.stderr, "not an existing folder");
+});
