@@ -21,6 +21,7 @@ import {
 } from "./enrich.ts";
 import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
+import { CONTEXT_BLOCK_ENTRIES, ContextScanCache } from "./context_scan.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
 
 /**
@@ -266,6 +267,8 @@ export class DevicePipeline {
   #tags = new Map<string, string>();
   #lastUnknownPid = 0;
   #groupMemo = new Map<string, string>();
+  /** What the crash-context scan learnt of each slot (see context_scan.ts). */
+  #ctx = new ContextScanCache();
   /** Bumped when the crashes waiting for context (or their pids) change; see #needles. */
   #needVersion = 0;
   #needlesFor = -1;
@@ -497,12 +500,16 @@ export class DevicePipeline {
     const pkg = proc >= 0 ? this.procs.packages[proc] : null;
     const category = crash ? Cat.crash : classify(tag, message, pkg !== null);
     const seq = this.#seq.next();
-    this.store.add(seq, time, pid, tid, level, tag, message, proc, category, flags);
+    const slot = this.store.add(seq, time, pid, tid, level, tag, message, proc, category, flags);
+    const clock = clockMs(time);
+    this.#ctx.record(this.store.capacity, slot, seq, clock);
     const recent = this.#recent;
     if (recent.length === RESUME_ANCHOR_LINES) recent.shift();
     recent.push(line);
     if (crash && crash.seq === 0) crash.seq = seq;
-    if (!crash && this.#needAfter.length) this.#addAfter(time, pid, tid, level, tag, message);
+    if (!crash && this.#needAfter.length) {
+      this.#addAfter(clock, time, pid, tid, level, tag, message);
+    }
     this.#ageOpen();
   }
 
@@ -779,8 +786,15 @@ export class DevicePipeline {
     return this.#needleRe;
   }
 
-  #addAfter(time: string, pid: number, tid: number, level: number, tag: string, message: string) {
-    const at = clockMs(time);
+  #addAfter(
+    at: number | null,
+    time: string,
+    pid: number,
+    tid: number,
+    level: number,
+    tag: string,
+    message: string,
+  ) {
     const needles = this.#needles();
     const named = needles !== null && needles.test(message);
     let line: string | null = null;
@@ -821,21 +835,43 @@ export class DevicePipeline {
     const pidText = r.pid > 0 ? String(r.pid) : null;
     const proc = this.procs.of(r.pid);
     const name = proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null;
+    const ctx = this.#ctx;
+    ctx.sync(s.capacity);
+    const seqs = s.seq;
+    const messages = s.message;
+    // The window's start, as a number NaN compares false with (null times never end the scan).
+    const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
     let lastTime = "";
-    let at: number | null = null;
+    let lastAt = Number.NaN;
+    let block = -1;
+    let nameHere = false;
     for (let i = s.size - 1; i >= s.size - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
       const slot = s.slot(i);
-      const time = s.time[slot];
-      if (time !== lastTime) {
-        lastTime = time;
-        at = clockMs(time);
+      const known = ctx.valid(slot, seqs[slot]);
+      let at: number;
+      if (known) at = ctx.clock(slot);
+      else {
+        const time = s.time[slot];
+        if (time !== lastTime) {
+          lastTime = time;
+          lastAt = clockMs(time) ?? Number.NaN;
+        }
+        at = lastAt;
       }
-      if (at !== null && start !== null && start - at > CRASH_CONTEXT_WINDOW_MS) break;
+      if (at < limit) break;
       const pid = s.pid[slot];
       if (pid !== r.pid && pid !== reporter) {
-        const m = s.message[slot];
-        const named = (pidText !== null && m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid)) ||
-          (name !== null && m.includes(name));
+        if (name !== null) {
+          const b = (slot / CONTEXT_BLOCK_ENTRIES) | 0;
+          if (b !== block) {
+            block = b;
+            nameHere = ctx.blockMayContain(b, name, messages, seqs);
+          }
+        }
+        const m = messages[slot];
+        const named = (pidText !== null && (!known || ctx.mayNamePid(slot, m)) &&
+          m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid)) ||
+          (nameHere && name !== null && m.includes(name));
         if (!named) continue;
       }
       out.push(
@@ -980,6 +1016,7 @@ export class DevicePipeline {
   /** Drops what is stored (entries, crashes, counters); the process table stays. */
   clear(): void {
     this.store.clear();
+    this.#ctx.reset(this.store.capacity);
     this.crashes.length = 0;
     this.droppedGroups.clear();
     this.#open.length = 0;
