@@ -41,9 +41,9 @@ export const MAX_SETTLE_CAPTURES = 120;
 /** With frames: how long the pixels must stay the same after a capture. */
 export const DEFAULT_FRAME_QUIET_MS = 100;
 /** With frames: pause between two frame hashes. */
-export const FRAME_POLL_MS = 25;
+export const FRAME_POLL_MS = 40;
 /** Frame hashes one settle may take. */
-export const MAX_SETTLE_FRAMES = 600;
+export const MAX_SETTLE_FRAMES = 120;
 /**
  * With frames: how long moving pixels may hold settling back. Past it frames stop vetoing (a
  * blinking cursor or a looping animation never stops) and the tree rule alone decides.
