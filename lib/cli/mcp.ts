@@ -157,9 +157,16 @@ async function serve(
             `the Keynobi app went away${open ? ` with ${open} requests unanswered` : ""}` +
               (opts.attachOnly ? "; exiting (--attach-only)" : "; continuing standalone"),
           ),
+        // A session that followed the app keeps the app's project when it goes standalone.
         fallback: opts.attachOnly ? null : (stdin, stdout) =>
           serve(
-            { ...opts, stdin, stdout, standaloneReason: "the Keynobi app quit" },
+            {
+              ...opts,
+              project: opts.project ?? (project === null ? outcome.reply.project : null),
+              stdin,
+              stdout,
+              standaloneReason: "the Keynobi app quit",
+            },
             sessionModule,
             null,
             signalled,

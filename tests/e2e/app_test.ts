@@ -281,6 +281,11 @@ Deno.test("the app quitting mid-build leaves both clients working standalone, se
   const errors: string[] = [];
   a.client.onerror = (e: Error) => errors.push(e.message);
   b.client.onerror = (e: Error) => errors.push(e.message);
+  // Another project becomes the last active one: b, which follows the app, must keep the app's.
+  const settingsPath = `${world.dataDir}/settings.json`;
+  const settings = JSON.parse(await Deno.readTextFile(settingsPath));
+  settings.last_active_project = await Deno.realPath(world.sim.projects[OTHER]);
+  await Deno.writeTextFile(settingsPath, JSON.stringify(settings));
   const building = a.client.callTool(
     { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
     undefined,
