@@ -147,6 +147,8 @@ export interface LogcatBenchResult {
   query_round_trip_ms_median: number;
   /** The first text query that matches nothing, right after the burst (may build the index). */
   first_miss_query_ms: number;
+  /** Whether that first query stopped at its scan bound (partial, with a cursor). */
+  first_miss_partial: boolean;
   /** Median of text queries that match nothing, once the idle-time index is built. */
   miss_query_ms_median: number;
   worker_heap_mb: number;
@@ -195,7 +197,8 @@ export async function runLogcatBench(
     const d = stats!.devices[0];
     const miss = async () =>
       (await client.entries({ count: 200, text: "no-such-text-anywhere" })).query_ms;
-    const firstMiss = await miss();
+    const firstAnswer = await client.entries({ count: 200, text: "no-such-text-anywhere" });
+    const firstMiss = firstAnswer.query_ms;
     // Let the worker index what the burst wrote (idle time), then time misses again.
     const settle = Date.now() + 10_000;
     while (Date.now() < settle) {
@@ -244,6 +247,7 @@ export async function runLogcatBench(
       query_ms_max: round(Math.max(...inWorker)),
       query_round_trip_ms_median: round(median(roundTrip)),
       first_miss_query_ms: round(firstMiss),
+      first_miss_partial: firstAnswer.partial === true,
       miss_query_ms_median: round(median(misses)),
       worker_heap_mb: round(stats!.heap_used_bytes / 1024 / 1024),
       process_rss_mb: round(stats!.rss_bytes / 1024 / 1024),

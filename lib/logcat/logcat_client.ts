@@ -87,7 +87,16 @@ export class LogcatClient {
   }
 
   async entries(p: EntriesParams, signal?: AbortSignal): Promise<EntriesResult> {
-    if (!this.running) return { entries: [], stored: 0, devices: [], query_ms: 0 };
+    if (!this.running) {
+      return {
+        entries: [],
+        stored: 0,
+        devices: [],
+        query_ms: 0,
+        partial: false,
+        next_before_seq: null,
+      };
+    }
     return await this.#worker!.request("logcat.entries", p, {
       signal,
       timeoutMs: QUERY_TIMEOUT_MS,

@@ -33,6 +33,8 @@ export interface EntriesParams {
   package?: string;
   only_crashes?: boolean;
   serial?: string;
+  /** Only entries older than this seq (a partial answer's `next_before_seq`). */
+  before_seq?: number;
 }
 
 export interface EntriesResult {
@@ -41,6 +43,12 @@ export interface EntriesResult {
   stored: number;
   devices: string[];
   query_ms: number;
+  /**
+   * True when a text query stopped at its scan bound (the index not built yet, right after a
+   * burst): `entries` are exact down to `next_before_seq`; ask again with it as `before_seq`.
+   */
+  partial: boolean;
+  next_before_seq: number | null;
 }
 
 export interface DeviceStats {

@@ -315,28 +315,39 @@ export class LogcatService {
     const devices = this.#selected(p.serial);
     const found: { pipeline: DevicePipeline; slot: number; seq: number }[] = [];
     let stored = 0;
+    // The highest seq a device's cut scan stopped at: below it the merged answer is not known.
+    let cursor: number | null = null;
     for (const d of devices) {
       stored += d.pipeline.store.size;
-      const slots = d.pipeline.querySlots({
+      const scan = d.pipeline.queryScan({
         count,
         minLevel: p.min_level,
         tag: p.tag,
         text: p.text,
         package: p.package,
         onlyCrashes: p.only_crashes,
+        beforeSeq: p.before_seq,
       });
-      for (const slot of slots) {
+      if (scan.stoppedAt !== null && (cursor === null || scan.stoppedAt > cursor)) {
+        cursor = scan.stoppedAt;
+      }
+      for (const slot of scan.slots) {
         found.push({ pipeline: d.pipeline, slot, seq: d.pipeline.store.seq[slot] });
       }
     }
     if (devices.length > 1) found.sort((a, b) => b.seq - a.seq);
-    const chosen = found.slice(0, count).reverse();
+    const known = cursor === null ? found : found.filter((f) => f.seq >= cursor!);
+    // Complete when `count` entries were found above every cut.
+    const partial = cursor !== null && known.length < count;
+    const chosen = known.slice(0, count).reverse();
     const entries: LogEntryOut[] = chosen.map((f) => f.pipeline.entryAt(f.slot));
     return {
       entries,
       stored,
       devices: devices.map((d) => d.pipeline.serial),
       query_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+      partial,
+      next_before_seq: partial ? cursor : null,
     };
   }
 

@@ -97,6 +97,23 @@ export interface EntryQuery {
   text?: string;
   package?: string;
   onlyCrashes?: boolean;
+  /** Only entries older than this seq (the cursor of a partial answer). */
+  beforeSeq?: number;
+}
+
+/**
+ * Messages one query tests against its text without the index's help (stale blocks, right after
+ * a burst, before idle time has built them): about 10 ms of a plain scan. Beyond, the answer is
+ * partial and says where to continue (see querySlots).
+ */
+export const MAX_TEXT_SCAN_ENTRIES = 131_072;
+
+/** The slots a query found and, when it stopped at MAX_TEXT_SCAN_ENTRIES, where it stopped. */
+export interface SlotScan {
+  /** Newest first. */
+  slots: number[];
+  /** The seq of the oldest entry examined when the scan was cut; null when it was complete. */
+  stoppedAt: number | null;
 }
 
 export interface LogEntryOut {
@@ -918,11 +935,36 @@ export class DevicePipeline {
 
   // ── queries ─────────────────────────────────────────────────────────────────────────────
 
-  /** Slots of the newest `q.count` matching entries, newest first. */
+  /** Slots of the newest `q.count` matching entries, newest first (see queryScan). */
   querySlots(q: EntryQuery): number[] {
+    return this.queryScan(q).slots;
+  }
+
+  /** Index of the newest entry older than `seq` (-1: none). */
+  #newestBefore(seq: number): number {
+    const s = this.store;
+    let lo = 0, hi = s.size - 1, at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s.seq[s.slot(mid)] < seq) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return at;
+  }
+
+  /**
+   * The newest `q.count` matching entries, newest first. A text query tests at most
+   * MAX_TEXT_SCAN_ENTRIES messages itself (blocks the index rules out cost nothing): when it
+   * stops there, what it found is exact for every entry down to `stoppedAt`, and a query with
+   * `beforeSeq: stoppedAt` continues below.
+   */
+  queryScan(q: EntryQuery): SlotScan {
     const s = this.store;
     const out: number[] = [];
-    if (q.count <= 0) return out;
+    const scan: SlotScan = { slots: out, stoppedAt: null };
+    if (q.count <= 0) return scan;
     const minLevel = q.minLevel ?? 0;
     const tag = q.tag;
     const re = q.text ? new RegExp(escapeRegExp(q.text), "i") : null;
@@ -938,7 +980,9 @@ export class DevicePipeline {
     const index = s.textIndex;
     let checked = -1;
     let builds = QUERY_BUILD_BLOCKS;
-    for (let i = s.size - 1; i >= 0; i--) {
+    let tested = 0;
+    const first = q.beforeSeq === undefined ? s.size - 1 : this.#newestBefore(q.beforeSeq);
+    for (let i = first; i >= 0; i--) {
       const slot = s.slot(i);
       if (pairs !== null) {
         const block = TextIndex.blockOf(slot);
@@ -964,11 +1008,19 @@ export class DevicePipeline {
         const p = s.proc[slot];
         if (p < 0 || !procMatch[p]) continue;
       }
-      if (re !== null && !re.test(s.message[slot])) continue;
+      if (re !== null) {
+        const hit = re.test(s.message[slot]);
+        if (++tested >= MAX_TEXT_SCAN_ENTRIES && i > 0 && (!hit || out.length + 1 < q.count)) {
+          if (hit) out.push(slot);
+          scan.stoppedAt = s.seq[slot];
+          break;
+        }
+        if (!hit) continue;
+      }
       out.push(slot);
       if (out.length >= q.count) break;
     }
-    return out;
+    return scan;
   }
 
   entryAt(slot: number): LogEntryOut {

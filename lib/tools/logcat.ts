@@ -149,6 +149,9 @@ const getLogcatEntries = defineTool({
     package: z.string().optional().describe("Only lines of this app's processes"),
     only_crashes: z.boolean().optional().describe("Only lines of crashes and ANRs"),
     device_serial: z.string().optional().describe("Only this device; default every device"),
+    before_seq: z.number().int().min(1).optional().describe(
+      "Only entries older than this seq: a partial answer's next_before_seq",
+    ),
   },
   projectIndependent: true,
   async run(args, ctx: ToolContext): Promise<ToolOutput> {
@@ -173,6 +176,7 @@ const getLogcatEntries = defineTool({
       package: pkg,
       only_crashes: args.only_crashes,
       serial,
+      before_seq: args.before_seq,
     }, ctx.signal);
     const lines = r.entries.map((e) => renderEntry(e, r.devices.length));
     const head = r.devices.length === 0
@@ -180,14 +184,23 @@ const getLogcatEntries = defineTool({
       : `${r.entries.length} of ${r.stored} stored entries (newest last) from ${
         r.devices.join(", ")
       }.`;
+    const more = r.partial
+      ? [
+        `Partial: the text search stopped at seq ${r.next_before_seq} (the buffer's text index ` +
+        "is still being built after a burst of lines). Older matches: call again with " +
+        `before_seq ${r.next_before_seq}; or repeat the query in a moment, once it is indexed.`,
+      ]
+      : [];
     return {
       structured: {
         count: r.entries.length,
         stored: r.stored,
         devices: r.devices,
         entries: r.entries,
+        partial: r.partial,
+        next_before_seq: r.next_before_seq,
       },
-      text: [head, ...lines].join("\n"),
+      text: [head, ...more, ...lines].join("\n"),
     };
   },
 });

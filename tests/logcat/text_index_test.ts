@@ -4,7 +4,7 @@
  * after a clear and a resize; and a text found nowhere skips almost every block.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { DevicePipeline, MAX_TEXT_SCAN_ENTRIES } from "../../lib/logcat/pipeline.ts";
 import { TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "../../lib/logcat/text_index.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
 
@@ -112,4 +112,52 @@ Deno.test("buildDirty builds stale blocks in rounds and leaves the one being wri
   assertEquals(idx.buildDirty(p.store.message, 3, writing), blocks - 3 - 1);
   assertEquals(idx.buildDirty(p.store.message, 1_000, writing), 0);
   assertEquals(idx.dirtyCount(), 1);
+});
+
+Deno.test("right after a burst a text query stops at its scan bound, says where, and continues exactly", () => {
+  const total = MAX_TEXT_SCAN_ENTRIES * 2 + 5_000;
+  const p = new DevicePipeline("emu", { capacity: total });
+  const rare = new Set([10, 20, MAX_TEXT_SCAN_ENTRIES + 3, total - 7]);
+  const chunk: string[] = [];
+  for (let i = 0; i < total; i++) {
+    chunk.push(
+      `04-04 10:53:33.${String(i % 1000).padStart(3, "0")}  542  1500 I Tag: ${
+        rare.has(i) ? `needle Found ${i}` : `plain line ${i}`
+      }`,
+    );
+    if (chunk.length === 4096 || i === total - 1) {
+      p.ingestText(chunk.join("\n") + "\n");
+      chunk.length = 0;
+    }
+  }
+  const want = expected(p, "needle found", 10);
+  assertEquals(want.length, rare.size);
+  // Nothing is indexed yet: the first query tests at most the bound, then stops and says where.
+  const first = p.queryScan({ count: 10, text: "needle found" });
+  assert(first.stoppedAt !== null, "the first query after the burst is cut");
+  assertEquals(first.slots, want.filter((s) => p.store.seq[s] >= first.stoppedAt!));
+  // Continuing from the cursor until complete gives exactly the plain scan's answer.
+  const got = [...first.slots];
+  let cursor: number | null = first.stoppedAt;
+  let pages = 1;
+  while (cursor !== null) {
+    const next = p.queryScan({ count: 10 - got.length, text: "needle found", beforeSeq: cursor });
+    for (const s of next.slots) assert(p.store.seq[s] < cursor, "a page holds only older entries");
+    got.push(...next.slots);
+    cursor = next.stoppedAt;
+    assert(++pages < 20, "the pages end");
+  }
+  assertEquals(got, want);
+  // Once indexed, the same query is whole in one answer.
+  p.store.textIndex.buildDirty(p.store.message, p.store.textIndex.blocks);
+  const indexed = p.queryScan({ count: 10, text: "needle found" });
+  assertEquals(indexed.stoppedAt, null);
+  assertEquals(indexed.slots, want);
+  // A query without text is never cut; before_seq alone pages by seq.
+  const older = p.queryScan({ count: 3, beforeSeq: p.store.seq[want[1]] });
+  assertEquals(older.stoppedAt, null);
+  assertEquals(
+    older.slots.map((s) => p.store.seq[s]),
+    [1, 2, 3].map((k) => p.store.seq[want[1]] - k),
+  );
 });
