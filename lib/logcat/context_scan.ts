@@ -29,9 +29,10 @@ const PID_MENTION = /\(\d|pid[ :=]\s?\d/i;
 const UNKNOWN = 0, NO = 1, YES = 2;
 
 interface NameBlocks {
-  /** Per block: the block's write count + 1 when `hit` was learnt (0: never). */
+  /** Per block: the block's write count + 1 when `hitSlot` was learnt (0: never). */
   at: Float64Array;
-  hit: Uint8Array;
+  /** Per block: the first slot found holding the name (-1: none holds it). */
+  hitSlot: Int32Array;
 }
 
 export class ContextScanCache {
@@ -91,36 +92,54 @@ export class ContextScanCache {
   /**
    * Whether some message of `block` may contain `name`; false only when none does. Learns the
    * answer for the whole block when every slot of it is valid (`messages`/`seqs` are the ring's
-   * columns; after `sync`); otherwise answers true (scan the slots).
+   * columns; after `sync`); otherwise answers true (scan the slots). `newest` is the ring's newest
+   * slot: in the block being written, only the slots written since the answer was learnt are read
+   * again (the ring writes a block's slots in order).
    */
   blockMayContain(
     block: number,
     name: string,
     messages: readonly (string | undefined)[],
     seqs: Float64Array,
+    newest: number,
   ): boolean {
     let nb = this.#names.get(name);
     if (nb === undefined) {
       if (this.#names.size >= MAX_CONTEXT_NAMES) this.#names.clear();
-      nb = { at: new Float64Array(this.#writes.length), hit: new Uint8Array(this.#writes.length) };
+      const blocks = this.#writes.length;
+      nb = { at: new Float64Array(blocks), hitSlot: new Int32Array(blocks).fill(-1) };
       this.#names.set(name, nb);
     }
     const stamp = this.#writes[block] + 1;
-    if (nb.at[block] === stamp) return nb.hit[block] === 1;
+    const learnt = nb.at[block];
+    if (learnt === stamp) return nb.hitSlot[block] >= 0;
     const from = block << BLOCK_SHIFT;
-    const to = Math.min(from + CONTEXT_BLOCK_ENTRIES, this.#capacity);
-    let hit = 0;
-    for (let s = from; s < to; s++) {
-      const m = messages[s];
-      if (m === undefined) continue; // an empty slot
-      if (seqs[s] !== this.#seq[s]) return true; // not recorded by the cache: not known
-      if (m.includes(name)) {
-        hit = 1;
-        break;
+    let first = from;
+    let hitSlot = -1;
+    if (learnt > 0 && newest >= from && newest < from + CONTEXT_BLOCK_ENTRIES) {
+      const since = stamp - learnt;
+      if (since <= newest - from + 1) {
+        // Only slots newest-since+1 … newest changed; an earlier hit still stands.
+        first = newest - since + 1;
+        const had = nb.hitSlot[block];
+        if (had >= 0 && had < first) hitSlot = had;
+      }
+    }
+    if (hitSlot < 0) {
+      if (first !== from && nb.hitSlot[block] >= 0) first = from; // its hit was overwritten
+      const to = Math.min(from + CONTEXT_BLOCK_ENTRIES, this.#capacity);
+      for (let s = first; s < to; s++) {
+        const m = messages[s];
+        if (m === undefined) continue; // an empty slot
+        if (seqs[s] !== this.#seq[s]) return true; // not recorded by the cache: not known
+        if (m.includes(name)) {
+          hitSlot = s;
+          break;
+        }
       }
     }
     nb.at[block] = stamp;
-    nb.hit[block] = hit;
-    return hit === 1;
+    nb.hitSlot[block] = hitSlot;
+    return hitSlot >= 0;
   }
 }

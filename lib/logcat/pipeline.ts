@@ -856,6 +856,7 @@ export class DevicePipeline {
     ctx.sync(s.capacity);
     const seqs = s.seq;
     const messages = s.message;
+    const newest = s.newestSlot();
     // The window's start, as a number NaN compares false with (null times never end the scan).
     const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
     let lastTime = "";
@@ -882,7 +883,7 @@ export class DevicePipeline {
           const b = (slot / CONTEXT_BLOCK_ENTRIES) | 0;
           if (b !== block) {
             block = b;
-            nameHere = ctx.blockMayContain(b, name, messages, seqs);
+            nameHere = ctx.blockMayContain(b, name, messages, seqs, newest);
           }
         }
         const m = messages[slot];
