@@ -136,7 +136,8 @@ const getLogcatEntries = defineTool({
   kind: "R",
   title: "Read logcat",
   description: "The newest buffered logcat entries (oldest first) matching the filters: pid, " +
-    "level, tag, message, package, category, crash flag, parsed JSON payload.",
+    "level, tag, message, package, category, crash flag, parsed JSON payload. A text search " +
+    "right after a burst may answer partial with next_before_seq: pass it as before_seq to go on.",
   params: {
     count: z.number().int().min(1).max(MAX_LOGCAT_COUNT).optional().describe(
       `Entries to return (default ${DEFAULT_LOGCAT_COUNT}, max ${MAX_LOGCAT_COUNT})`,
