@@ -46,8 +46,26 @@ type Sim = Awaited<ReturnType<typeof startSimulator>>;
 
 const ACT_RUNS = Number(Deno.env.get("BENCH_ACT_RUNS") ?? 5);
 
-/** `keynobi --mcp` over stdio, answers by id (just enough for tools/call). */
-async function mcpSession(sim: Sim, home: string) {
+/** The last commit before a UI action became one worker request (`ui.act`, 8823e48). */
+const BEFORE_ACT_REF = "79936c8";
+
+/** The tree at BEFORE_ACT_REF, extracted with git; null when git cannot give it. */
+async function treeBeforeAct(): Promise<string | null> {
+  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
+  const repo = new URL("../", import.meta.url).pathname;
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-act-before-" });
+  const sh = await new Deno.Command("sh", {
+    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, BEFORE_ACT_REF, dir],
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => null);
+  if (sh?.success) return dir;
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  return null;
+}
+
+/** `keynobi --mcp` (this tree's, or `root`'s) over stdio, answers by id (enough for tools/call). */
+async function mcpSession(sim: Sim, home: string, root = new URL("../", import.meta.url).pathname) {
   const env = await childEnv({
     HOME: home,
     KEYNOBI_HOME: `${home}/keynobi`,
@@ -56,7 +74,7 @@ async function mcpSession(sim: Sim, home: string) {
     XDG_RUNTIME_DIR: sim.discoveryRoot,
   });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, new URL("../main.ts", import.meta.url).pathname, "--mcp"],
+    args: ["run", ...RUN_FLAGS, `${root.replace(/\/$/, "")}/main.ts`, "--mcp"],
     env,
     clearEnv: true,
     cwd: home,
@@ -110,11 +128,40 @@ function onHome(list: Record<string, unknown>): boolean {
   return (list.elements as { label: string }[]).some((x) => x.label.startsWith("Load data"));
 }
 
-/** ui_tap_element on "Sign in" from the home screen, per serial: the whole act-and-settle step. */
+/**
+ * ui_tap_element on "Sign in" from the home screen, per serial: the whole act-and-settle step,
+ * before `ui.act` (the tree at BEFORE_ACT_REF) and after (this tree), side by side in one run.
+ */
 async function actAndSettle(sim: Sim): Promise<Row[]> {
-  const home = await Deno.makeTempDir({ prefix: "keynobi-bench-act-" });
-  const s = await mcpSession(sim, home);
+  const before = await treeBeforeAct();
+  const after = await actSteps(sim);
   const rows: Row[] = [];
+  try {
+    const old = before ? await actSteps(sim, before) : null;
+    for (const [serial, a] of after) {
+      const b = old?.get(serial);
+      rows.push({
+        what: `act-and-settle step (ui_tap_element) on ${serial}, before → after ui.act`,
+        value: `${b ? `${ms(b.times)} over ${b.path}` : "before: not measured"} → ` +
+          `${ms(a.times)} over ${a.path} (medians, n=${a.times.length}; each includes the ` +
+          "app's simulated 800 ms response and transition)",
+        budget: "—",
+      });
+    }
+  } finally {
+    if (before) await Deno.remove(before, { recursive: true }).catch(() => {});
+  }
+  return rows;
+}
+
+/** The act-and-settle steps of one keynobi tree, per serial: times and the input path used. */
+async function actSteps(
+  sim: Sim,
+  root?: string,
+): Promise<Map<string, { times: number[]; path: string }>> {
+  const home = await Deno.makeTempDir({ prefix: "keynobi-bench-act-" });
+  const s = await mcpSession(sim, home, root);
+  const out = new Map<string, { times: number[]; path: string }>();
   try {
     for (const serial of [EMU, "R5CT1234ABC"]) {
       const times: number[] = [];
@@ -136,18 +183,13 @@ async function actAndSettle(sim: Sim): Promise<Row[]> {
         if (i > 0) times.push(performance.now() - t);
         path = String(r.path);
       }
-      rows.push({
-        what: `act-and-settle step (ui_tap_element as one ui.act request) on ${serial}`,
-        value: `${ms(times)} median over ${path} (n=${times.length}; includes the app's ` +
-          "simulated 800 ms response and transition)",
-        budget: "—",
-      });
+      out.set(serial, { times, path });
     }
   } finally {
     await s.close();
     await Deno.remove(home, { recursive: true }).catch(() => {});
   }
-  return rows;
+  return out;
 }
 
 export async function benchEmulator(
