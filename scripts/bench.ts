@@ -21,9 +21,8 @@ import { benchParse } from "../lib/gradle/build_parser_bench.ts";
 import { benchElementList, syntheticDump, syntheticScreenDump } from "../lib/ui/bench.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
-import { benchEmulator } from "./bench_emulator.ts";
 import { benchBounded } from "./bench_bounded.ts";
-import { benchMcp, prepareBefore } from "./bench_mcp.ts";
+import { benchMcp, INIT, prepareBefore, RawSession } from "./bench_mcp.ts";
 import { benchAttach } from "./bench_attach.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
@@ -39,63 +38,7 @@ const env = await childEnv({
   ANDROID_HOME: sim.sdkRoot,
 });
 
-const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-/** A raw stdio session: write lines, read answers by id. */
-class Session {
-  child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<Uint8Array>;
-  #buf = "";
-  constructor(args: string[]) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...RUN_FLAGS, main, "--mcp", ...args],
-      env,
-      clearEnv: true,
-      cwd: home,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    this.#writer = this.child.stdin.getWriter();
-    this.#reader = this.child.stdout.getReader();
-  }
-  async send(msg: unknown): Promise<void> {
-    await this.#writer.write(enc.encode(JSON.stringify(msg) + "\n"));
-  }
-  async answer(id: number): Promise<Record<string, unknown>> {
-    while (true) {
-      const nl = this.#buf.indexOf("\n");
-      if (nl >= 0) {
-        const line = this.#buf.slice(0, nl);
-        this.#buf = this.#buf.slice(nl + 1);
-        const msg = JSON.parse(line);
-        if (msg.id === id) return msg;
-        continue;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) throw new Error("keynobi closed stdout");
-      this.#buf += dec.decode(value, { stream: true });
-    }
-  }
-  async request(id: number, method: string, params: unknown = {}) {
-    await this.send({ jsonrpc: "2.0", id, method, params });
-    return await this.answer(id);
-  }
-  async close(): Promise<void> {
-    await this.#writer.close();
-    this.#reader.releaseLock();
-    await this.child.stdout.cancel().catch(() => {});
-    await this.child.status;
-  }
-}
-
-const INIT = {
-  protocolVersion: "2025-11-25",
-  capabilities: {},
-  clientInfo: { name: "bench", version: "0" },
-};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -108,6 +51,37 @@ function p(xs: number[], q: number): number {
 }
 
 const results: { what: string; value: string; budget: string }[] = [];
+
+/**
+ * The emulator rows, from scripts/bench_emulator.ts in a process of its own: it hosts the
+ * simulator's gRPC server, and Deno 2.9.6 can abort inside nghttp2 when an HTTP/2 session gets a
+ * GOAWAY (denoland/deno#36788). A process that died that way is run once more; a second death is
+ * reported as a row instead of ending the whole bench.
+ */
+async function emulatorRows(): Promise<{ what: string; value: string; budget: string }[]> {
+  const script = new URL("./bench_emulator.ts", import.meta.url).pathname;
+  let last = "";
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...RUN_FLAGS.filter((f) => f !== "--unstable-worker-options"),
+        script,
+        "--json",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (out.success) return JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
+    last = `exit ${out.code}${out.signal ? ` (${out.signal})` : ""}: ` +
+      dec.decode(out.stderr).trim().split("\n").slice(-2).join(" ");
+  }
+  return [{
+    what: "emulator fast paths",
+    value: `the bench process died twice: ${last}`,
+    budget: "—",
+  }];
+}
 
 try {
   // The MCP engine, before (the tree at BEFORE_REF) → after: spawn → initialize (and from the
@@ -213,7 +187,7 @@ try {
       { mode: 0o755 },
     );
     await trustProject(`${home}/keynobi`, proj);
-    const t = new Session(["--project", proj]);
+    const t = new RawSession(["run", ...RUN_FLAGS, main, "--mcp", "--project", proj], env, home);
     await t.request(1, "initialize", INIT);
     const overhead: number[] = [];
     for (let i = 0; i < 15; i++) {
@@ -238,7 +212,7 @@ try {
 
   results.push(...await benchRetraceMapping());
   results.push(...await benchBounded(sim, home));
-  results.push(...await benchEmulator());
+  results.push(...await emulatorRows());
 } finally {
   await sim.close();
   await Deno.remove(home, { recursive: true }).catch(() => {});

@@ -18,6 +18,7 @@ import { runInput, tapArgv } from "../lib/ui/actions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
+import { extractTree, INIT, RawSession } from "./bench_mcp.ts";
 
 type Row = { what: string; value: string; budget: string };
 
@@ -49,21 +50,6 @@ const ACT_RUNS = Number(Deno.env.get("BENCH_ACT_RUNS") ?? 5);
 /** The last commit before a UI action became one worker request (`ui.act`, 8823e48). */
 const BEFORE_ACT_REF = "79936c8";
 
-/** The tree at BEFORE_ACT_REF, extracted with git; null when git cannot give it. */
-async function treeBeforeAct(): Promise<string | null> {
-  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
-  const repo = new URL("../", import.meta.url).pathname;
-  const dir = await Deno.makeTempDir({ prefix: "keynobi-act-before-" });
-  const sh = await new Deno.Command("sh", {
-    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, BEFORE_ACT_REF, dir],
-    stdout: "null",
-    stderr: "null",
-  }).output().catch(() => null);
-  if (sh?.success) return dir;
-  await Deno.remove(dir, { recursive: true }).catch(() => {});
-  return null;
-}
-
 /** `keynobi --mcp` (this tree's, or `root`'s) over stdio, answers by id (enough for tools/call). */
 async function mcpSession(sim: Sim, home: string, root = new URL("../", import.meta.url).pathname) {
   const env = await childEnv({
@@ -73,54 +59,23 @@ async function mcpSession(sim: Sim, home: string, root = new URL("../", import.m
     ANDROID_HOME: sim.sdkRoot,
     XDG_RUNTIME_DIR: sim.discoveryRoot,
   });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, `${root.replace(/\/$/, "")}/main.ts`, "--mcp"],
+  const s = new RawSession(
+    ["run", ...RUN_FLAGS, `${root.replace(/\/$/, "")}/main.ts`, "--mcp"],
     env,
-    clearEnv: true,
-    cwd: home,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  const r = child.stdout.getReader();
-  const enc = new TextEncoder(), dec = new TextDecoder();
-  let buf = "", id = 0;
-  const request = async (method: string, params: unknown) => {
-    const my = ++id;
-    await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }) + "\n"));
-    while (true) {
-      const nl = buf.indexOf("\n");
-      if (nl >= 0) {
-        const msg = JSON.parse(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        if (msg.id === my) return msg;
-        continue;
-      }
-      const { value, done } = await r.read();
-      if (done) throw new Error("keynobi closed stdout");
-      buf += dec.decode(value, { stream: true });
-    }
-  };
-  await request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "0" },
-  });
+    home,
+  );
+  let id = 1;
+  await s.request(id, "initialize", INIT);
   const tool = async (name: string, args: Record<string, unknown>) => {
-    const m = await request("tools/call", { name, arguments: args });
-    if (m.result?.isError) throw new Error(`${name}: ${JSON.stringify(m.result.content)}`);
+    const m = await s.request(++id, "tools/call", { name, arguments: args }) as {
+      result?: { isError?: boolean; content?: unknown; structuredContent?: unknown };
+    };
+    if (!m.result || m.result.isError) {
+      throw new Error(`${name}: ${JSON.stringify(m.result?.content ?? m)}`);
+    }
     return m.result.structuredContent as Record<string, unknown>;
   };
-  return {
-    tool,
-    async close() {
-      await w.close();
-      r.releaseLock();
-      await child.stdout.cancel().catch(() => {});
-      await child.status;
-    },
-  };
+  return { tool, close: () => s.close() };
 }
 
 /** The sample app's home screen (its list has "Load data"). */
@@ -133,7 +88,7 @@ function onHome(list: Record<string, unknown>): boolean {
  * before `ui.act` (the tree at BEFORE_ACT_REF) and after (this tree), side by side in one run.
  */
 async function actAndSettle(sim: Sim): Promise<Row[]> {
-  const before = await treeBeforeAct();
+  const before = await extractTree(BEFORE_ACT_REF, "keynobi-act-before-");
   const after = await actSteps(sim);
   const rows: Row[] = [];
   try {
@@ -268,5 +223,7 @@ export async function benchEmulator(
 }
 
 if (import.meta.main) {
-  for (const r of await benchEmulator()) console.log(`${r.what}  ${r.value}`);
+  const rows = await benchEmulator();
+  if (Deno.args.includes("--json")) console.log(JSON.stringify(rows));
+  else for (const r of rows) console.log(`${r.what}  ${r.value}`);
 }

@@ -124,20 +124,32 @@ export const BEFORE_REF = "24cc107";
  * BENCH_BEFORE=0.
  */
 export async function prepareBefore(): Promise<string | null> {
-  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
+  const dir = await extractTree(BEFORE_REF, "keynobi-mcp-before-");
+  if (!dir) return null;
   const repo = new URL("../", import.meta.url).pathname;
-  const dir = await Deno.makeTempDir({ prefix: "keynobi-mcp-before-" });
-  const sh = await new Deno.Command("sh", {
-    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, BEFORE_REF, dir],
-    stdout: "null",
-    stderr: "piped",
-  }).output().catch(() => null);
-  if (!sh?.success) return null;
   await Deno.copyFile(
     `${repo}tests/mcp/_stdio_soak_child.ts`,
     `${dir}/tests/mcp/_stdio_soak_child.ts`,
   );
   return dir;
+}
+
+/**
+ * The tree at `ref`, extracted with git into a new temporary folder: the "before" side of a
+ * bench. Null when git cannot give it or BENCH_BEFORE=0.
+ */
+export async function extractTree(ref: string, prefix: string): Promise<string | null> {
+  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
+  const repo = new URL("../", import.meta.url).pathname;
+  const dir = await Deno.makeTempDir({ prefix });
+  const sh = await new Deno.Command("sh", {
+    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, ref, dir],
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => null);
+  if (sh?.success) return dir;
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  return null;
 }
 
 type Variant = { name: string; entry: string[] };
