@@ -5,7 +5,7 @@
  * (lib/ui/act_service.ts runs it); type-only imports, so neither side loads the other's code.
  */
 import type { Bounds } from "./hierarchy.ts";
-import type { Match, SettleResultMessage } from "./protocol.ts";
+import type { Match, SettleResultMessage } from "./result_types.ts";
 import type { GestureResult, PathResult } from "./fast_paths.ts";
 
 export interface ActPoint {

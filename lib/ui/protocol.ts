@@ -7,10 +7,10 @@ import type { Bounds } from "./hierarchy.ts";
 import type { ElementList } from "./element_list.ts";
 import type { CompareDiff } from "./compare.ts";
 import type { ActParams, ActResult } from "./act_types.ts";
+import type { CaptureInfo, Match, ObserveResult, SettleResultMessage } from "./result_types.ts";
 import type { NodeInfo, TapState } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
-import type { SettleOptions, SettleReason } from "./settle.ts";
-import type { DumpForm } from "./capture.ts";
+import type { SettleOptions } from "./settle.ts";
 import type {
   FastScreenshotParams,
   FastScreenshotResult,
@@ -21,18 +21,7 @@ import type {
   RotateParams,
 } from "./fast_paths.ts";
 
-export interface CaptureInfo {
-  screenHash: string;
-  form: DumpForm;
-  attempts: number;
-  captureMs: number;
-  /** Nodes in the capture's tree. */
-  nodes: number;
-  /** The tree was cut at MAX_TREE_NODES / MAX_TREE_DEPTH. */
-  truncated: boolean;
-  /** What the XML sanitizer repaired. */
-  repairs: string[];
-}
+export type { CaptureInfo, Match, ObserveResult, SettleResultMessage };
 
 export interface ObserveParams {
   serial: string;
@@ -42,13 +31,6 @@ export interface ObserveParams {
   activity?: boolean;
   /** A step of a longer tool: not remembered as the list shown to the agent. */
   internal?: boolean;
-}
-
-export interface ObserveResult {
-  list: ElementList;
-  /** The list as the agent reads it (header + rows). */
-  text: string;
-  capture: CaptureInfo;
 }
 
 export interface TreeParams {
@@ -69,14 +51,6 @@ export interface TreeResult {
   total: number;
   xml: string | null;
   capture: CaptureInfo;
-}
-
-export interface Match extends NodeInfo {
-  /**
-   * The row's handle when the latest list shows this node on this screen; then `x`, `y` are the
-   * row's tap point (inside it, uncovered), else the bounds' center.
-   */
-  handle: string | null;
 }
 
 export interface FindParams {
@@ -124,18 +98,6 @@ export interface SettleParams {
   activity?: boolean;
   /** A step of a longer tool: not remembered as the list shown to the agent. */
   internal?: boolean;
-}
-
-export interface SettleResultMessage extends ObserveResult {
-  settleMs: number;
-  settled: boolean;
-  reason: SettleReason;
-  responded: boolean;
-  captures: number;
-  /** Frame hashes taken between captures (an emulator's gRPC frames; 0 elsewhere). */
-  frames?: number;
-  /** What settled it: two equal captures or still frames after one (null when not settled). */
-  settledBy?: "tree" | "frames" | null;
 }
 
 export interface WaitParams {
