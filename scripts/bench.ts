@@ -17,8 +17,8 @@
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
-import { benchParse } from "../lib/gradle/build_parser_bench.ts";
-import { benchElementList, syntheticDump, syntheticScreenDump } from "../lib/ui/bench.ts";
+import { benchParse } from "./bench_build_parser.ts";
+import { benchElementList, syntheticDump, syntheticScreenDump } from "./bench_ui.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/core/settings.ts";
 import { benchBounded } from "./bench_bounded.ts";
@@ -227,11 +227,11 @@ for (const r of results) {
 }
 
 /**
- * Retrace of a 1,000-frame trace against a generated 50 MB R8 mapping (lib/retrace/retrace_bench.ts
+ * Retrace of a 1,000-frame trace against a generated 50 MB R8 mapping (scripts/bench_retrace.ts
  * in its own process, so its RSS is the retracer's): first (read + index + retrace) and cached.
  */
 async function benchRetraceMapping(): Promise<{ what: string; value: string; budget: string }[]> {
-  const script = new URL("../lib/retrace/retrace_bench.ts", import.meta.url).pathname;
+  const script = new URL("./bench_retrace.ts", import.meta.url).pathname;
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-read", "--allow-write", script, String(50 * 1024 * 1024)],
     stdout: "piped",

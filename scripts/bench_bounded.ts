@@ -119,7 +119,7 @@ function realCaptures(): string[] {
 }
 
 async function ingest(root: string | null, capacity: number) {
-  const script = `${repo}lib/logcat/logcat_bench.ts`;
+  const script = `${repo}scripts/bench_logcat.ts`;
   return await runJson([
     "run",
     "--v8-flags=--expose-gc",

@@ -9,7 +9,7 @@ import {
 } from "../../lib/gradle/build_parser.ts";
 import { decodeGradleOutput, detectEncoding } from "../../lib/gradle/build_output_decode.ts";
 import { fileUriToPath, parseGradleDuration } from "../../lib/gradle/build_parser_patterns.ts";
-import { benchParse } from "../../lib/gradle/build_parser_bench.ts";
+import { benchParse } from "../../scripts/bench_build_parser.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";
 

@@ -14,7 +14,7 @@ import {
   type UiTree,
 } from "../../lib/ui/hierarchy.ts";
 import { scanUiXml, type XmlAttrs } from "../../lib/ui/xml_scan.ts";
-import { syntheticDump } from "../../lib/ui/bench.ts";
+import { syntheticDump } from "../../scripts/bench_ui.ts";
 import { HAVE_REAL, REAL_DIR } from "./_xml.ts";
 import { simScreens } from "./_sim_screens.ts";
 

@@ -5,8 +5,8 @@
  * names, retrace) and the cached one (the same mapping already indexed), and the RSS after.
  * Budget (DESIGN.md): first ≤ 1 s, cached ≤ 5 ms.
  */
-import { indexMapping } from "./mapping.ts";
-import { retraceText } from "./retrace_text.ts";
+import { indexMapping } from "../lib/retrace/mapping.ts";
+import { retraceText } from "../lib/retrace/retrace_text.ts";
 
 /** Largest mapping the bench generates. */
 export const MAX_BENCH_MAPPING_BYTES = 512 * 1024 * 1024;
@@ -198,7 +198,7 @@ export function benchRetrace(
 }
 
 if (import.meta.main) {
-  // `deno run --allow-read --allow-write lib/retrace/retrace_bench.ts [bytes]`: one JSON line.
+  // `deno run --allow-read --allow-write scripts/bench_retrace.ts [bytes]`: one JSON line.
   const mapping = syntheticMapping(Number(Deno.args[0] ?? 50 * 1024 * 1024));
   const path = await Deno.makeTempFile({ prefix: "keynobi-mapping-", suffix: ".txt" });
   try {

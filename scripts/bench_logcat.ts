@@ -6,9 +6,14 @@
  * times as printed) from a minimal ADB server on 127.0.0.1, streams them through the real
  * logcat worker, then queries the full buffer with filters. Prints one JSON line.
  */
-import { LogcatClient as ThisLogcatClient } from "./logcat_client.ts";
-import { emptyParsedLine, LineKind, parseLineInto, trimLineEnd } from "./line_parser.ts";
-import { Level } from "./line_parser.ts";
+import { LogcatClient as ThisLogcatClient } from "../lib/logcat/logcat_client.ts";
+import {
+  emptyParsedLine,
+  LineKind,
+  parseLineInto,
+  trimLineEnd,
+} from "../lib/logcat/line_parser.ts";
+import { Level } from "../lib/logcat/line_parser.ts";
 
 /** Most lines one run streams. */
 export const MAX_BENCH_LINES = 5_000_000;

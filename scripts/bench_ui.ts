@@ -4,9 +4,9 @@
  * on screen under a toolbar, a floating button and a bottom bar (the occlusion work's worst case),
  * and the real dumps.
  */
-import "./xml_fallback.ts";
-import { buildElementList, formatElementList } from "./element_list.ts";
-import { parseHierarchy } from "./hierarchy.ts";
+import "../lib/ui/xml_fallback.ts";
+import { buildElementList, formatElementList } from "../lib/ui/element_list.ts";
+import { parseHierarchy } from "../lib/ui/hierarchy.ts";
 
 /** Runs per measurement, at most. */
 export const MAX_BENCH_RUNS = 1_000;
