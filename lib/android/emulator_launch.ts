@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import type { AdbDevice, CallOptions, ShellResult } from "../adb/client.ts";
+import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** How long launch_avd waits for the emulator to come online and finish booting. */
@@ -20,6 +21,9 @@ export const AVD_BOOT_TIMEOUT_MS = 60_000;
 export const AVD_STOP_TIMEOUT_MS = 30_000;
 /** Pause between two looks at adb. */
 export const AVD_POLL_MS = 500;
+
+/** What a wait for an AVD rejects with when the client cancels. */
+const cancelledByClient = () => new ToolError("cancelled", "Cancelled by the client");
 /** Each getprop during the wait. */
 export const AVD_PROBE_TIMEOUT_MS = 5_000;
 /** Tail of the emulator log quoted in an error. */
@@ -135,22 +139,6 @@ export async function logTail(path: string): Promise<string> {
   }
 }
 
-/** Resolves after `ms`, or rejects with `cancelled` when `signal` aborts. */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ToolError("cancelled", "Cancelled by the client"));
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new ToolError("cancelled", "Cancelled by the client"));
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 export type WaitPhase = "starting" | "online" | "booting";
 
 /**
@@ -227,7 +215,7 @@ export async function waitForAvd(
         { avd_name: name, serial, log: opts.child?.logPath ?? null },
       );
     }
-    await pause(AVD_POLL_MS, opts.signal);
+    await delay(AVD_POLL_MS, opts.signal, cancelledByClient);
   }
 }
 
@@ -243,6 +231,6 @@ export async function waitGone(
     const devices = await adb.listDevices({ timeoutMs: AVD_PROBE_TIMEOUT_MS, signal: opts.signal });
     if (!devices.some((d) => d.serial === serial)) return true;
     if (Date.now() - started >= timeoutMs) return false;
-    await pause(AVD_POLL_MS, opts.signal);
+    await delay(AVD_POLL_MS, opts.signal, cancelledByClient);
   }
 }

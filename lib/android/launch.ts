@@ -5,6 +5,7 @@
  * element (quoted by lib/adb/shell_quote.ts).
  */
 import type { CallOptions, ShellResult } from "../adb/client.ts";
+import { delay } from "../core/abortable.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import {
   type AmStartReport,
@@ -31,6 +32,9 @@ export const APP_COMMAND_TIMEOUT_MS = 20_000;
 export const DISPLAYED_WAIT_MS = 3_000;
 /** Pause between two looks for the `Displayed` line. */
 export const DISPLAYED_POLL_MS = 250;
+
+/** What the `Displayed` wait rejects with when the request is cancelled. */
+const requestCancelled = () => new ToolError("cancelled", "Request cancelled");
 /** Longest activity name accepted. */
 export const MAX_ACTIVITY_LENGTH = 512;
 
@@ -226,21 +230,6 @@ export async function logReferenceTime(
   return out.code === 0 || out.code === null ? lastLogTime(out.text) : null;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ToolError("cancelled", "Request cancelled"));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ToolError("cancelled", "Request cancelled"));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /**
  * The `Displayed` line for exactly `pkg` logged since `since` (a `logcat -T` time; the whole
  * buffer when `null`), looking for up to `DISPLAYED_WAIT_MS`. `null` when none appears (a launch
@@ -275,6 +264,6 @@ export async function readDisplayed(
       return { ...found, fully_drawn_ms: fresh ? full.displayed_ms : null };
     }
     if (Date.now() + DISPLAYED_POLL_MS > deadline) return null;
-    await sleep(DISPLAYED_POLL_MS, opts.signal);
+    await delay(DISPLAYED_POLL_MS, opts.signal, requestCancelled);
   }
 }

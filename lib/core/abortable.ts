@@ -51,3 +51,28 @@ export function raceTimeout<T>(op: Promise<T>, ms: number): Promise<T | Aborted>
   const timer = setTimeout(() => ctl.abort(), ms);
   return raceAbort(op, ctl.signal).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Resolves after `ms` (a negative or NaN wait counts as 0). Rejects as soon as `signal` aborts
+ * (at once if it already has) with `abortError()` when given, else with the signal's reason. Its
+ * timer and listener are cleared whichever comes first. Every pause in lib/ and workers/ is this.
+ */
+export function delay(
+  ms: number,
+  signal?: AbortSignal,
+  abortError?: () => unknown,
+): Promise<void> {
+  const reason = () => abortError ? abortError() : signal!.reason;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(reason());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(reason());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms) || 0);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

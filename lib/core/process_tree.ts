@@ -8,6 +8,7 @@
  * before children, so a parent cannot replace a child we just stopped), then we wait up to the
  * grace period and SIGKILL what is left.
  */
+import { delay } from "./abortable.ts";
 import { runCommand } from "./run_command.ts";
 
 /** How long one `ps` listing may take. */
@@ -192,7 +193,7 @@ async function waitGone(
     if (left !== null && left.length === 0) return left;
     const wait = Math.min(KILL_POLL_MS, deadline - Date.now());
     if (wait <= 0) return left;
-    await new Promise((r) => setTimeout(r, wait));
+    await delay(wait);
   }
 }
 
@@ -285,7 +286,7 @@ export async function killGroup(
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!(await signalGroup(pgid, 0))) return { terminated, killed: false };
-    await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
+    await delay(GROUP_POLL_MS);
   }
   return { terminated, killed: await signalGroup(pgid, "SIGKILL") };
 }

@@ -9,6 +9,7 @@
  * `CRASH_POLL_INTERVAL_MS` while a stream runs and before every session read, and records each
  * once, on the open session of its device and package.
  */
+import { delay } from "../core/abortable.ts";
 import { log } from "../core/log.ts";
 import { applySessionOps, type SessionOp } from "./session_store.ts";
 import type { Attribution } from "./session_model.ts";
@@ -136,7 +137,7 @@ export class SessionRecorder {
     const young = (c: CrashForSession) =>
       c.open && Date.now() - Date.parse(c.received_at) < CRASH_SETTLE_MS;
     if (crashes.some(young)) {
-      await new Promise((r) => setTimeout(r, CRASH_SETTLE_MS));
+      await delay(CRASH_SETTLE_MS);
       crashes = await source(this.#lastCrashId);
     }
     for (const c of crashes.sort((a, b) => a.crash_id - b.crash_id)) {

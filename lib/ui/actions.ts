@@ -7,6 +7,7 @@
  * every `input` command goes through `adb.shell` (each argv element quoted by the client) with an
  * `INPUT_TIMEOUT_MS` deadline.
  */
+import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import { invalidParams } from "../core/errors.ts";
 import type { CallOptions, ShellResult } from "../adb/client.ts";
@@ -245,21 +246,6 @@ export async function runInput(
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 export interface DragResult {
   /** `motionevent` (DOWN, MOVEs, a pause, UP) or `swipe` (the fallback). */
   method: "motionevent" | "swipe";
@@ -293,10 +279,10 @@ export async function drag(
   try {
     const path = dragPath(from, to);
     for (const p of path) {
-      await sleep(Math.max(0, Math.floor(ms / path.length)), signal);
+      await delay(Math.max(0, Math.floor(ms / path.length)), signal);
       await runInput(adb, serial, motionArgv("MOVE", p), signal);
     }
-    await sleep(PAUSE_BEFORE_LIFT_MS, signal);
+    await delay(PAUSE_BEFORE_LIFT_MS, signal);
   } finally {
     // Always lift the finger, even when cancelled midway.
     await runInput(adb, serial, motionArgv("UP", to)).catch(() => {});
@@ -336,7 +322,7 @@ export class ActionPacer<L = unknown> {
 
   async before(serial: string, signal?: AbortSignal): Promise<number> {
     const ms = await this.waitFor(serial);
-    if (ms > 0) await sleep(ms, signal);
+    if (ms > 0) await delay(ms, signal);
     return ms;
   }
 

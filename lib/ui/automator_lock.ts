@@ -13,13 +13,12 @@
  * The spec's gap "a lock file that cannot be created is skipped with a warning" is closed: the
  * capture fails with `io_error` instead of running unserialized.
  */
-import { ABORTED, raceAbort } from "../core/abortable.ts";
+import { ABORTED, delay, raceAbort } from "../core/abortable.ts";
 import { join } from "node:path";
 import { uiAutomatorLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isPid, parseJsonRecord } from "../core/json.ts";
-import { abortableSleep } from "./settle.ts";
 
 /** How often the holder renews its lease. */
 export const LEASE_RENEW_MS = 1_000;
@@ -232,7 +231,7 @@ export class UiAutomatorLocks {
       if (held === null) break;
       wait.onBusy?.(held);
       try {
-        await abortableSleep(LOCK_POLL_MS, wait.signal);
+        await delay(LOCK_POLL_MS, wait.signal);
       } catch (e) {
         throw busyOrAbort(e, serial, held);
       }

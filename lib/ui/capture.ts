@@ -19,7 +19,7 @@ import { HierarchyParseError, MAX_HIERARCHY_XML_CHARS, parseHierarchy } from "./
 import type { UiTree } from "./hierarchy.ts";
 import { statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
-import { abortableSleep } from "./settle.ts";
+import { delay } from "../core/abortable.ts";
 import { CAPTURE_TOTAL_DEADLINE_MS } from "./limits.ts";
 export { CAPTURE_TOTAL_DEADLINE_MS };
 
@@ -172,8 +172,8 @@ export async function captureHierarchy(
             } else throw e;
           }
           if (attempt < MAX_CAPTURE_ATTEMPTS) {
-            const delay = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)];
-            await abortableSleep(delay, signal);
+            const wait = RETRY_DELAYS_MS[Math.min(attempt - 1, RETRY_DELAYS_MS.length - 1)];
+            await delay(wait, signal);
           }
         }
         throw new ToolError(

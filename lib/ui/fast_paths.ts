@@ -5,6 +5,7 @@
  * rotation (`setPhysicalModel`) and keys (`sendKey` with an explicit event type). Every result
  * says which path ran and, when ADB ran on an emulator, why.
  */
+import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import type { EmulatorLink, Fallback } from "../emulator/link.ts";
 import type { EmulatorRpc, KeyboardEventMsg } from "../emulator/grpc_client.ts";
@@ -158,21 +159,6 @@ export const GRPC_KEY_NAMES: Record<string, string> = {
   "67": "Backspace",
 };
 
-function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 function pinchRefusal(serial: string, why: string): ToolError {
   return new ToolError(
     "invalid_request",
@@ -188,7 +174,7 @@ export class FastPaths {
 
   constructor(o: FastPathsOptions) {
     this.#o = o;
-    this.#sleep = o.sleep ?? sleepFor;
+    this.#sleep = o.sleep ?? delay;
   }
 
   #note(f: Fallback): Fallback {

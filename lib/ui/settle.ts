@@ -23,6 +23,7 @@
  *   missed), without the quiet period two captures alone need. A static screen settles sooner,
  *   an animating one (pixels moving in a tree that looks the same) later.
  */
+import { delay } from "../core/abortable.ts";
 import { MAX_SETTLE_MAX_MS } from "./limits.ts";
 export { MAX_SETTLE_MAX_MS };
 
@@ -195,29 +196,13 @@ export interface SettleDriver<C extends SettleCapture> {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** Aborts with the signal's reason; resolves after `ms` otherwise. Clears its timer. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Captures until the tracker is done; returns the last capture. */
 export async function settle<C extends SettleCapture>(
   tracker: SettleTracker,
   driver: SettleDriver<C>,
 ): Promise<SettleResult<C>> {
   const now = driver.now ?? (() => performance.now());
-  const sleep = driver.sleep ?? abortableSleep;
+  const sleep = driver.sleep ?? delay;
   const signal = driver.signal ?? new AbortController().signal;
   let frames = driver.frames ?? null;
   const frameQuietMs = Math.max(0, frames?.quietMs ?? DEFAULT_FRAME_QUIET_MS);

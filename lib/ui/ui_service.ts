@@ -3,7 +3,7 @@
  * (what handles mean) and the latest capture (the baseline for settling). workers/ui.ts serves it
  * over the worker channel; tests call it directly with a fake ADB.
  */
-import { ABORTED, raceAbort } from "../core/abortable.ts";
+import { ABORTED, delay, raceAbort } from "../core/abortable.ts";
 import { UiAutomatorLocks } from "./automator_lock.ts";
 import { type Capture, captureHierarchy, DumpFormMemory, type UiAdb } from "./capture.ts";
 import { buildElementList, formatElementList } from "./element_list.ts";
@@ -31,7 +31,7 @@ import type {
 import { hashOutside } from "./screen_hash.ts";
 import { isLoading } from "./screen_parts.ts";
 import { findNodes, validateSelector } from "./selectors.ts";
-import { abortableSleep, settle, SettleTracker } from "./settle.ts";
+import { settle, SettleTracker } from "./settle.ts";
 import type { ElementList } from "./element_list.ts";
 import { compareLists } from "./compare.ts";
 import { DEFAULT_COMPARE_RESULTS } from "./limits.ts";
@@ -338,7 +338,7 @@ export class UiService {
         };
       }
       ctx.progress?.(elapsedMs, timeoutMs, `waiting (${captures} captures)`);
-      await abortableSleep(Math.min(pollMs, Math.max(0, timeoutMs - elapsedMs)), ctx.signal);
+      await delay(Math.min(pollMs, Math.max(0, timeoutMs - elapsedMs)), ctx.signal);
     }
   }
 

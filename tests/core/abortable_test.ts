@@ -1,5 +1,5 @@
 import { assertEquals, assertRejects } from "../assert.ts";
-import { ABORTED, raceAbort, raceTimeout } from "../../lib/core/abortable.ts";
+import { ABORTED, delay, raceAbort, raceTimeout } from "../../lib/core/abortable.ts";
 
 /** An AbortSignal that counts the abort listeners attached to it right now. */
 function countingSignal(): { ctl: AbortController; listeners: () => number } {
@@ -47,4 +47,26 @@ Deno.test("raceTimeout resolves ABORTED after the time, and clears its timer oth
   assertEquals(await raceTimeout(new Promise(() => {}), 5), ABORTED);
   // Deno's test sanitizer fails the test if the timer were left pending.
   assertEquals(await raceTimeout(Promise.resolve("x"), 60_000), "x");
+});
+
+Deno.test("delay resolves after its wait and leaves no listener on the signal", async () => {
+  const { ctl, listeners } = countingSignal();
+  for (let i = 0; i < 20; i++) await delay(0, ctl.signal);
+  await delay(-5);
+  await delay(Number.NaN);
+  assertEquals(listeners(), 0);
+});
+
+Deno.test("delay rejects with the signal's reason, or the error it was given, and clears its timer", async () => {
+  const ctl = new AbortController();
+  const pending = delay(60_000, ctl.signal);
+  ctl.abort(new Error("stop"));
+  assertEquals((await assertRejects(() => pending)).message, "stop");
+  assertEquals((await assertRejects(() => delay(1, ctl.signal))).message, "stop");
+  const mine = await assertRejects(() => delay(1, ctl.signal, () => new Error("cancelled")));
+  assertEquals(mine.message, "cancelled");
+  const later = new AbortController();
+  const given = delay(60_000, later.signal, () => new Error("given"));
+  later.abort();
+  assertEquals((await assertRejects(() => given)).message, "given");
 });
