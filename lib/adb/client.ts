@@ -82,6 +82,13 @@ export interface ShellResult {
   text(): string;
 }
 
+/**
+ * The part of `AdbClient` a device command needs: one shell command on one device. Services take
+ * this (with `& Pick<AdbClient, …>` for the few other calls one makes), never a copy of its
+ * signature, and tests hand them the one fake in tests/fake_adb.ts.
+ */
+export type DeviceShell = Pick<AdbClient, "shell">;
+
 export interface AdbClientOptions {
   address: AdbServerAddress;
   connector?: Connector;

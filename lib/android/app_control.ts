@@ -5,7 +5,7 @@
  * device argument here is one argv element (quoted by lib/adb/shell_quote.ts), never a string
  * this code builds for the device shell.
  */
-import type { CallOptions } from "../adb/client.ts";
+import type { CallOptions, DeviceShell } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
 import { type AmStartReport, formatLaunchTime, launchTiming, parseAmStart } from "./am_start.ts";
 import { type PackageInfo, parseDumpsysPackage } from "./dumpsys_package.ts";
@@ -13,7 +13,6 @@ import { EXIT_INFO_MIN_API, type ExitInfoDump, parseExitInfo } from "./exit_info
 import {
   AM_START_TIMEOUT_MS,
   APP_COMMAND_TIMEOUT_MS,
-  type DeviceShell,
   launchApp,
   type LaunchResult,
   logReferenceTime,

@@ -3,7 +3,7 @@
  * `dumpsys battery`, and `readDeviceInfo`, which reads them in two rounds (the listing and one
  * `getprop` together, then the three others together).
  */
-import type { AdbDevice, CallOptions, DeviceKind, ShellResult } from "../adb/client.ts";
+import type { AdbClient, AdbDevice, CallOptions, DeviceKind, DeviceShell } from "../adb/client.ts";
 import { deviceKind } from "../adb/devices.ts";
 import { parseGetprop } from "./getprop.ts";
 
@@ -194,19 +194,13 @@ export function buildDeviceInfo(input: {
   };
 }
 
-/** What `readDeviceInfo` needs of the ADB client. */
-export interface DeviceInfoAdb {
-  listDevices(opts?: CallOptions): Promise<AdbDevice[]>;
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
-
 /**
  * Reads device facts with as few round trips as possible: the listing and `getprop` together
  * (`getprop` failing means the device cannot answer, and its error is the call's), then `wm size`,
  * `wm density` and `dumpsys battery` together, each best effort (null fields when it fails).
  */
 export async function readDeviceInfo(
-  adb: DeviceInfoAdb,
+  adb: DeviceShell & Pick<AdbClient, "listDevices">,
   serial: string,
   opts: CallOptions = {},
 ): Promise<DeviceInfo> {

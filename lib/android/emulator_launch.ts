@@ -11,7 +11,7 @@
  * taken for ours. Booted means `sys.boot_completed` is `1`.
  */
 import { join } from "node:path";
-import type { AdbDevice, CallOptions, ShellResult } from "../adb/client.ts";
+import type { AdbClient, AdbDevice, CallOptions, DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 
@@ -29,10 +29,7 @@ export const AVD_PROBE_TIMEOUT_MS = 5_000;
 /** Tail of the emulator log quoted in an error. */
 export const MAX_EMULATOR_LOG_TAIL_BYTES = 4_096;
 
-export interface AvdAdb {
-  listDevices(opts?: CallOptions): Promise<AdbDevice[]>;
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
+export type AvdAdb = DeviceShell & Pick<AdbClient, "listDevices">;
 
 export const emulatorLogsDir = (dataDir: string) => join(dataDir, "emulator-logs");
 

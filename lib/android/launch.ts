@@ -4,7 +4,7 @@
  * the logcat `Displayed` read-back `restart_app` uses. Every device argument goes as one argv
  * element (quoted by lib/adb/shell_quote.ts).
  */
-import type { CallOptions, ShellResult } from "../adb/client.ts";
+import type { CallOptions, DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import {
@@ -18,11 +18,6 @@ import {
   parseAmStart,
 } from "./am_start.ts";
 import { parseDumpsysPackage } from "./dumpsys_package.ts";
-
-/** The part of AdbClient these functions use (tests pass a scripted fake). */
-export interface DeviceShell {
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
 
 /** Bound on `am start -W` (it waits for the first frame; a slow cold start takes seconds). */
 export const AM_START_TIMEOUT_MS = 60_000;

@@ -3,6 +3,7 @@
  * (streamed, with progress and cancellation), record the install in `installed-builds.json`
  * matched to the build that wrote it, and launch the app per a configuration's `launch`.
  */
+import type { DeviceShell } from "../adb/client.ts";
 import {
   ApkFormatError,
   type ApkManifest,
@@ -22,7 +23,6 @@ import { type InstallAdb, streamInstall } from "./install.ts";
 import {
   componentFor,
   LAUNCH_TIMEOUT_MS,
-  type LaunchAdb,
   type LaunchResult,
   MAX_LAUNCH_OUTPUT_BYTES,
   MAX_LAUNCH_OUTPUT_CHARS,
@@ -40,7 +40,7 @@ import { openOp } from "../sessions/session_events.ts";
 export const MAX_DUMPSYS_BYTES = 2 * 1024 * 1024;
 
 export interface DeployDeps {
-  adb: InstallAdb & LaunchAdb;
+  adb: InstallAdb & DeviceShell;
   dataDir: string;
   origin: Origin;
   recordedBy: "standalone" | "attached";
@@ -153,7 +153,7 @@ export const DEVICE_FACTS_TIMEOUT_MS = 5_000;
 
 /** The device's model and (for an emulator) AVD name, best effort. */
 async function deviceFacts(
-  adb: LaunchAdb,
+  adb: DeviceShell,
   serial: string,
 ): Promise<{ model: string | null; avd: string | null }> {
   const prop = async (name: string) => {
@@ -178,7 +178,7 @@ export const LAST_UPDATE_TIMEOUT_MS = 10_000;
 
 /** The device's `lastUpdateTime` of `pkg` (as printed), or `null` when it cannot be read. */
 async function readLastUpdateTime(
-  adb: LaunchAdb,
+  adb: DeviceShell,
   serial: string,
   pkg: string,
 ): Promise<string | null> {
@@ -195,7 +195,7 @@ async function readLastUpdateTime(
 
 /** A launch after an install; `null` for `launch: none`. */
 export async function launchInstalled(
-  adb: LaunchAdb,
+  adb: DeviceShell,
   serial: string,
   manifest: ApkManifest,
   launch: RunLaunch,

@@ -7,7 +7,7 @@
  * path over `sync:`, which keynobi does not implement: they get an actionable error.
  */
 import { ToolError } from "../core/errors.ts";
-import type { StdinSource } from "../adb/client.ts";
+import type { AdbClient, StdinSource } from "../adb/client.ts";
 
 /** Default and longest time one install may take (bytes + the package manager's work). */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
@@ -17,23 +17,7 @@ export const MAX_INSTALL_REPLY_BYTES = 64 * 1024;
 /** Longest reply quoted in a message. */
 export const MAX_INSTALL_REPLY_CHARS = 1_000;
 
-export interface InstallAdb {
-  features(
-    serial: string,
-    opts?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<Set<string>>;
-  exec(
-    serial: string,
-    argv: readonly string[],
-    opts?: {
-      timeoutMs?: number;
-      signal?: AbortSignal;
-      maxOutputBytes?: number;
-      stdin?: Uint8Array | StdinSource;
-      onStdinProgress?: (sent: number, total: number) => void;
-    },
-  ): Promise<Uint8Array>;
-}
+export type InstallAdb = Pick<AdbClient, "features" | "exec">;
 
 export type InstallReply =
   | { ok: true; text: string }

@@ -4,6 +4,7 @@
  * lib/android/am_start.ts. When the manifest names no launcher, the device is asked
  * (`cmd package resolve-activity --brief`) which activity MAIN/LAUNCHER resolves to.
  */
+import type { DeviceShell } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
 import { type AmStartReport, parseAmStart } from "../android/am_start.ts";
 
@@ -15,14 +16,6 @@ export const RESOLVE_TIMEOUT_MS = 15_000;
 export const MAX_LAUNCH_OUTPUT_BYTES = 64 * 1024;
 /** Longest `launch_output` returned. */
 export const MAX_LAUNCH_OUTPUT_CHARS = 2_000;
-
-export interface LaunchAdb {
-  shell(
-    serial: string,
-    argv: readonly string[],
-    opts?: { timeoutMs?: number; signal?: AbortSignal; maxOutputBytes?: number },
-  ): Promise<{ exitCode: number | null; text(): string; stderr: Uint8Array }>;
-}
 
 export interface LaunchResult {
   component: string;
@@ -46,7 +39,7 @@ export function componentFor(pkg: string, activity: string): string {
 
 /** The component to start: the manifest's launcher, else what the device resolves. */
 export async function resolveLauncher(
-  adb: LaunchAdb,
+  adb: DeviceShell,
   serial: string,
   pkg: string,
   manifest: { launcher_activity: string | null; activities: string[] },
@@ -76,7 +69,7 @@ export async function resolveLauncher(
 
 /** Runs `am start -W -n <component>` and checks its report; `launch_failed` on an error line. */
 export async function startActivity(
-  adb: LaunchAdb,
+  adb: DeviceShell,
   serial: string,
   component: string,
 ): Promise<LaunchResult> {

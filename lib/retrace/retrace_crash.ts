@@ -13,6 +13,7 @@
  * `unavailable`: no mapping exists for the build (it was not minified) or it is no longer kept.
  * `failed`: the mapping could not be read. Never a tool error.
  */
+import type { DeviceShell } from "../adb/client.ts";
 import { type BuildRecord, listBuildRecords, MAX_BUILD_RECORDS } from "../gradle/build_history.ts";
 import { listInstalledBuilds } from "../sessions/installed_builds.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
@@ -43,14 +44,6 @@ export interface RetraceResult {
   device: { serial: string; apk_sha256: string | null; version_code: number | null } | null;
   reason: string | null;
   stats: RetraceStats | null;
-}
-
-export interface DeviceShell {
-  shell(
-    serial: string,
-    argv: readonly string[],
-    opts?: { timeoutMs?: number; signal?: AbortSignal; maxOutputBytes?: number },
-  ): Promise<{ exitCode: number | null; text(): string }>;
 }
 
 export interface CrashToRetrace {

@@ -5,7 +5,7 @@
  * keys, a shell command), settle and remember the settled list. The main thread only says what.
  */
 import { invalidParams, ToolError } from "../core/errors.ts";
-import type { CallOptions, ShellResult } from "../adb/client.ts";
+import type { DeviceShell } from "../adb/client.ts";
 import { validateCoordinates } from "../core/validation.ts";
 import { ActionPacer, clearKeys, INPUT_TIMEOUT_MS, keyeventArgv, runInput } from "./actions.ts";
 import type { ActAt, ActGesture, ActParams, ActPoint, ActResult, ActStep } from "./act_types.ts";
@@ -15,14 +15,10 @@ import type { CallContext, UiService } from "./ui_service.ts";
 import type { Match, ResolveResult } from "./protocol.ts";
 import { MAX_ROWS } from "./limits.ts";
 
-export interface ActAdb {
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
-
 export interface ActServiceOptions {
   service: UiService;
   fast: FastPaths;
-  adb: ActAdb;
+  adb: DeviceShell;
   now?: () => number;
 }
 

@@ -10,7 +10,7 @@
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import { invalidParams } from "../core/errors.ts";
-import type { CallOptions, ShellResult } from "../adb/client.ts";
+import type { DeviceShell } from "../adb/client.ts";
 
 /** Every `input` command's deadline (spec). */
 export const INPUT_TIMEOUT_MS = 30_000;
@@ -42,11 +42,6 @@ export const SLOW_SWIPE_MS_PER_100PX = 150;
 export const MAX_CLEAR_KEYS = 1_000;
 /** The ADB keyboard IME (github.com/senzhk/ADBKeyBoard) that takes text by broadcast. */
 export const ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME";
-
-/** The minimal ADB surface input needs. */
-export interface InputAdb {
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
 
 export interface Point {
   x: number;
@@ -225,7 +220,7 @@ export function inputFailure(r: { exitCode: number | null; stdout: string; stder
 
 /** Runs one `input …` argv on the device; a reported failure is `command_failed`. */
 export async function runInput(
-  adb: InputAdb,
+  adb: DeviceShell,
   serial: string,
   argv: readonly string[],
   signal?: AbortSignal,
@@ -258,7 +253,7 @@ export interface DragResult {
  * get a slow `input swipe` instead.
  */
 export async function drag(
-  adb: InputAdb,
+  adb: DeviceShell,
   serial: string,
   from: Point,
   to: Point,

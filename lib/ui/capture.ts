@@ -12,7 +12,12 @@
  * `CAPTURE_TOTAL_DEADLINE_MS` counting retries and the wait for the device. "already registered"
  * (another UI Automator client, e.g. a test run from an IDE) fails at once with `device_busy`.
  */
-import { type CallOptions, DEFAULT_SHELL_OUTPUT_BYTES, type ShellResult } from "../adb/client.ts";
+import {
+  type AdbClient,
+  type CallOptions,
+  DEFAULT_SHELL_OUTPUT_BYTES,
+  type DeviceShell,
+} from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
 import type { UiAutomatorLocks } from "./automator_lock.ts";
 import { HierarchyParseError, MAX_HIERARCHY_XML_CHARS, parseHierarchy } from "./hierarchy.ts";
@@ -34,11 +39,8 @@ export const MAX_DUMP_BYTES = Math.max(MAX_HIERARCHY_XML_CHARS, DEFAULT_SHELL_OU
 /** Where the file form writes (the dumper's own default). */
 export const DUMP_FILE = "/sdcard/window_dump.xml";
 
-/** What the capture needs of the ADB client (AdbClient satisfies it; tests pass fakes). */
-export interface UiAdb {
-  exec(serial: string, argv: readonly string[], opts?: CallOptions): Promise<Uint8Array>;
-  shell(serial: string, argv: readonly string[], opts?: CallOptions): Promise<ShellResult>;
-}
+/** What the capture needs of the ADB client (AdbClient satisfies it; tests pass tests/fake_adb.ts). */
+export type UiAdb = DeviceShell & Pick<AdbClient, "exec">;
 
 export type DumpForm = "tty" | "file";
 

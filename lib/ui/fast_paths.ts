@@ -5,6 +5,7 @@
  * rotation (`setPhysicalModel`) and keys (`sendKey` with an explicit event type). Every result
  * says which path ran and, when ADB ran on an emulator, why.
  */
+import type { DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import type { EmulatorLink, Fallback } from "../emulator/link.ts";
@@ -34,7 +35,6 @@ import {
 import {
   drag as adbDrag,
   dragPath,
-  type InputAdb,
   longPressArgv,
   motionArgv,
   runInput,
@@ -126,7 +126,7 @@ export interface ScreenSource {
 
 export interface FastPathsOptions {
   link: EmulatorLink;
-  adb: InputAdb & ScreenshotAdb;
+  adb: DeviceShell & ScreenshotAdb;
   screens: ScreenSource;
   /** Called when a fallback says the worker lacks a grant (the client restarts it). */
   onNotGranted?: (f: Fallback) => void;

@@ -10,7 +10,7 @@
  * `captureScreenshot` is the device adapter.
  */
 import { ToolError } from "../core/errors.ts";
-import type { CallOptions } from "../adb/client.ts";
+import type { AdbClient } from "../adb/client.ts";
 import {
   decodePng,
   encodePng,
@@ -188,9 +188,7 @@ function tooLarge(n: number): ToolError {
   );
 }
 
-export interface ScreenshotAdb {
-  exec(serial: string, argv: readonly string[], opts?: CallOptions): Promise<Uint8Array>;
-}
+export type ScreenshotAdb = Pick<AdbClient, "exec">;
 
 /** Captures the screen and prepares the image. */
 export async function captureScreenshot(

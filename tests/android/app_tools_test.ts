@@ -7,42 +7,12 @@ import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { appsTools } from "../../lib/tools/apps.ts";
 import { readDisplayed } from "../../lib/android/launch.ts";
-import type { AdbClient, AdbDevice, ShellResult } from "../../lib/adb/client.ts";
+import type { AdbClient, AdbDevice } from "../../lib/adb/client.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
 import { testToolContext } from "../tool_context.ts";
-
-const enc = new TextEncoder();
-
-type Reply = { out?: string; err?: string; code?: number | null };
-type Script = (argv: readonly string[]) => Reply | undefined;
-
-class FakeAdb {
-  calls: string[][] = [];
-  listings = 0;
-  constructor(
-    private script: Script,
-    private devices: AdbDevice[] = [
-      { serial: "emulator-5554", state: "device", kind: "emulator" } as AdbDevice,
-    ],
-  ) {}
-  listDevices(): Promise<AdbDevice[]> {
-    this.listings++;
-    return Promise.resolve(this.devices);
-  }
-  shell(_serial: string, argv: readonly string[]): Promise<ShellResult> {
-    this.calls.push([...argv]);
-    const r = this.script(argv) ?? {};
-    const stdout = enc.encode(r.out ?? "");
-    return Promise.resolve({
-      stdout,
-      stderr: enc.encode(r.err ?? ""),
-      exitCode: r.code === undefined ? 0 : r.code,
-      text: () => new TextDecoder().decode(stdout),
-    });
-  }
-}
+import { FakeAdb } from "../fake_adb.ts";
 
 interface LooseTool {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
@@ -130,7 +100,7 @@ Deno.test("launch_app times a launch with am start -W and names the launcher act
     { device_serial: "emulator-5554", package: "com.example.app" },
     ctxWith(adb),
   );
-  assertEquals(adb.calls[1], ["am", "start", "-W", "-n", "com.example.app/.MainActivity"]);
+  assertEquals(adb.argvs[1], ["am", "start", "-W", "-n", "com.example.app/.MainActivity"]);
   assertStringIncludes(r.text, "Launch time: 812 ms (cold), wait 815 ms");
   assertEquals(r.structured.launch_timing, { total_ms: 812, wait_ms: 815, launch_state: "COLD" });
 });
@@ -185,7 +155,7 @@ Deno.test("package-scoped tools refuse a foreign package before any device comma
       const e = await rejects(tool(name).run(args, ctxWith(adb, root)), "invalid_params");
       assertStringIncludes(e.message, "com.example.app");
       assertStringIncludes(e.message, "allow_foreign_package");
-      assertEquals([adb.calls.length, adb.listings], [0, 0], name);
+      assertEquals([adb.argvs.length, adb.listings], [0, 0], name);
     }
     // No project: no package is the project's.
     const adb = new FakeAdb(() => ({}));
@@ -196,20 +166,20 @@ Deno.test("package-scoped tools refuse a foreign package before any device comma
       ),
       "invalid_params",
     );
-    assertEquals(adb.calls.length, 0);
+    assertEquals(adb.argvs.length, 0);
     // The project's own ids, with suffixes, pass.
     const ok = new FakeAdb(() => ({}));
     await tool("stop_app").run(
       { device_serial: "emulator-5554", package: "com.example.app.debug" },
       ctxWith(ok, root),
     );
-    assert(ok.calls.some((c) => c.join(" ") === "am force-stop com.example.app.debug"));
+    assert(ok.argvs.some((c) => c.join(" ") === "am force-stop com.example.app.debug"));
     const foreign = new FakeAdb(() => ({}));
     await tool("stop_app").run(
       { device_serial: "emulator-5554", package: "com.other.app", allow_foreign_package: true },
       ctxWith(foreign, root),
     );
-    assert(foreign.calls.some((c) => c.join(" ") === "am force-stop com.other.app"));
+    assert(foreign.argvs.some((c) => c.join(" ") === "am force-stop com.other.app"));
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -247,9 +217,9 @@ Deno.test("restart_app clears data first, relaunches, and reads Displayed for th
       { device_serial: "emulator-5554", package: "com.example.app", clear_data: true },
       ctxWith(adb, root),
     );
-    const seq = adb.calls.map((c) => c.slice(0, 2).join(" "));
+    const seq = adb.argvs.map((c) => c.slice(0, 2).join(" "));
     assertEquals(seq.slice(0, 4), ["logcat -d", "pm clear", "am force-stop", "dumpsys package"]);
-    const last = adb.calls[adb.calls.length - 1];
+    const last = adb.argvs[adb.argvs.length - 1];
     assertEquals(last, [
       "logcat",
       "-d",
@@ -281,7 +251,7 @@ Deno.test("restart_app with clear_data needs device_serial, refused before anyth
     "invalid_params",
   );
   assertStringIncludes(e.message, "device_serial");
-  assertEquals([adb.calls.length, adb.listings], [0, 0]);
+  assertEquals([adb.argvs.length, adb.listings], [0, 0]);
 });
 
 Deno.test("set_network_state refuses cutting a wireless serial off before any command", async () => {
@@ -294,7 +264,7 @@ Deno.test("set_network_state refuses cutting a wireless serial off before any co
   ) {
     const adb = new FakeAdb(() => ({}));
     await rejects(tool("set_network_state").run(args, ctxWith(adb)), "invalid_params");
-    assertEquals(adb.calls.length, 0);
+    assertEquals(adb.argvs.length, 0);
   }
   // Picked from the listing: the only online device is wireless.
   const wireless = new FakeAdb(() => ({}), [
@@ -304,7 +274,7 @@ Deno.test("set_network_state refuses cutting a wireless serial off before any co
     tool("set_network_state").run({ wifi: false }, ctxWith(wireless)),
     "invalid_params",
   );
-  assertEquals(wireless.calls.length, 0);
+  assertEquals(wireless.argvs.length, 0);
 });
 
 Deno.test("set_network_state reads previous first and uses cmd connectivity for airplane mode", async () => {
@@ -327,12 +297,12 @@ Deno.test("set_network_state reads previous first and uses cmd connectivity for 
     { device_serial: "emulator-5554", airplane_mode: true, mobile_data: false },
     ctxWith(adb),
   );
-  assertEquals(adb.calls.slice(0, 3).map((c) => c[3]), [
+  assertEquals(adb.argvs.slice(0, 3).map((c) => c[3]), [
     "wifi_on",
     "mobile_data",
     "airplane_mode_on",
   ]);
-  assert(adb.calls.some((c) => c.join(" ") === "cmd connectivity airplane-mode enable"));
+  assert(adb.argvs.some((c) => c.join(" ") === "cmd connectivity airplane-mode enable"));
   assertEquals(r.structured.previous, { wifi: true, mobile_data: true, airplane_mode: false });
   assertEquals(r.structured.current, { wifi: true, mobile_data: false, airplane_mode: true });
   assertEquals(r.structured.airplane_method, "cmd");
@@ -366,7 +336,7 @@ Deno.test("set_network_state falls back to the setting and restores it when the 
   );
   assertStringIncludes(e.message, "restored");
   assertEquals(settings.get("airplane_mode_on"), "0");
-  const puts = adb.calls.filter((c) => c[0] === "settings" && c[1] === "put").map((c) => c[4]);
+  const puts = adb.argvs.filter((c) => c[0] === "settings" && c[1] === "put").map((c) => c[4]);
   assertEquals(puts, ["1", "0"]);
 });
 
@@ -384,7 +354,7 @@ Deno.test("open_deep_link refuses blocked schemes and reports unresolved intents
   ) {
     const adb = new FakeAdb(() => ({}));
     await rejects(tool("open_deep_link").run({ uri }, ctxWith(adb)), "invalid_params");
-    assertEquals([adb.calls.length, adb.listings], [0, 0], uri);
+    assertEquals([adb.argvs.length, adb.listings], [0, 0], uri);
   }
   const adb = new FakeAdb(() => ({
     out: "Starting: Intent { act=android.intent.action.VIEW dat=https://x.example/... }\nError: " +
@@ -400,7 +370,7 @@ Deno.test("open_deep_link refuses blocked schemes and reports unresolved intents
     "launch_failed",
   );
   assertStringIncludes(e.message, "unable to resolve Intent");
-  assertEquals(adb.calls[0], [
+  assertEquals(adb.argvs[0], [
     "am",
     "start",
     "-W",
@@ -419,14 +389,14 @@ Deno.test("get_exit_reasons says so below API 30 and limits are bounded", async 
   );
   assertEquals(r.structured.supported, false);
   assertStringIncludes(r.text, "API 29");
-  assertEquals(old.calls.length, 1);
+  assertEquals(old.argvs.length, 1);
   for (const limit of [0, 101]) {
     const adb = new FakeAdb(() => ({}));
     await rejects(
       tool("get_exit_reasons").run({ package: "com.example.app", limit }, ctxWith(adb)),
       "invalid_params",
     );
-    assertEquals(adb.calls.length, 0);
+    assertEquals(adb.argvs.length, 0);
   }
 });
 
@@ -500,7 +470,7 @@ Deno.test("grant_runtime_permission reports pm's exception as a tool error", asy
     "command_failed",
   );
   assertStringIncludes(e.message, "has not requested permission");
-  assertEquals(adb.calls[0], ["pm", "grant", "com.other.app", "android.permission.CAMERA"]);
+  assertEquals(adb.argvs[0], ["pm", "grant", "com.other.app", "android.permission.CAMERA"]);
 });
 
 Deno.test("every string parameter refuses hostile values before any device command", async () => {
@@ -536,7 +506,7 @@ Deno.test("every string parameter refuses hostile values before any device comma
         const adb = new FakeAdb(() => ({}));
         const all = { ...args, [key]: bad, ...(scoped ? { allow_foreign_package: true } : {}) };
         await rejects(tool(name).run(all, ctxWith(adb)), "invalid_params");
-        assertEquals(adb.calls.length, 0, `${name}.${key}=${JSON.stringify(bad)}`);
+        assertEquals(adb.argvs.length, 0, `${name}.${key}=${JSON.stringify(bad)}`);
       }
     }
   }
@@ -555,7 +525,7 @@ Deno.test("readDisplayed() stops waiting when the request is cancelled", async (
   );
   setTimeout(() => ac.abort(), 50);
   await rejects(waiting, "cancelled");
-  assert(adb.calls.length >= 1 && adb.calls.length < 10, `${adb.calls.length} looks`);
+  assert(adb.argvs.length >= 1 && adb.argvs.length < 10, `${adb.argvs.length} looks`);
 });
 
 Deno.test("readDisplayed() gives up after its wait with no Displayed line", async () => {

@@ -8,8 +8,7 @@ import {
   parseWmSize,
   readDeviceInfo,
 } from "../../lib/android/device_info.ts";
-import type { ShellResult } from "../../lib/adb/client.ts";
-import type { AdbDevice } from "../../lib/adb/devices.ts";
+import { FakeAdb } from "../fake_adb.ts";
 
 const dumpsys = realFixtures("dumpsys");
 
@@ -111,37 +110,27 @@ Deno.test("parseBattery() reads level, status, plug and temperature", () => {
   assertEquals(parseBattery("  level: 3\n  scale: 4\n  status: 5\n")?.percent, 75);
 });
 
-function result(text: string, exitCode: number | null = 0): ShellResult {
-  const stdout = new TextEncoder().encode(text);
-  return { stdout, stderr: new Uint8Array(0), exitCode, text: () => text };
-}
-
 Deno.test("readDeviceInfo() reads getprop once, then wm and battery concurrently", async () => {
-  const calls: string[] = [];
   let inFlight = 0, maxInFlight = 0;
-  const adb = {
-    listDevices: (): Promise<AdbDevice[]> =>
-      Promise.resolve([{ serial: "emulator-5554", state: "device", kind: "emulator" }]),
-    async shell(serial: string, argv: readonly string[]) {
-      calls.push(`${serial} ${argv.join(" ")}`);
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((r) => setTimeout(r, 1));
-      inFlight--;
-      switch (argv.join(" ")) {
-        case "getprop":
-          return result(EMU_GETPROP);
-        case "wm size":
-          return result("Physical size: 1080x2400\n");
-        case "wm density":
-          return result("Physical density: 420\nOverride density: 360\n");
-        case "dumpsys battery":
-          return result("", 1);
-      }
-      throw new Error("unexpected command");
-    },
-  };
+  const adb = new FakeAdb(async (argv) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 1));
+    inFlight--;
+    switch (argv.join(" ")) {
+      case "getprop":
+        return EMU_GETPROP;
+      case "wm size":
+        return "Physical size: 1080x2400\n";
+      case "wm density":
+        return "Physical density: 420\nOverride density: 360\n";
+      case "dumpsys battery":
+        return { code: 1 };
+    }
+    throw new Error("unexpected command");
+  });
   const info = await readDeviceInfo(adb, "emulator-5554");
+  const calls = adb.calls.map((c) => `${c.serial} ${c.argv.join(" ")}`);
   assertEquals(calls[0], "emulator-5554 getprop");
   assertEquals(calls.length, 4);
   assertEquals(maxInFlight, 3);

@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import type { ShellStream } from "../../lib/adb/client.ts";
 import { LogcatService } from "../../lib/logcat/logcat_service.ts";
+import { shellResult } from "../fake_adb.ts";
 
 const enc = new TextEncoder();
 
@@ -43,13 +44,7 @@ class FakeAdb {
 
   shell(_serial: string, argv: readonly string[]) {
     this.shellCalls.push([...argv]);
-    const out = enc.encode("PID NAME\n  321 com.example.app\n");
-    return Promise.resolve({
-      stdout: out,
-      stderr: new Uint8Array(),
-      exitCode: 0,
-      text: () => new TextDecoder().decode(out),
-    });
+    return Promise.resolve(shellResult("PID NAME\n  321 com.example.app\n"));
   }
 
   listDevices() {

@@ -6,7 +6,8 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/gradle/build_history.ts";
 import { clearMappingCache, keepMapping } from "../../lib/retrace/mapping_store.ts";
-import { type DeviceShell, retraceCrash } from "../../lib/retrace/retrace_crash.ts";
+import { retraceCrash } from "../../lib/retrace/retrace_crash.ts";
+import { FakeAdb } from "../fake_adb.ts";
 import { type InstalledBuild, recordInstall } from "../../lib/sessions/installed_builds.ts";
 
 const MAPPING = `# compiler: R8
@@ -58,33 +59,25 @@ function device(facts: {
   sha?: string | null;
   versionCode?: number;
   lastUpdate?: string;
-}): DeviceShell & { calls: string[][] } {
-  const calls: string[][] = [];
-  return {
-    calls,
-    shell(_serial, argv) {
-      calls.push([...argv]);
-      const out = (text: string, code = 0) => Promise.resolve({ exitCode: code, text: () => text });
-      if (argv[0] === "pm") {
-        const p = facts.paths ?? [];
-        return out(p.map((x) => `package:${x}\n`).join(""), p.length ? 0 : 1);
-      }
-      if (argv[0] === "sha256sum") {
-        return facts.sha
-          ? out(`${facts.sha}  ${argv[1]}\n`)
-          : out(`sha256sum: ${argv[1]}: Permission denied\n`, 1);
-      }
-      if (argv[0] === "dumpsys") {
-        return out(
-          `Packages:\n  Package [${PKG}] (1a2b3c):\n    versionCode=${
-            facts.versionCode ?? 3
-          } minSdk=24 targetSdk=35\n` +
-            `    lastUpdateTime=${facts.lastUpdate ?? "2026-03-14 05:30:00"}\n`,
-        );
-      }
-      return out("", 127);
-    },
-  };
+}): FakeAdb {
+  return new FakeAdb((argv) => {
+    if (argv[0] === "pm") {
+      const p = facts.paths ?? [];
+      return { out: p.map((x) => `package:${x}\n`).join(""), code: p.length ? 0 : 1 };
+    }
+    if (argv[0] === "sha256sum") {
+      return facts.sha
+        ? `${facts.sha}  ${argv[1]}\n`
+        : { out: `sha256sum: ${argv[1]}: Permission denied\n`, code: 1 };
+    }
+    if (argv[0] === "dumpsys") {
+      return `Packages:\n  Package [${PKG}] (1a2b3c):\n    versionCode=${
+        facts.versionCode ?? 3
+      } minSdk=24 targetSdk=35\n` +
+        `    lastUpdateTime=${facts.lastUpdate ?? "2026-03-14 05:30:00"}\n`;
+    }
+    return { code: 127 };
+  });
 }
 
 function install(over: Partial<InstalledBuild>): InstalledBuild {
@@ -124,7 +117,7 @@ Deno.test("retraceCrash() matches the map id the frames name, without asking the
       w.kept.sha256,
     ]);
     assertStringIncludes(r.trace, "at com.example.app.Repo.load(Repo.kt:22)");
-    assertEquals(d.calls, [], "no device call");
+    assertEquals(d.argvs, [], "no device call");
     const unknown = await retraceCrash(w.dir, d, {
       serial: SERIAL,
       package: PKG,
@@ -158,7 +151,7 @@ Deno.test("retraceCrash() matches the APK hash the device reports; refuses split
     assertEquals(r.status, "retraced", r.reason ?? "");
     assertEquals(r.matched_by, "device_hash");
     assertEquals(r.device, { serial: SERIAL, apk_sha256: APK_SHA, version_code: null });
-    assertEquals(d.calls, [["pm", "path", PKG], ["sha256sum", path]]);
+    assertEquals(d.argvs, [["pm", "path", PKG], ["sha256sum", path]]);
     const split = await retraceCrash(
       w.dir,
       device({ paths: [path, path.replace("base", "split_config.arm64_v8a")], sha: APK_SHA }),

@@ -11,7 +11,7 @@ import { ActService } from "../../lib/ui/act_service.ts";
 import { FastPaths } from "../../lib/ui/fast_paths.ts";
 import { EmulatorLink } from "../../lib/emulator/link.ts";
 import { dump, screen } from "./_xml.ts";
-import { FakeAdb } from "./_fake_adb.ts";
+import { FakeAdb } from "../fake_adb.ts";
 
 const SERIAL = "R5CT1234ABC";
 
@@ -43,7 +43,7 @@ async function withActor(
   screenXml = form("ab"),
 ) {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-act-" });
-  const adb = new FakeAdb((_kind, argv) => {
+  const adb = new FakeAdb((argv) => {
     if (argv[0] === "dumpsys") return "";
     if (argv[0] === "input") return "";
     return screenXml + "UI hierchary dumped to: /dev/tty";

@@ -23,7 +23,7 @@ import {
 import { ToolError } from "../../lib/core/errors.ts";
 import { quoteShellArg } from "../../lib/adb/shell_quote.ts";
 import { parseSh } from "../sim/sh_parse.ts";
-import type { ShellResult } from "../../lib/adb/client.ts";
+import { shellResult } from "../fake_adb.ts";
 
 /** What `input text` does with its argument (Input.sendText: `%s` is a space). */
 function deviceReads(arg: string): string {
@@ -134,17 +134,12 @@ Deno.test("ActionPacer waits out the gap per device and remembers lists", async 
   assertEquals(pacer.lastList("a"), "second");
 });
 
-function result(out: string, exitCode: number | null = 0): ShellResult {
-  const bytes = new TextEncoder().encode(out);
-  return { stdout: bytes, stderr: new Uint8Array(), exitCode, text: () => out };
-}
-
 Deno.test("drag() sends DOWN, MOVEs, a pause, UP; falls back to a slow swipe", async () => {
   const sent: { argv: readonly string[]; at: number }[] = [];
   const adb = {
     shell(_s: string, argv: readonly string[]) {
       sent.push({ argv, at: performance.now() });
-      return Promise.resolve(result(""));
+      return Promise.resolve(shellResult(""));
     },
   };
   const r = await drag(adb, "s", { x: 10, y: 900 }, { x: 10, y: 500 }, 40);
@@ -160,8 +155,8 @@ Deno.test("drag() sends DOWN, MOVEs, a pause, UP; falls back to a slow swipe", a
       old.push(argv);
       return Promise.resolve(
         argv[1] === "motionevent"
-          ? result("Error: Unknown command: motionevent\n", 255)
-          : result(""),
+          ? shellResult("Error: Unknown command: motionevent\n", 255)
+          : shellResult(""),
       );
     },
   };

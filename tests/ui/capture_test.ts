@@ -9,7 +9,7 @@ import {
 } from "../../lib/ui/capture.ts";
 import { LEASE_STALE_MS, UiAutomatorLocks, uiLockPath } from "../../lib/ui/automator_lock.ts";
 import { dump, screen } from "./_xml.ts";
-import { FakeAdb } from "./_fake_adb.ts";
+import { FakeAdb } from "../fake_adb.ts";
 
 const XML = dump(
   screen([{ cls: "android.widget.Button", text: "OK", b: [0, 0, 100, 100], click: true }]),
@@ -64,9 +64,9 @@ Deno.test("captureHierarchy() reads the fast tty form", async () => {
 
 Deno.test("captureHierarchy() falls back to the file form and remembers it per device", async () => {
   await withDir(async (dir) => {
-    const adb = new FakeAdb((kind, argv) => {
+    const adb = new FakeAdb((argv, { kind }) => {
       if (kind === "exec" && argv[2] === "/dev/tty") return TTY_LINE;
-      if (kind === "shell") return { stderr: "", stdout: `UI hierarchy dumped to: ${DUMP_FILE}\n` };
+      if (kind === "shell") return { err: "", out: `UI hierarchy dumped to: ${DUMP_FILE}\n` };
       return XML;
     });
     const forms = new DumpFormMemory();
@@ -87,7 +87,7 @@ Deno.test("captureHierarchy() falls back to the file form and remembers it per d
 Deno.test("captureHierarchy() fails at once when another UI Automator client is registered", async () => {
   await withDir(async (dir) => {
     const adb = new FakeAdb(() => ({
-      stderr: "java.lang.IllegalStateException: UiAutomationService x@1already registered!",
+      err: "java.lang.IllegalStateException: UiAutomationService x@1already registered!",
     }));
     const e = await assertRejects(
       () => captureHierarchy(adb, "emulator-5554", { locks: new UiAutomatorLocks(dir) }),

@@ -3,7 +3,7 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../as
 import { ToolError } from "../../lib/core/errors.ts";
 import { UiService } from "../../lib/ui/ui_service.ts";
 import { dump, type N, screen } from "./_xml.ts";
-import { FakeAdb } from "./_fake_adb.ts";
+import { FakeAdb } from "../fake_adb.ts";
 
 /** A tiny app: a sign-in screen; a tap on "Sign in" shows a spinner, then the inbox. */
 function signIn(): string {
@@ -34,7 +34,7 @@ const ACTIVITY = "  mResumedActivity: ActivityRecord{5d3e0a9 u0 com.example/.Sig
 async function withService(fn: (s: UiService, screens: string[], adb: FakeAdb) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-ui-" });
   const screens = [signIn()];
-  const adb = new FakeAdb((_kind, argv) => {
+  const adb = new FakeAdb((argv) => {
     if (argv[0] === "dumpsys") return ACTIVITY;
     const next = screens.length > 1 ? screens.shift()! : screens[0];
     return next + "UI hierchary dumped to: /dev/tty";
@@ -191,7 +191,7 @@ Deno.test("UiService.observe() asks for the foreground activity beside the dump,
   const order: string[] = [];
   let releaseDump!: () => void;
   const dumpGate = new Promise<void>((r) => releaseDump = r);
-  const adb = new FakeAdb((_kind, argv) => {
+  const adb = new FakeAdb((argv) => {
     order.push(argv[0] === "dumpsys" ? "dumpsys" : "dump");
     return argv[0] === "dumpsys" ? ACTIVITY : signIn() + "UI hierchary dumped to: /dev/tty";
   });
