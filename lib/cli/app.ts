@@ -34,6 +34,11 @@ import { claimSocket, SocketClaimError } from "../attach/socket_file.ts";
 import { queryApp } from "../attach/attach_client.ts";
 import { LogcatShares } from "../attach/logcat_shares.ts";
 import { closeRuntime, createRuntime, newToolSession, type Runtime } from "./runtime.ts";
+import { setupCommand } from "./setup.ts";
+import { readSkill } from "../tools/resources.ts";
+import { UiObserver } from "../dashboard/ui_observer.ts";
+import type { Dashboard } from "../dashboard/server.ts";
+import type { OpenOutcome } from "../dashboard/host.ts";
 
 /** How long quitting waits for a cancelled build to be recorded. */
 export const QUIT_BUILD_TIMEOUT_MS = 1500;
@@ -42,6 +47,8 @@ export const QUIT_STEP_TIMEOUT_MS = 5000;
 
 export interface AppOptions {
   project: string | null;
+  /** The dashboard's port on 127.0.0.1 (0: the system picks one); null: no dashboard. */
+  uiPort?: number | null;
   env: Env;
   cwd: string;
   minIntervalMs: number | null;
@@ -178,6 +185,54 @@ export async function runApp(opts: AppOptions): Promise<number> {
     attached: [...live.values()].map((a) => a.info),
   });
 
+  /** `keynobi open` (the socket's `open` query) and the dashboard's Open: one function. */
+  const openProject = async (path: string): Promise<OpenOutcome> => {
+    const root = await projectRootFor(path).catch(() => null);
+    if (root === null) return { ok: false, reason: `${path} is not an existing folder` };
+    const before = project?.root ?? null;
+    project = { root, requested: path, selectedBy: "argument" };
+    await setLastActiveProject(dataDir, root).catch(() => {});
+    await rt.activity.append({
+      kind: "lifecycle",
+      name: "app",
+      duration_ms: 0,
+      status: "ok",
+      summary: `Project opened: ${root} (was ${before ?? "none"})`,
+    });
+    return { ok: true, project: root, previous: before };
+  };
+
+  const uiObserver = new UiObserver();
+  uiObserver.watch(rt.ui);
+  let dashboard: Dashboard | null = null;
+  if (opts.uiPort !== null && opts.uiPort !== undefined) {
+    try {
+      const { startDashboard } = await import("../dashboard/server.ts");
+      dashboard = startDashboard({
+        env: opts.env,
+        cwd: opts.cwd,
+        dataDir,
+        adb: rt.adb,
+        builds: rt.builds,
+        logcat: rt.logcat,
+        activity: rt.activity,
+        ui: uiObserver,
+        status,
+        openProject,
+        setupCommands: () => setupCommand([]),
+        skill: readSkill,
+      }, { port: opts.uiPort });
+    } catch (e) {
+      opts.stderr(
+        `keynobi: cannot start the dashboard on 127.0.0.1:${opts.uiPort}: ` +
+          `${(e as Error).message} (choose another --ui-port, or --no-ui)`,
+      );
+      await socket.release();
+      await within(closeRuntime(rt, within));
+      return 1;
+    }
+  }
+
   const sessionFor = (req: AttachRequest, conn: Deno.UnixConn): Attached => {
     const pinned = req.project;
     const mode: SessionMode = {
@@ -193,7 +248,10 @@ export async function runApp(opts: AppOptions): Promise<number> {
         : { root: pinned, requested: pinned, selectedBy: req.selected_by ?? "argument" };
     const enabledToolsets = req.toolsets ?? ["core", "ui", "device-admin"] as const;
     const served = TOOLS.filter((t) => enabledToolsets.includes(t.toolset));
+    // Each entry this session logs names it, so the dashboard can filter the log by session.
+    const sessionId = crypto.randomUUID();
     const session = newToolSession(rt, {
+      sessionId,
       title: "Keynobi (attached to the app)",
       instructions: buildInstructions({
         mode: "attached",
@@ -206,7 +264,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       project: selection,
       mode,
       projectRefusal: () => pinnedRefusal(mode),
-      activity: rt.activity,
+      activity: { append: (entry) => rt.activity.append({ ...entry, session: sessionId }) },
       logcat: (id) => logcatShares.view(id),
     }, createSession);
     const info: AttachedSessionInfo = {
@@ -253,32 +311,18 @@ export async function runApp(opts: AppOptions): Promise<number> {
       return;
     }
     if (query.kind === "status") {
-      await write(conn, status()).catch(() => {});
+      await write(conn, { ...status(), dashboard: dashboard?.url ?? null }).catch(() => {});
       closeQuietly(conn);
       return;
     }
     if (query.kind === "open") {
-      const root = await projectRootFor(query.project).catch(() => null);
-      if (root === null) {
-        await write(conn, {
-          ok: false,
-          reason: `${query.project} is not an existing folder`,
-          version: VERSION,
-        }).catch(() => {});
-      } else {
-        const before = project?.root ?? null;
-        project = { root, requested: query.project, selectedBy: "argument" };
-        await setLastActiveProject(dataDir, root).catch(() => {});
-        await rt.activity.append({
-          kind: "lifecycle",
-          name: "app",
-          duration_ms: 0,
-          status: "ok",
-          summary: `Project opened: ${root} (was ${before ?? "none"})`,
-        });
-        await write(conn, { ok: true, project: root, previous: before, version: VERSION })
-          .catch(() => {});
-      }
+      const r = await openProject(query.project);
+      await write(
+        conn,
+        r.ok
+          ? { ok: true, project: r.project, previous: r.previous, version: VERSION }
+          : { ok: false, reason: r.reason, version: VERSION },
+      ).catch(() => {});
       closeQuietly(conn);
       return;
     }
@@ -370,9 +414,15 @@ export async function runApp(opts: AppOptions): Promise<number> {
     `keynobi app ${VERSION} ready: pid ${Deno.pid}, listening on ${socket.path}, project ` +
       `${project?.root ?? "none"} (up to ${MAX_ATTACHED_SESSIONS} sessions)`,
   );
+  if (dashboard) {
+    opts.stderr(
+      `keynobi app dashboard: open ${dashboard.url} (this machine only; keep it private)`,
+    );
+  }
 
   await opts.stop;
   quitting = true;
+  await within(dashboard?.close() ?? Promise.resolve());
   await quit(rt, live, socket.release);
   await accepting;
   await within(Promise.allSettled([...detaching]));

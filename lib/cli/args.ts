@@ -20,11 +20,19 @@ export type Command =
   | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
   | { kind: "setup"; mcpArgs: string[]; http?: HttpAddress }
-  | { kind: "app"; project: string | null }
+  | {
+    kind: "app";
+    project: string | null;
+    /** `--ui-port`: the dashboard's port on 127.0.0.1 (0: the system picks); null with --no-ui. */
+    uiPort?: number | null;
+  }
   | { kind: "open"; path: string }
   | { kind: "status"; json: boolean }
   | { kind: "version" }
   | { kind: "help" };
+
+/** The largest `--ui-port`. */
+export const MAX_UI_PORT = 65_535;
 
 /** The largest `--min-interval-ms` (lib/ui/actions.ts MAX_MIN_ACTION_INTERVAL_MS). */
 export const MAX_MIN_INTERVAL_FLAG_MS = 10_000;
@@ -58,9 +66,10 @@ Usage:
                           approve the project's shared .keynobi/run-configurations.json
   keynobi setup [--project <path>] [--toolsets <a,b>] [--http [HOST:]PORT]
                           print the claude / codex registration commands for this binary
-  keynobi app [--project <path>]
+  keynobi app [--project <path>] [--ui-port <port> | --no-ui]
                           run the long-lived keynobi every MCP client attaches to (foreground,
-                          until SIGINT/SIGTERM): one build slot, logcat buffer and UI lock shared
+                          until SIGINT/SIGTERM): one build slot, logcat buffer and UI lock shared;
+                          prints its dashboard's URL (http://127.0.0.1:<port>/?k=<secret>)
   keynobi open <path>     switch the running app's project
   keynobi status [--json] list the app, its attached sessions and the standalone MCP servers
   keynobi --version | --help
@@ -112,9 +121,23 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     case "app": {
       let project: string | null = null;
+      let uiPort: number | null | undefined;
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i];
-        if (a === "--project" || a.startsWith("--project=")) {
+        if (a === "--ui-port" || a.startsWith("--ui-port=")) {
+          if (uiPort !== undefined) throw new UsageError("--ui-port or --no-ui is given twice");
+          const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : rest[++i];
+          if (v === undefined || !/^\d{1,5}$/.test(v) || Number(v) > MAX_UI_PORT) {
+            throw new UsageError(
+              `--ui-port takes a port from 0 to ${MAX_UI_PORT} (0: any free port), got ` +
+                `"${v ?? ""}"; the dashboard always listens on 127.0.0.1`,
+            );
+          }
+          uiPort = Number(v);
+        } else if (a === "--no-ui") {
+          if (uiPort !== undefined) throw new UsageError("--ui-port or --no-ui is given twice");
+          uiPort = null;
+        } else if (a === "--project" || a.startsWith("--project=")) {
           if (project !== null) throw new UsageError("--project is given twice");
           const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : rest[++i];
           if (v === undefined || v === "" || (v.startsWith("--") && !a.includes("="))) {
@@ -125,7 +148,7 @@ export function parseArgs(argv: readonly string[]): Command {
           throw new UsageError(`Unknown option "${a}" for keynobi app: see keynobi --help`);
         }
       }
-      return { kind: "app", project };
+      return { kind: "app", project, ...(uiPort !== undefined ? { uiPort } : {}) };
     }
     case "setup": {
       const opts = parseMcpOptions(rest, false);

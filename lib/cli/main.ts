@@ -75,6 +75,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       try {
         return await runApp({
           project: cmd.project,
+          uiPort: cmd.uiPort === undefined ? 0 : cmd.uiPort,
           env,
           cwd,
           minIntervalMs: null,

@@ -68,6 +68,7 @@ export async function statusCommand(
       version: VERSION,
       data_dir: dataDir,
       app,
+      dashboard: typeof answer?.dashboard === "string" ? answer.dashboard : null,
       attached,
       standalone: records,
       version_mismatches: mismatches,
@@ -80,6 +81,8 @@ export async function statusCommand(
       `app: pid ${app.pid}, version ${app.version}, project ${app.project ?? "none"}, ` +
         `up ${app.uptime_s} s (since ${app.started_at})`,
     );
+    const dashboard = (answer?.dashboard ?? null) as string | null;
+    io.stdout(`dashboard: ${typeof dashboard === "string" ? dashboard : "off (--no-ui)"}`);
     io.stdout(`attached sessions: ${attached.length ? attached.length : "none"}`);
     for (const a of attached) {
       io.stdout(

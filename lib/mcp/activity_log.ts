@@ -1,6 +1,6 @@
 /**
  * The activity log: `mcp-activity.jsonl` in the data directory, one JSON line per lifecycle event,
- * tool call, prompt or resource read. Arguments are never logged: the API does not take them.
+ * tool call, prompt or resource read, and per action the user took in the dashboard. Arguments are never logged: the API does not take them.
  *
  * The app (`keynobi app`) and every standalone server append to the same file, so appends,
  * rotation and clearing all hold one cross-process lock (`mcp-activity.lock`). Rotation writes
@@ -35,7 +35,8 @@ export const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
  */
 export const MAX_PENDING_ENTRIES = 20_000;
 
-export const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource"] as const;
+/** `user`: something the user did in the app's dashboard (lib/dashboard/actions.ts). */
+export const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource", "user"] as const;
 export type ActivityKind = typeof ACTIVITY_KINDS[number];
 export const ACTIVITY_STATUSES = ["ok", "error", "refused"] as const;
 export type ActivityStatus = typeof ACTIVITY_STATUSES[number];

@@ -1,0 +1,551 @@
+/**
+ * The dashboard page's script (served as /app.js). Plain browser JavaScript, no library, no
+ * external asset. It renders what the live feed (/api/events, server-sent events) sends, never
+ * polls, and writes every value with textContent (no HTML from data). Bounded: at most
+ * PAGE_MAX_ACTIVITY entries held and only the visible rows of them in the document; at most
+ * PAGE_MAX_LINES build lines held, older ones fetched when the log is scrolled to its top.
+ *
+ * Kept free of backquotes and dollar-brace so it can live in this template string.
+ */
+export const PAGE_MAX_ACTIVITY = 10_000;
+export const PAGE_MAX_LINES = 3_000;
+
+export const PAGE_SCRIPT = String.raw`"use strict";
+(function () {
+  var MAX_ACTIVITY = ` + PAGE_MAX_ACTIVITY + String.raw`;
+  var MAX_LINES = ` + PAGE_MAX_LINES + String.raw`;
+  var ROW_H = 24;
+  var OLDER_LINES = 500;
+
+  var state = { sections: {}, connected: false };
+  var activity = [];          // oldest first, at most MAX_ACTIVITY
+  var sessionsSeen = new Map(); // session id -> label
+  var toolsSeen = new Set();
+  var filtered = null;        // newest first, after filters (null: recompute)
+  var log = { build: null, chunks: [], lines: 0, following: true, pending: 0, loading: false, atStart: false };
+  var selectedSession = null;
+
+  function $(id) { return document.getElementById(id); }
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      if (k === "text") el.textContent = attrs[k];
+      else if (k === "cls") el.className = attrs[k];
+      else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), attrs[k]);
+      else el.setAttribute(k, attrs[k]);
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined) continue;
+      el.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    }
+    return el;
+  }
+  function svg(tag, attrs) {
+    var el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (var k in attrs) {
+      if (k === "text") el.textContent = attrs[k]; else el.setAttribute(k, attrs[k]);
+    }
+    return el;
+  }
+  function fill(tbody, rows) {
+    tbody.replaceChildren.apply(tbody, rows);
+  }
+  function ago(iso) {
+    var t = Date.parse(iso);
+    if (!isFinite(t)) return "";
+    var s = Math.max(0, Math.round((Date.now() - t) / 1000));
+    if (s < 60) return s + " s ago";
+    if (s < 3600) return Math.round(s / 60) + " min ago";
+    if (s < 86400) return Math.round(s / 3600) + " h ago";
+    return Math.round(s / 86400) + " d ago";
+  }
+  function clock(iso) {
+    var d = new Date(iso);
+    return isFinite(d.getTime()) ? d.toLocaleTimeString([], { hour12: false }) : "";
+  }
+  function secs(ms) {
+    if (ms === null || ms === undefined) return "";
+    return ms < 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms / 1000) + " s";
+  }
+  function toast(message, bad) {
+    var t = $("toast");
+    t.textContent = message;
+    t.className = bad ? "toast bad" : "toast";
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(function () { t.hidden = true; }, 5000);
+  }
+
+  // ---- talking to the app ----
+  function post(path, body) {
+    return fetch(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    }).then(function (r) {
+      return r.json().then(function (j) { j.httpStatus = r.status; return j; });
+    });
+  }
+  function ask(prepared) {
+    return new Promise(function (resolve) {
+      var d = $("confirm");
+      $("confirm-title").textContent = prepared.title;
+      $("confirm-message").textContent = prepared.message;
+      $("confirm-yes").textContent = prepared.confirm_label;
+      function done(ok) {
+        $("confirm-yes").onclick = null;
+        $("confirm-no").onclick = null;
+        d.close();
+        resolve(ok);
+      }
+      $("confirm-yes").onclick = function () { done(true); };
+      $("confirm-no").onclick = function () { done(false); };
+      d.oncancel = function () { done(false); };
+      d.showModal();
+    });
+  }
+  // Every change: prepare (the app says what it would do), confirm, run.
+  function act(action) {
+    return post("/api/actions/prepare", action).then(function (p) {
+      if (p.error) {
+        if (p.needs_replace) {
+          return ask({ title: "Replace the installed skill?", message: p.error,
+            confirm_label: "Continue" }).then(function (ok) {
+            if (ok) return act(Object.assign({}, action, { replace: true }));
+          });
+        }
+        toast(p.error, true);
+        return;
+      }
+      return ask(p).then(function (ok) {
+        if (!ok) { toast("Nothing changed."); return; }
+        return post("/api/actions/run", { token: p.token }).then(function (r) {
+          toast(r.error || r.message, !!r.error || !r.ok);
+        });
+      });
+    }).catch(function (e) { toast("The app did not answer: " + e.message, true); });
+  }
+
+  // ---- sections ----
+  var render = {
+    app: function (a) {
+      $("app-version").textContent = a.version ? "app " + a.version : "";
+      $("app-project").textContent = a.project || "none";
+      $("app-uptime").textContent = a.started_at ? "up since " + clock(a.started_at) : "";
+      var b = $("mismatch");
+      if (a.mismatch_hint) {
+        b.textContent = "Version mismatch: " + a.mismatch_hint + ". " + a.mismatches.map(function (m) {
+          return (m.kind === "attached" ? "attached" : "standalone") + " pid " + m.pid + " runs " + (m.version || "an older release");
+        }).join("; ") + ".";
+        b.hidden = false;
+      } else b.hidden = true;
+      var attached = a.attached || [];
+      attached.forEach(function (s) {
+        sessionsSeen.set(s.session_id, (s.client_name || "client") + " (pid " + s.pid + ")");
+      });
+      refreshSessionFilter(true);
+      scheduleActivity();
+      fill($("sessions-table").tBodies[0], attached.map(function (s) {
+        var odd = s.version !== a.version;
+        return h("tr", null,
+          h("td", { text: s.client_name || "connecting…" }),
+          h("td", { text: String(s.pid) }),
+          h("td", { text: s.version, cls: odd ? "bad" : "" }),
+          h("td", { text: s.project ? s.project + " (pinned)" : "follows the app" }),
+          h("td", { text: ago(s.since), title: s.since }));
+      }));
+      $("sessions-empty").hidden = attached.length > 0;
+      var st = a.standalone || [];
+      fill($("standalone-table").tBodies[0], st.map(function (s) {
+        return h("tr", null, h("td", { text: String(s.pid) }),
+          h("td", { text: s.version || "older release", cls: s.version !== a.version ? "bad" : "" }),
+          h("td", { text: s.project || "none" }), h("td", { text: s.reason }));
+      }));
+      $("standalone-empty").hidden = st.length > 0;
+    },
+    devices: function (list) {
+      var box = $("devices");
+      if (!Array.isArray(list)) { box.replaceChildren(h("p", { cls: "bad", text: list.error })); return; }
+      box.replaceChildren.apply(box, list.map(function (d) {
+        var shot = d.screenshot && d.screenshot.kept
+          ? h("img", { src: "/api/devices/" + encodeURIComponent(d.serial) + "/screenshot?at=" + encodeURIComponent(d.screenshot.at),
+            alt: "last screenshot of " + d.serial, title: "taken " + ago(d.screenshot.at) })
+          : h("div", { cls: "noshot", text: d.screenshot ? "screenshot too large to keep" : "no screenshot taken yet" });
+        var info = h("div", null,
+          h("div", null, h("b", { text: d.serial }), " ", h("span", { cls: d.state === "device" ? "pill on" : "pill warn", text: d.state })),
+          h("div", { cls: "muted", text: [d.model, d.product, d.kind].filter(Boolean).join(" · ") }),
+          d.screenshot ? h("div", { cls: "muted", text: "screenshot " + ago(d.screenshot.at) + ", " + d.screenshot.width + "×" + d.screenshot.height }) : null,
+          d.list ? h("details", null, h("summary", { text: "last element list (" + ago(d.list.at) + ")" }), h("pre", { text: d.list.text })) : h("div", { cls: "muted", text: "no element list yet" }));
+        return h("div", { cls: "device" }, shot, info);
+      }));
+      $("devices-empty").hidden = list.length > 0;
+    },
+    builds: function (b) {
+      var r = b.running;
+      var head = r || (b.history && b.history[0]);
+      $("build-title").textContent = head ? "#" + head.id + " " + (head.tasks || [head.task]).join(" ") : "";
+      $("build-origin").textContent = head ? head.origin_label : "No build yet.";
+      if (r) {
+        $("build-progress").textContent = "running " + secs(r.elapsed_ms) + (r.current_task ? " — " + r.current_task : "");
+      } else if (head) {
+        $("build-progress").textContent = head.status + (head.duration_ms !== null ? " in " + secs(head.duration_ms) : "") +
+          (head.cancelled_label ? " — " + head.cancelled_label : "") + (head.summary ? " — " + head.summary : "");
+      } else $("build-progress").textContent = "";
+      var cancel = $("cancel-build");
+      cancel.hidden = !r;
+      cancel.dataset.id = r ? String(r.id) : "";
+      if (head && log.build !== head.id && !log.loading && (r || log.build === null)) openLog(head.id);
+      var hist = b.history || [];
+      fill($("history-table").tBodies[0], hist.map(function (x) {
+        var errs = x.errors && x.errors.length ? h("ul", { cls: "errors" }) : null;
+        if (errs) errs.replaceChildren.apply(errs, x.errors.map(function (e) { return h("li", { text: (e.at ? e.at + ": " : "") + e.message }); }));
+        return h("tr", { cls: "click" + (log.build === x.id ? " selected" : ""), onclick: function () { openLog(x.id); } },
+          h("td", { text: String(x.id) }),
+          h("td", null, h("span", { text: x.task }), errs),
+          h("td", { cls: "status-" + x.status, text: x.status + (x.error_count ? " (" + x.error_count + " errors)" : ""), title: x.cancelled_label || x.reason || "" }),
+          h("td", { text: secs(x.duration_ms) }),
+          h("td", { text: x.origin_label.replace(/^Started by /, "") }));
+      }));
+      $("history-empty").hidden = hist.length > 0;
+      durationChart(hist);
+    },
+    crashes: function (c) {
+      if (c.error) { $("crash-table").tBodies[0].replaceChildren(); $("crashes-empty").textContent = c.error; return; }
+      fill($("crash-table").tBodies[0], c.groups.map(function (g) {
+        return h("tr", null, h("td", { text: String(g.count) }),
+          h("td", null, h("b", { text: g.exception_type || g.kind }), h("div", { cls: "muted", text: (g.message || "").slice(0, 160) })),
+          h("td", { text: g.package || g.process || "" }), h("td", { text: ago(g.last_seen), title: g.last_seen }));
+      }));
+      $("crashes-empty").hidden = c.groups.length > 0;
+    },
+    sessions: function (list) {
+      if (!Array.isArray(list)) { $("debug-empty").textContent = list.error; return; }
+      fill($("debug-table").tBodies[0], list.map(function (s) {
+        return h("tr", { cls: "click" + (selectedSession === s.id ? " selected" : ""), onclick: function () { openSession(s.id); } },
+          h("td", { cls: "mono", text: s.id.slice(0, 14) }), h("td", { text: s.package }),
+          h("td", { text: s.model || s.serial }), h("td", { text: s.state }),
+          h("td", { text: String(s.counts.crashes + s.counts.anrs), cls: s.counts.crashes + s.counts.anrs ? "bad" : "" }),
+          h("td", { text: s.launch_ms === null ? "" : s.launch_ms + " ms" }));
+      }));
+      $("debug-empty").hidden = list.length > 0;
+      crashChart(list);
+      launchChart(list);
+    },
+    projects: function (p) {
+      $("open-project").textContent = p.open || "none";
+      var trusted = (p.trusted || []).some(function (t) { return t.root === p.open; });
+      var pill = $("open-trust");
+      pill.textContent = p.open ? (trusted ? "trusted" : "not trusted: builds are refused") : "";
+      pill.className = p.open ? (trusted ? "pill on" : "pill off") : "pill";
+      if (!$("project-path").value && p.open) $("project-path").placeholder = p.open;
+      fill($("trusted-table").tBodies[0], (p.trusted || []).map(function (t) {
+        return h("tr", null, h("td", { text: t.root + (t.exists ? "" : " (folder missing)") }),
+          h("td", { text: ago(t.trusted_at), title: t.trusted_at }),
+          h("td", null, h("button", { cls: "small", text: "Untrust", onclick: function () { act({ action: "untrust_project", path: t.root }); } })));
+      }));
+      $("trusted-empty").hidden = (p.trusted || []).length > 0;
+    },
+    setup: function (s) {
+      $("setup-commands").textContent = (s.commands || []).join("\n");
+      var sk = s.skill;
+      $("skill-status").textContent = sk ? sk.detail + " (" + sk.path + ")" : "HOME is not set";
+      $("install-skill").disabled = !sk || sk.state === "installed" || sk.state === "outside";
+    },
+  };
+
+  // ---- charts: plain SVG ----
+  function bars(box, items, unit, color) {
+    var W = 440, H = 110, pad = 18;
+    var max = Math.max.apply(null, [1].concat(items.map(function (i) { return i.value; })));
+    var s = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
+    s.appendChild(svg("line", { x1: pad, y1: H - pad, x2: W, y2: H - pad, stroke: "#d8dce3" }));
+    s.appendChild(svg("text", { x: 0, y: 10, text: Math.round(max) + " " + unit }));
+    var bw = items.length ? Math.min(28, (W - pad) / items.length - 2) : 0;
+    items.forEach(function (it, i) {
+      var bh = Math.max(1, (H - 2 * pad) * it.value / max);
+      var x = pad + i * (bw + 2);
+      var r = svg("rect", { x: x, y: H - pad - bh, width: bw, height: bh, fill: it.color || color, rx: 2 });
+      r.appendChild(svg("title", { text: it.title }));
+      s.appendChild(r);
+      if (items.length <= 20) s.appendChild(svg("text", { x: x, y: H - 4, text: it.label }));
+    });
+    box.replaceChildren(s);
+  }
+  var STATUS_COLOR = { success: "#16803c", failed: "#c4321f", cancelled: "#b76e00", timeout: "#c4321f", running: "#2f6fde", interrupted: "#9aa3b2" };
+  function durationChart(hist) {
+    var items = hist.filter(function (b) { return b.duration_ms !== null; }).slice(0, 30).reverse().map(function (b) {
+      return { value: b.duration_ms / 1000, label: "#" + b.id, color: STATUS_COLOR[b.status], title: "#" + b.id + " " + b.task + ": " + secs(b.duration_ms) + " (" + b.status + ")" };
+    });
+    var box = $("chart-durations");
+    if (!items.length) { box.replaceChildren(); return; }
+    box.replaceChildren();
+    box.appendChild(h("div", { cls: "muted", text: "Build duration (s), oldest to newest" }));
+    var inner = h("div");
+    box.appendChild(inner);
+    bars(inner, items, "s", "#2f6fde");
+  }
+  function crashChart(list) {
+    var items = list.slice(0, 20).reverse().map(function (s) {
+      var n = s.counts.crashes + s.counts.anrs;
+      return { value: n, label: s.package.split(".").pop().slice(0, 6), title: s.id + " " + s.package + ": " + n + " crashes/ANRs" };
+    });
+    var box = $("chart-crashes");
+    if (!items.some(function (i) { return i.value > 0; })) { box.replaceChildren(); return; }
+    box.replaceChildren(h("div", { cls: "muted", text: "Crashes and ANRs per debug session" }));
+    var inner = h("div"); box.appendChild(inner);
+    bars(inner, items, "", "#c4321f");
+  }
+  function launchChart(list) {
+    var items = list.filter(function (s) { return s.launch_ms !== null; }).slice(0, 20).reverse().map(function (s) {
+      return { value: s.launch_ms, label: (s.build_id ? "#" + s.build_id : s.id.slice(2, 8)), title: s.id + ": launch " + s.launch_ms + " ms" };
+    });
+    var box = $("chart-launch");
+    if (!items.length) { box.replaceChildren(); return; }
+    box.replaceChildren(h("div", { cls: "muted", text: "Launch time per install (ms)" }));
+    var inner = h("div"); box.appendChild(inner);
+    bars(inner, items, "ms", "#7a4fd6");
+  }
+
+  // ---- debug session timeline (fetched when the user opens one) ----
+  function openSession(id) {
+    selectedSession = id;
+    fetch("/api/sessions/" + encodeURIComponent(id), { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (v) {
+      $("timeline").hidden = false;
+      if (v.error) { $("timeline-title").textContent = v.error; $("timeline-list").replaceChildren(); return; }
+      $("timeline-title").textContent = v.session.package + " on " + (v.session.device.model || v.session.device.serial) + " — " + v.session.build.label;
+      fill($("timeline-list"), v.timeline.slice().reverse().map(function (e) {
+        return h("li", null, h("span", { cls: "muted", text: clock(e.at) + " " }), h("span", { cls: "k", text: e.kind }), " " + e.summary);
+      }));
+      if (state.sections.sessions) render.sessions(state.sections.sessions);
+    });
+  }
+
+  // ---- build log: chunks of lines, bounded, older fetched on scroll ----
+  function logBox() { return $("build-log"); }
+  function chunkEl(c) {
+    if (c.gap) return h("div", { cls: "gap", text: "… " + c.gap + " lines not shown live (scroll up to read the log from the start)" });
+    return h("pre", { text: c.lines.join("\n") });
+  }
+  function trimFront() {
+    var box = logBox();
+    while (log.lines > MAX_LINES && log.chunks.length > 1) {
+      var c = log.chunks.shift();
+      log.lines -= c.lines ? c.lines.length : 0;
+      box.removeChild(box.firstChild);
+      log.atStart = false;
+    }
+  }
+  function trimBack() {
+    var box = logBox();
+    while (log.lines > MAX_LINES && log.chunks.length > 1) {
+      var c = log.chunks.pop();
+      log.lines -= c.lines ? c.lines.length : 0;
+      box.removeChild(box.lastChild);
+      log.following = false;
+    }
+  }
+  function logInfo() {
+    $("log-info").textContent = log.build === null ? "" : log.lines + " lines shown" + (log.atStart ? " (from the start)" : "") +
+      (log.pending ? ", " + log.pending + " newer lines" : "");
+    $("log-follow").hidden = log.following;
+  }
+  function resetLog(id, from, lines) {
+    log.build = id; log.chunks = []; log.lines = 0; log.pending = 0; log.following = true;
+    log.atStart = from === 0;
+    var box = logBox();
+    box.replaceChildren();
+    appendChunk({ from: from, lines: lines });
+  }
+  function appendChunk(c) {
+    if (!c.lines.length) { logInfo(); return; }
+    var box = logBox();
+    log.chunks.push(c); log.lines += c.lines.length;
+    box.appendChild(chunkEl(c));
+    trimFront();
+    box.scrollTop = box.scrollHeight;
+    logInfo();
+  }
+  function openLog(id) {
+    log.loading = true;
+    return fetch("/api/builds/" + id + "/log?lines=" + OLDER_LINES, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (v) {
+      log.loading = false;
+      if (v.error) { resetLog(id, 0, []); $("log-info").textContent = v.error; return; }
+      resetLog(id, v.from, v.lines);
+      if (state.sections.builds) render.builds(state.sections.builds);
+    }, function () { log.loading = false; });
+  }
+  function onLines(ev) {
+    if (ev.reset || log.build !== ev.build_id) {
+      if (ev.reset || log.build === null || isRunning(ev.build_id)) resetLog(ev.build_id, ev.from, ev.lines);
+      return;
+    }
+    if (!log.following) { log.pending += ev.lines.length + ev.skipped_lines; logInfo(); return; }
+    if (ev.skipped_lines) { log.chunks.push({ gap: ev.skipped_lines }); logBox().appendChild(chunkEl({ gap: ev.skipped_lines })); }
+    appendChunk({ from: ev.from, lines: ev.lines });
+  }
+  function isRunning(id) {
+    var b = state.sections.builds;
+    return !!(b && b.running && b.running.id === id);
+  }
+  function loadOlder() {
+    if (log.loading || log.atStart || log.build === null || !log.chunks.length) return;
+    var first = log.chunks.find(function (c) { return !c.gap; });
+    if (!first) return;
+    log.loading = true;
+    var box = logBox();
+    var before = box.scrollHeight;
+    fetch("/api/builds/" + log.build + "/log?before=" + first.from + "&lines=" + OLDER_LINES, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (v) {
+      log.loading = false;
+      if (v.error || !v.lines.length) { log.atStart = true; logInfo(); return; }
+      var c = { from: v.from, lines: v.lines };
+      log.chunks.unshift(c); log.lines += v.lines.length;
+      box.insertBefore(chunkEl(c), box.firstChild);
+      log.atStart = v.from === 0;
+      trimBack();
+      box.scrollTop += box.scrollHeight - before;
+      logInfo();
+    }, function () { log.loading = false; });
+  }
+  logBox().addEventListener("scroll", function () {
+    var box = logBox();
+    if (box.scrollTop < 40) loadOlder();
+    var atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 30;
+    if (!atEnd && log.following && box.scrollTop > 0) { log.following = false; logInfo(); }
+  });
+  $("log-follow").addEventListener("click", function () { if (log.build !== null) openLog(log.build); });
+
+  // ---- activity: newest first, filterable, only visible rows in the document ----
+  function who(e) {
+    if (e.kind === "user") return "you (dashboard)";
+    if (!e.session) return "app (pid " + e.pid + ")";
+    return sessionsSeen.get(e.session) || ("session " + e.session.slice(0, 8));
+  }
+  function addActivity(entries, reset) {
+    if (reset) { activity = []; }
+    for (var i = 0; i < entries.length; i++) {
+      var e = entries[i];
+      activity.push(e);
+      if (e.session && !sessionsSeen.has(e.session)) sessionsSeen.set(e.session, "session " + e.session.slice(0, 8));
+      if (e.kind === "tool" && !toolsSeen.has(e.name)) { toolsSeen.add(e.name); refreshToolFilter(); }
+    }
+    if (activity.length > MAX_ACTIVITY) activity.splice(0, activity.length - MAX_ACTIVITY);
+    refreshSessionFilter();
+    filtered = null;
+    scheduleActivity();
+  }
+  function refreshSessionFilter(labelsChanged) {
+    var sel = $("filter-session");
+    if (!labelsChanged && sel.options.length === sessionsSeen.size + 2) return;
+    var cur = sel.value;
+    sel.replaceChildren(h("option", { value: "", text: "all" }), h("option", { value: "user", text: "you (dashboard)" }));
+    sessionsSeen.forEach(function (label, id) { sel.appendChild(h("option", { value: id, text: label })); });
+    sel.value = cur;
+  }
+  function refreshToolFilter() {
+    var sel = $("filter-tool");
+    var cur = sel.value;
+    sel.replaceChildren(h("option", { value: "", text: "all" }));
+    Array.from(toolsSeen).sort().forEach(function (t) { sel.appendChild(h("option", { value: t, text: t })); });
+    sel.value = cur;
+  }
+  function computeFiltered() {
+    var s = $("filter-session").value, t = $("filter-tool").value;
+    var out = [];
+    for (var i = activity.length - 1; i >= 0; i--) {
+      var e = activity[i];
+      if (s === "user" ? e.kind !== "user" : (s && e.session !== s)) continue;
+      if (t && e.name !== t) continue;
+      out.push(e);
+    }
+    return out;
+  }
+  var activityFrame = 0;
+  function scheduleActivity() {
+    if (!activityFrame) activityFrame = requestAnimationFrame(function () { activityFrame = 0; drawActivity(); });
+  }
+  function drawActivity() {
+    if (filtered === null) filtered = computeFiltered();
+    var box = $("activity");
+    var space = box.firstChild;
+    space.style.height = (filtered.length * ROW_H) + "px";
+    var first = Math.max(0, Math.floor(box.scrollTop / ROW_H) - 5);
+    var last = Math.min(filtered.length, first + Math.ceil(box.clientHeight / ROW_H) + 10);
+    var rows = [];
+    for (var i = first; i < last; i++) {
+      var e = filtered[i];
+      var row = h("div", { cls: "vrow " + e.kind + " st-" + e.status },
+        h("span", { cls: "t", text: clock(e.at) }), h("span", { cls: "who", text: who(e) }),
+        h("span", { cls: "n", text: e.name }), h("span", { cls: "s", text: e.summary, title: e.summary }));
+      row.style.top = (i * ROW_H) + "px";
+      rows.push(row);
+    }
+    space.replaceChildren.apply(space, rows);
+    $("activity-count").textContent = filtered.length === activity.length
+      ? activity.length + " entries" : filtered.length + " of " + activity.length + " entries";
+  }
+  $("activity").addEventListener("scroll", scheduleActivity);
+  $("filter-session").addEventListener("change", function () { filtered = null; scheduleActivity(); });
+  $("filter-tool").addEventListener("change", function () { filtered = null; scheduleActivity(); });
+
+  // ---- the user's actions ----
+  $("cancel-build").addEventListener("click", function () {
+    act({ action: "cancel_build", build_id: Number($("cancel-build").dataset.id) });
+  });
+  function pathInput() {
+    var v = $("project-path").value.trim();
+    if (!v) toast("Type the project's folder (an absolute path) first.", true);
+    return v;
+  }
+  $("do-open").addEventListener("click", function () { var p = pathInput(); if (p) act({ action: "open_project", path: p }); });
+  $("do-trust").addEventListener("click", function () { var p = pathInput() ; if (p) act({ action: "trust_project", path: p }); });
+  $("install-skill").addEventListener("click", function () { act({ action: "install_skill" }); });
+  $("copy-setup").addEventListener("click", function () {
+    var text = $("setup-commands").textContent;
+    var done = function () {
+      post("/api/actions/copied", { what: "setup_commands" }).then(function (r) { toast(r.message || r.error, !!r.error); });
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, function () { toast("The browser refused the clipboard: select the commands and copy them.", true); });
+    } else toast("No clipboard here: select the commands and copy them.", true);
+  });
+
+  // ---- the live feed ----
+  function connect() {
+    var es = new EventSource("/api/events");
+    es.addEventListener("open", function () {
+      state.connected = true;
+      $("live").textContent = "live"; $("live").className = "pill on";
+    });
+    es.addEventListener("error", function () {
+      state.connected = false;
+      $("live").textContent = "reconnecting…"; $("live").className = "pill off";
+    });
+    es.addEventListener("section", function (m) {
+      var d = JSON.parse(m.data);
+      state.sections[d.name] = d.value;
+      if (render[d.name]) {
+        try { render[d.name](d.value); } catch (e) { console.error(d.name, e); }
+      }
+    });
+    es.addEventListener("activity_reset", function (m) { addActivity(JSON.parse(m.data).entries, true); });
+    es.addEventListener("activity", function (m) { addActivity(JSON.parse(m.data).entries, false); });
+    es.addEventListener("lines", function (m) { onLines(JSON.parse(m.data)); });
+  }
+
+  // What the page holds, for the user's bug reports and the browser test.
+  window.keynobiDashboard = function () {
+    return {
+      connected: state.connected,
+      activity_held: activity.length,
+      activity_rows: $("activity").firstChild.childNodes.length,
+      log_build: log.build,
+      log_lines_held: log.lines,
+      log_following: log.following,
+      sections: Object.keys(state.sections),
+    };
+  };
+  connect();
+})();
+`;
