@@ -172,3 +172,22 @@ Deno.test("httpSetupLines(): the start command and the claude/codex HTTP registr
   assertEquals(v6[1], "k --mcp --http '[::1]:1'");
   assertStringIncludes(v6[3], "http://[::1]:1/mcp");
 });
+
+Deno.test("parseArgs() reads keynobi app's --ui-port and --no-ui; bad values are usage errors", () => {
+  assertEquals(parseArgs(["app", "--ui-port", "8850"]), {
+    kind: "app",
+    project: null,
+    uiPort: 8850,
+  });
+  assertEquals(parseArgs(["app", "--ui-port=0", "--project", "/p"]), {
+    kind: "app",
+    project: "/p",
+    uiPort: 0,
+  });
+  assertEquals(parseArgs(["app", "--no-ui"]), { kind: "app", project: null, uiPort: null });
+  for (const bad of [["--ui-port"], ["--ui-port", "65536"], ["--ui-port", "-1"], ["--ui-port=x"]]) {
+    const e = assertThrows(() => parseArgs(["app", ...bad]), UsageError);
+    assertStringIncludes(e.message, "--ui-port takes a port from 0 to 65535");
+  }
+  assertThrows(() => parseArgs(["app", "--no-ui", "--ui-port", "1"]), UsageError);
+});
