@@ -258,10 +258,10 @@ export const PAGE_SCRIPT = String.raw`"use strict";
   // ---- charts: plain SVG ----
   function bars(box, items, unit, color) {
     var W = 440, H = 110, pad = 18;
-    var max = Math.max.apply(null, [1].concat(items.map(function (i) { return i.value; })));
+    var max = Math.max.apply(null, items.map(function (i) { return i.value; })) || 1;
     var s = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
     s.appendChild(svg("line", { x1: pad, y1: H - pad, x2: W, y2: H - pad, stroke: "#d8dce3" }));
-    s.appendChild(svg("text", { x: 0, y: 10, text: Math.round(max) + " " + unit }));
+    s.appendChild(svg("text", { x: 0, y: 10, text: (max < 10 ? max.toFixed(1) : Math.round(max)) + " " + unit }));
     var bw = items.length ? Math.min(28, (W - pad) / items.length - 2) : 0;
     items.forEach(function (it, i) {
       var bh = Math.max(1, (H - 2 * pad) * it.value / max);

@@ -32,6 +32,7 @@ table.rows { width: 100%; border-collapse: collapse; }
 table.rows th { text-align: left; font-weight: 600; color: var(--muted); font-size: 12px; border-bottom: 1px solid var(--line); padding: 3px 6px; }
 table.rows td { border-bottom: 1px solid var(--line); padding: 4px 6px; vertical-align: top; overflow-wrap: anywhere; }
 table.rows tr.click { cursor: pointer; }
+table.rows td[class^="status-"] { white-space: nowrap; }
 table.rows tr.click:hover, table.rows tr.selected { background: #eef3fd; }
 .scroll { max-height: 260px; overflow: auto; }
 .status-success, .ok { color: var(--ok); font-weight: 600; }
@@ -39,7 +40,7 @@ table.rows tr.click:hover, table.rows tr.selected { background: #eef3fd; }
 .status-cancelled { color: var(--warn); font-weight: 600; }
 .status-running { color: var(--run); font-weight: 600; }
 .errors { margin: 2px 0 0; padding-left: 16px; color: var(--bad); font-size: 12px; }
-button { font: inherit; padding: 5px 12px; border-radius: 6px; border: 1px solid #c9ced8; background: #fff; cursor: pointer; }
+button { white-space: nowrap; font: inherit; padding: 5px 12px; border-radius: 6px; border: 1px solid #c9ced8; background: #fff; cursor: pointer; }
 button:hover { background: #f0f3f8; }
 button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
 button.danger:hover { background: #a82817; }
