@@ -18,7 +18,7 @@ import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/tran
 import type { Session } from "../mcp/session.ts";
 import { TOOLS } from "../tools/registry.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
-import { pinnedRefusal } from "../tools/project.ts";
+import { pinnedRefusal } from "../tools/project/project.ts";
 import { VERSION } from "../version.ts";
 import {
   type AttachRequest,

@@ -5,15 +5,15 @@
  */
 import type { AnyTool } from "../mcp/server.ts";
 import type { ToolContext } from "./context.ts";
-import { projectTools } from "./project.ts";
-import { devicesTools } from "./devices.ts";
-import { buildTools } from "./build.ts";
-import { deployTools } from "./deploy.ts";
-import { avdTools } from "./avds.ts";
-import { appsTools } from "./apps.ts";
-import { logcatTools } from "./logcat.ts";
-import { uiTools } from "./ui.ts";
-import { sessionTools } from "./sessions.ts";
+import { projectTools } from "./project/project.ts";
+import { devicesTools } from "./devices/devices.ts";
+import { buildTools } from "./build/gradle.ts";
+import { deployTools } from "./deploy/run_configurations.ts";
+import { avdTools } from "./devices/avds.ts";
+import { appsTools } from "./apps/app_control.ts";
+import { logcatTools } from "./logcat/logcat.ts";
+import { uiTools } from "./ui/ui.ts";
+import { sessionTools } from "./sessions/debug_sessions.ts";
 import { withAgentActions } from "./agent_actions.ts";
 
 /** Every tool; those acting on a device record their calls as agent actions (agent_actions.ts). */

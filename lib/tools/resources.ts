@@ -4,7 +4,7 @@
  * inside the canonical project root (see lib/core/project_paths.ts, which also closes the
  * check-then-use gap).
  */
-import { pinnedRefusal } from "./project.ts";
+import { pinnedRefusal } from "./project/project.ts";
 import { isToolError } from "../core/errors.ts";
 import { readProjectFile } from "../core/project_paths.ts";
 import { readGradleProject } from "../gradle/build_files.ts";

@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { devicesTools } from "../../lib/tools/devices.ts";
+import { devicesTools } from "../../lib/tools/devices/devices.ts";
 import { AdbClient } from "../../lib/adb/client.ts";
 import { parseServerSocketSpec } from "../../lib/adb/server_address.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";

@@ -5,7 +5,7 @@
  */
 import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { appsTools } from "../../lib/tools/apps.ts";
+import { appsTools } from "../../lib/tools/apps/app_control.ts";
 import { readDisplayed } from "../../lib/android/launch.ts";
 import type { AdbClient, AdbDevice } from "../../lib/adb/client.ts";
 import { ToolError } from "../../lib/core/errors.ts";

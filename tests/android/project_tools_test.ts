@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { trustProject } from "../../lib/core/settings.ts";
 import { selectProject } from "../../lib/gradle/project_root.ts";
-import { projectTools } from "../../lib/tools/project.ts";
+import { projectTools } from "../../lib/tools/project/project.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { AdbClient } from "../../lib/adb/client.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";

@@ -8,11 +8,11 @@
  * adapters only say which action and render the answer (unless `observe_after: false`).
  */
 import { z } from "zod";
-import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { validateCoordinates, validateKeyName } from "../core/validation.ts";
-import type { Bounds } from "../ui/hierarchy.ts";
-import type { ActParams, ActResult, ActStep, ActTarget, NamedPoint } from "../ui/act_types.ts";
+import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { validateCoordinates, validateKeyName } from "../../core/validation.ts";
+import type { Bounds } from "../../ui/hierarchy.ts";
+import type { ActParams, ActResult, ActStep, ActTarget, NamedPoint } from "../../ui/act_types.ts";
 import {
   ADB_KEYBOARD_IME,
   DEFAULT_LONG_PRESS_MS,
@@ -26,20 +26,20 @@ import {
   parseSelectedIme,
   type Point,
   unicodeTextArgv,
-} from "../ui/actions.ts";
-import { listData, matchData, matchLine as matchLineOf, selectorOf } from "./ui_read.ts";
-import { pathFields, pathNote } from "./ui_paths.ts";
-import { dumpTellsKeyboard, keyboardState } from "../ui/keyboard_signal.ts";
-import { MAX_ROWS } from "../ui/limits.ts";
-import type { ToolContext } from "./context.ts";
-import { callOpts, deviceFor } from "./device_args.ts";
+} from "../../ui/actions.ts";
+import { listData, matchData, matchLine as matchLineOf, selectorOf } from "./hierarchy.ts";
+import { pathFields, pathNote } from "./paths.ts";
+import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
+import { MAX_ROWS } from "../../ui/limits.ts";
+import type { ToolContext } from "../context.ts";
+import { callOpts, deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
   maxRowsParam,
   selectorParam,
   serialParam,
   targetParam,
-} from "./params.ts";
+} from "../params.ts";
 
 /** `ui_scroll_until_element`: swipes by default and at most (spec). */
 export const DEFAULT_SCROLL_SWIPES = 10;

@@ -3,13 +3,13 @@
  * the app closed (spec "Attaching"), so both are project-independent: without a project they
  * answer (with a hint), never fail.
  */
-import { defineTool } from "../mcp/tool_def.ts";
-import { isTrusted, readSettings } from "../core/settings.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
-import { inspectWrapper } from "../gradle/wrapper.ts";
-import { describeJava, type JavaInfo } from "../android/jdk.ts";
-import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../android/health.ts";
-import type { SessionMode, ToolContext } from "./context.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { isTrusted, readSettings } from "../../core/settings.ts";
+import { readGradleProject } from "../../gradle/build_files.ts";
+import { inspectWrapper } from "../../gradle/wrapper.ts";
+import { describeJava, type JavaInfo } from "../../android/jdk.ts";
+import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../android/health.ts";
+import type { SessionMode, ToolContext } from "../context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */
 export const MAX_TEXT_MODULES = 20;

@@ -8,7 +8,7 @@
  * A guest power-off makes the emulator exit the same way.
  */
 import { z } from "zod";
-import { findSdk } from "../android/sdk.ts";
+import { findSdk } from "../../android/sdk.ts";
 import {
   avdHome,
   emulatorPath,
@@ -16,7 +16,7 @@ import {
   readAvdHome,
   runListAvds,
   validateAvdName,
-} from "../android/avds.ts";
+} from "../../android/avds.ts";
 import {
   AVD_BOOT_TIMEOUT_MS,
   AVD_STOP_TIMEOUT_MS,
@@ -25,13 +25,13 @@ import {
   spawnEmulator,
   waitForAvd,
   waitGone,
-} from "../android/emulator_launch.ts";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { readSettings } from "../core/settings.ts";
-import { validateSerial } from "../core/validation.ts";
-import { defineTool } from "../mcp/tool_def.ts";
-import type { ToolContext } from "./context.ts";
-import { callOpts } from "./device_args.ts";
+} from "../../android/emulator_launch.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { readSettings } from "../../core/settings.ts";
+import { validateSerial } from "../../core/validation.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import type { ToolContext } from "../context.ts";
+import { callOpts } from "../device_args.ts";
 
 /** Bound on the device calls these tools make. */
 export const AVD_TOOL_TIMEOUT_MS = 15_000;

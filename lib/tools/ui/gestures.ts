@@ -6,10 +6,10 @@
  * `ctx.ui.gesture` (lib/ui/fast_paths.ts) and the shared act-and-settle step (ui_act.ts).
  */
 import { z } from "zod";
-import { defineTool } from "../mcp/tool_def.ts";
-import { invalidParams } from "../core/errors.ts";
-import { validateCoordinates } from "../core/validation.ts";
-import type { ActAt, ActResult, ActTarget, NamedPoint } from "../ui/act_types.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { invalidParams } from "../../core/errors.ts";
+import { validateCoordinates } from "../../core/validation.ts";
+import type { ActAt, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
 import {
   DEFAULT_DRAG_DWELL_MS,
   DEFAULT_DRAG_HOLD_MS,
@@ -24,13 +24,13 @@ import {
   MIN_DRAG_MOVE_MS,
   MIN_PINCH_MS,
   MIN_PINCH_SCALE,
-} from "../emulator/touch.ts";
-import type { ToolContext } from "./context.ts";
-import { deviceFor } from "./device_args.ts";
-import { expectHashParam, maxRowsParam, serialParam, targetParam } from "./params.ts";
-import { act } from "./ui_act.ts";
-import { matchData } from "./ui_read.ts";
-import { pathNote } from "./ui_paths.ts";
+} from "../../emulator/touch.ts";
+import type { ToolContext } from "../context.ts";
+import { deviceFor } from "../device_args.ts";
+import { expectHashParam, maxRowsParam, serialParam, targetParam } from "../params.ts";
+import { act } from "./act.ts";
+import { matchData } from "./hierarchy.ts";
+import { pathNote } from "./paths.ts";
 
 const observeAfterParam = z.boolean().optional().describe(
   "Wait for the screen to settle and return it (default true)",

@@ -3,9 +3,9 @@
  * errors and log, cancel it, and read the project model (variants, APKs, configuration).
  */
 import { z } from "zod";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { readSettings } from "../core/settings.ts";
-import { findApk } from "../gradle/apk_outputs.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { readSettings } from "../../core/settings.ts";
+import { findApk } from "../../gradle/apk_outputs.ts";
 import {
   type BuildRecord,
   describeOrigin,
@@ -13,10 +13,10 @@ import {
   latestBuildRecord,
   listBuildRecords,
   markOrphanedBuilds,
-} from "../gradle/build_history.ts";
-import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../gradle/build_log.ts";
-import { getActiveVariant, listVariants, setActiveVariant } from "../gradle/variants.ts";
-import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
+} from "../../gradle/build_history.ts";
+import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../gradle/build_log.ts";
+import { getActiveVariant, listVariants, setActiveVariant } from "../../gradle/variants.ts";
+import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
 import {
   agentOrigin,
   appModel,
@@ -27,8 +27,8 @@ import {
   resolveTasks,
   runInWorker,
   variantOfTask,
-} from "./build_support.ts";
-import type { ToolContext } from "./context.ts";
+} from "../build_support.ts";
+import type { ToolContext } from "../context.ts";
 
 /** Diagnostics a build's answer lists inline (get_build_errors has them all). */
 export const INLINE_DIAGNOSTICS = 10;

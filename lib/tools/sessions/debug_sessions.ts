@@ -5,10 +5,10 @@
  * read sees everything recorded before it.
  */
 import { z } from "zod";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { validatePackage, validateSerial } from "../core/validation.ts";
-import { defineTool } from "../mcp/tool_def.ts";
-import { isSessionId, SESSION_STATES, type SessionState } from "../sessions/session_model.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { validatePackage, validateSerial } from "../../core/validation.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { isSessionId, SESSION_STATES, type SessionState } from "../../sessions/session_model.ts";
 import {
   compareSessions,
   DEFAULT_CAPTURE_LOG_LINES,
@@ -24,9 +24,9 @@ import {
   sessionLine,
   sessionView,
   timelinePage,
-} from "../sessions/session_query.ts";
-import { listSessionSummaries, readSession } from "../sessions/session_store.ts";
-import type { ToolContext } from "./context.ts";
+} from "../../sessions/session_query.ts";
+import { listSessionSummaries, readSession } from "../../sessions/session_store.ts";
+import type { ToolContext } from "../context.ts";
 
 async function caughtUp(ctx: ToolContext): Promise<void> {
   await ctx.sessions.syncCrashes().catch(() => {});

@@ -1,10 +1,10 @@
 /** `list_devices` and `get_device_info`: thin adapters over lib/adb and lib/android. */
-import { defineTool } from "../mcp/tool_def.ts";
-import type { AdbDevice } from "../adb/client.ts";
-import { type DeviceInfo, readDeviceInfo } from "../android/device_info.ts";
-import type { ToolContext } from "./context.ts";
-import { callOpts, deviceFor } from "./device_args.ts";
-import { serialParam } from "./params.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import type { AdbDevice } from "../../adb/client.ts";
+import { type DeviceInfo, readDeviceInfo } from "../../android/device_info.ts";
+import type { ToolContext } from "../context.ts";
+import { callOpts, deviceFor } from "../device_args.ts";
+import { serialParam } from "../params.ts";
 
 /** Bound on each device round trip these tools make. */
 export const DEVICE_TOOL_TIMEOUT_MS = 15_000;

@@ -1,7 +1,7 @@
 /** The `ui` toolset in the order `tools/list` shows it (the spec's table, then ui_long_press, ui_pinch, ui_drag). */
-import { uiReadTools as r } from "./ui_read.ts";
-import { uiActTools as a } from "./ui_act.ts";
-import { uiGestureTools as g } from "./ui_gestures.ts";
+import { uiReadTools as r } from "./hierarchy.ts";
+import { uiActTools as a } from "./act.ts";
+import { uiGestureTools as g } from "./gestures.ts";
 
 export const uiTools = [
   r.getUiHierarchy,

@@ -5,20 +5,24 @@
  * Builds go through the same path as `run_gradle_task` (trust, task policy, build slot, timeout,
  * progress, cancellation, the agent as origin).
  */
-import { projectLinkSchemes } from "../android/link_schemes.ts";
+import { projectLinkSchemes } from "../../android/link_schemes.ts";
 import { basename } from "node:path";
 import { z } from "zod";
-import { AVD_TOOL_TIMEOUT_MS } from "./avds.ts";
-import type { AdbDevice } from "../adb/client.ts";
-import { validateSerial } from "../core/validation.ts";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { isTrusted } from "../core/settings.ts";
-import { runningAvds } from "../android/emulator_launch.ts";
-import { readAndroidModel } from "../gradle/android_model.ts";
-import { findApk } from "../gradle/apk_outputs.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
-import { type BuildRecord, listBuildRecords, MAX_BUILD_RECORDS } from "../gradle/build_history.ts";
-import { sha256File } from "../gradle/built_apks.ts";
+import { AVD_TOOL_TIMEOUT_MS } from "../devices/avds.ts";
+import type { AdbDevice } from "../../adb/client.ts";
+import { validateSerial } from "../../core/validation.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { isTrusted } from "../../core/settings.ts";
+import { runningAvds } from "../../android/emulator_launch.ts";
+import { readAndroidModel } from "../../gradle/android_model.ts";
+import { findApk } from "../../gradle/apk_outputs.ts";
+import { readGradleProject } from "../../gradle/build_files.ts";
+import {
+  type BuildRecord,
+  listBuildRecords,
+  MAX_BUILD_RECORDS,
+} from "../../gradle/build_history.ts";
+import { sha256File } from "../../gradle/built_apks.ts";
 import {
   type AppModuleVariants,
   type ListedConfiguration,
@@ -26,29 +30,34 @@ import {
   loadSharedConfigs,
   mergeConfigs,
   recordLastDevice,
-} from "../gradle/run_configs.ts";
-import { type CannotRun, type PlanFacts, resolveBuild, resolvePlan } from "../gradle/run_plan.ts";
-import { listVariants } from "../gradle/variants.ts";
-import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
-import { type AppModuleDir, openCheckedApk } from "../deploy/apk_file.ts";
+} from "../../gradle/run_configs.ts";
+import {
+  type CannotRun,
+  type PlanFacts,
+  resolveBuild,
+  resolvePlan,
+} from "../../gradle/run_plan.ts";
+import { listVariants } from "../../gradle/variants.ts";
+import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import { type AppModuleDir, openCheckedApk } from "../../deploy/apk_file.ts";
 import {
   apkManifestOf,
   type DeployDeps,
   installAndRecord,
   launchInstalled,
-} from "../deploy/deploy.ts";
-import { matchBuildRecord, recordedLine } from "../sessions/installed_builds.ts";
-import { logReferenceTime, readDisplayed } from "../android/launch.ts";
+} from "../../deploy/deploy.ts";
+import { matchBuildRecord, recordedLine } from "../../sessions/installed_builds.ts";
+import { logReferenceTime, readDisplayed } from "../../android/launch.ts";
 import {
   agentOrigin,
   projectRoot,
   requireTrusted,
   resolveTasks,
   runInWorker,
-} from "./build_support.ts";
-import type { ToolContext } from "./context.ts";
-import { launchOp } from "../sessions/session_events.ts";
-import { callOpts, optionalSerial } from "./device_args.ts";
+} from "../build_support.ts";
+import type { ToolContext } from "../context.ts";
+import { launchOp } from "../../sessions/session_events.ts";
+import { callOpts, optionalSerial } from "../device_args.ts";
 
 /** Longest configuration name accepted as a parameter. */
 export const MAX_CONFIG_NAME_PARAM = 200;

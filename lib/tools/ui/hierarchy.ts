@@ -5,17 +5,17 @@
  * The shared helpers here (selector checks, list rendering) serve ui_act.ts too.
  */
 import { z } from "zod";
-import { defineTool } from "../mcp/tool_def.ts";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import type { ElementList, ElementRow } from "../ui/element_list.ts";
-import type { Match } from "../ui/protocol.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import type { ElementList, ElementRow } from "../../ui/element_list.ts";
+import type { Match } from "../../ui/protocol.ts";
 import {
   DEFAULT_FIND_RESULTS,
   MAX_FIND_RESULTS,
   type UiSelector,
   validateSelector,
-} from "../ui/selector_rules.ts";
-import { shortClass, shortResourceId } from "../ui/names.ts";
+} from "../../ui/selector_rules.ts";
+import { shortClass, shortResourceId } from "../../ui/names.ts";
 import {
   DEFAULT_COMPARE_RESULTS,
   DEFAULT_MAX_DIMENSION,
@@ -24,16 +24,16 @@ import {
   MAX_MAX_DIMENSION,
   MAX_ROWS,
   MAX_WAIT_TIMEOUT_MS,
-} from "../ui/limits.ts";
-import { SMALL_FRAME_DIMENSION } from "../emulator/frames.ts";
+} from "../../ui/limits.ts";
+import { SMALL_FRAME_DIMENSION } from "../../emulator/frames.ts";
 import {
   DEFAULT_JPEG_QUALITY,
   MAX_JPEG_QUALITY,
   MIN_JPEG_QUALITY,
-} from "../ui/fast_path_limits.ts";
-import { pathFields } from "./ui_paths.ts";
-import type { ToolContext } from "./context.ts";
-import { deviceFor } from "./device_args.ts";
+} from "../../ui/fast_path_limits.ts";
+import { pathFields } from "./paths.ts";
+import type { ToolContext } from "../context.ts";
+import { deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
   maxRowsParam,
@@ -41,7 +41,7 @@ import {
   serialParam,
   targetParam,
   timeoutParam,
-} from "./params.ts";
+} from "../params.ts";
 
 /** `get_ui_hierarchy format: "tree"`: nodes shown by default and at most. */
 export const DEFAULT_TREE_NODES = 500;

@@ -6,20 +6,20 @@
  * device command.
  */
 import { z } from "zod";
-import { pathFields } from "./ui_paths.ts";
-import { defineTool } from "../mcp/tool_def.ts";
-import { invalidParams } from "../core/errors.ts";
+import { pathFields } from "../ui/paths.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { invalidParams } from "../../core/errors.ts";
 import {
   validateDeepLink,
   validatePackage,
   validatePermission,
   validateSerial,
-} from "../core/validation.ts";
+} from "../../core/validation.ts";
 import {
   checkPackageScope,
   emptyPackageScope,
   projectPackageScope,
-} from "../gradle/package_scope.ts";
+} from "../../gradle/package_scope.ts";
 import {
   changePermission,
   listInstalledPackages,
@@ -33,24 +33,24 @@ import {
   setNetworkState,
   setOrientation,
   stopApp,
-} from "../android/app_control.ts";
-import { launchApp } from "../android/launch.ts";
-import { renderPackageInfo } from "../android/dumpsys_package.ts";
-import { renderMeminfo } from "../android/meminfo.ts";
+} from "../../android/app_control.ts";
+import { launchApp } from "../../android/launch.ts";
+import { renderPackageInfo } from "../../android/dumpsys_package.ts";
+import { renderMeminfo } from "../../android/meminfo.ts";
 import {
   DEFAULT_EXIT_RECORDS,
   isCrashOrAnr,
   MAX_EXIT_RECORDS,
   renderExitLine,
-} from "../android/exit_info.ts";
-import { checkNetworkRequest, describeNetwork } from "../android/network.ts";
-import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../android/orientation.ts";
-import type { ToolContext } from "./context.ts";
-import { exitOps, launchOp } from "../sessions/session_events.ts";
-import { agentOrigin } from "./build_support.ts";
-import { projectLinkSchemes } from "../android/link_schemes.ts";
-import { callOpts, deviceFor, optionalSerial } from "./device_args.ts";
-import { allowForeignParam, packageParam, requiredSerialParam, serialParam } from "./params.ts";
+} from "../../android/exit_info.ts";
+import { checkNetworkRequest, describeNetwork } from "../../android/network.ts";
+import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../../android/orientation.ts";
+import type { ToolContext } from "../context.ts";
+import { exitOps, launchOp } from "../../sessions/session_events.ts";
+import { agentOrigin } from "../build_support.ts";
+import { projectLinkSchemes } from "../../android/link_schemes.ts";
+import { callOpts, deviceFor, optionalSerial } from "../device_args.ts";
+import { allowForeignParam, packageParam, requiredSerialParam, serialParam } from "../params.ts";
 
 /** Candidate application ids considered for `get_exit_reasons`' default package. */
 export const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;

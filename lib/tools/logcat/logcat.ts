@@ -3,19 +3,19 @@
  * Arguments are checked here, before anything reaches the worker or a device.
  */
 import { z } from "zod";
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { readSettings } from "../core/settings.ts";
-import { validatePackage } from "../core/validation.ts";
-import { describeFrame, type Frame, type Throwable } from "../logcat/crash_parser.ts";
-import { LEVEL_LETTERS, parseLevelName } from "../logcat/line_parser.ts";
-import type { CrashSummary, DeviceStats, TraceResult } from "../logcat/logcat_protocol.ts";
-import { retraceCrash, type RetraceResult } from "../retrace/retrace_crash.ts";
-import type { LogEntryOut } from "../logcat/pipeline.ts";
-import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../logcat/ring_store.ts";
-import { defineTool, type ToolOutput } from "../mcp/tool_def.ts";
-import type { ToolContext } from "./context.ts";
-import { deviceFor, optionalSerial } from "./device_args.ts";
-import { serialParam } from "./params.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { readSettings } from "../../core/settings.ts";
+import { validatePackage } from "../../core/validation.ts";
+import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
+import { LEVEL_LETTERS, parseLevelName } from "../../logcat/line_parser.ts";
+import type { CrashSummary, DeviceStats, TraceResult } from "../../logcat/logcat_protocol.ts";
+import { retraceCrash, type RetraceResult } from "../../retrace/retrace_crash.ts";
+import type { LogEntryOut } from "../../logcat/pipeline.ts";
+import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/ring_store.ts";
+import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import type { ToolContext } from "../context.ts";
+import { deviceFor, optionalSerial } from "../device_args.ts";
+import { serialParam } from "../params.ts";
 
 /** get_logcat_entries: default (`mcp.logcat_default_count`) and maximum count. */
 export const DEFAULT_LOGCAT_COUNT = 200;
