@@ -4,6 +4,12 @@
  */
 import { z } from "zod";
 import { DEFAULT_MAX_ROWS, MAX_ROWS, MAX_WAIT_TIMEOUT_MS } from "../ui/limits.ts";
+import {
+  checkPackageScope,
+  emptyPackageScope,
+  projectPackageScope,
+} from "../gradle/package_scope.ts";
+import type { ToolContext } from "./context.ts";
 
 // ── devices and apps ─────────────────────────────────────────────────────────────────────────
 
@@ -57,3 +63,16 @@ export function timeoutParam(def: number) {
     `How long to wait in ms (default ${def}, max ${MAX_WAIT_TIMEOUT_MS})`,
   );
 }
+
+/** Package scope (spec "Package Scope"): refused with invalid_params before any device command. */
+export async function requireScope(ctx: ToolContext, pkg: string, allow: boolean | undefined) {
+  if (allow === true) return;
+  const scope = ctx.project
+    ? await projectPackageScope(ctx.project.root, { dataDir: ctx.dataDir })
+    : emptyPackageScope();
+  checkPackageScope(scope, pkg, false);
+}
+
+export const observeAfterParam = z.boolean().optional().describe(
+  "Wait for the screen to settle and return it (default true)",
+);

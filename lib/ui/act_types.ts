@@ -1,7 +1,7 @@
 /**
  * `ui.act`, the one worker request a UI action is: what to check on the screen first, the steps
  * (gestures, `input` commands, clearing a field, keys, one shell command), pacing and settling.
- * Plain data shared by the main thread (lib/tools/ui_act.ts builds it) and the worker
+ * Plain data shared by the main thread (lib/tools/ui/act.ts builds it) and the worker
  * (lib/ui/act_service.ts runs it); type-only imports, so neither side loads the other's code.
  */
 import type { Bounds } from "./hierarchy.ts";

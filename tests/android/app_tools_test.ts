@@ -5,7 +5,10 @@
  */
 import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { appsTools } from "../../lib/tools/apps/app_control.ts";
+import { appInfoTools } from "../../lib/tools/apps/app_info.ts";
+import { appControlTools } from "../../lib/tools/apps/app_control.ts";
+import { permissionTools } from "../../lib/tools/apps/permissions.ts";
+import { deviceSettingsTools } from "../../lib/tools/devices/device_settings.ts";
 import { readDisplayed } from "../../lib/android/launch.ts";
 import type { AdbClient, AdbDevice } from "../../lib/adb/client.ts";
 import { ToolError } from "../../lib/core/errors.ts";
@@ -13,6 +16,14 @@ import type { ToolContext } from "../../lib/tools/context.ts";
 import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
 import { testToolContext } from "../tool_context.ts";
 import { FakeAdb } from "../fake_adb.ts";
+
+/** The app and device-settings tools these tests drive. */
+const appsTools = [
+  ...appInfoTools,
+  ...appControlTools,
+  ...permissionTools,
+  ...deviceSettingsTools,
+];
 
 interface LooseTool {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;

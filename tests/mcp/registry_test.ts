@@ -3,7 +3,7 @@
  * deno.json and the reference spec in step with it.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { TOOLS } from "../../lib/tools/registry.ts";
+import { FAMILIES, fileOfTool, TOOLS } from "../../lib/tools/registry.ts";
 import { z } from "zod";
 import { PROMPTS } from "../../lib/tools/prompts.ts";
 import { inputSchemaOf } from "../../lib/mcp/server.ts";
@@ -181,7 +181,7 @@ Deno.test("instructions: mention every served tool and the hidden toolsets", () 
 
 Deno.test("docs: docs/MCP_SERVER.md's tool table is the registry's", async () => {
   const doc = await Deno.readTextFile(new URL("docs/MCP_SERVER.md", root));
-  const table = renderToolTable(TOOLS);
+  const table = renderToolTable(TOOLS, fileOfTool);
   const start = doc.indexOf(TABLE_START), end = doc.indexOf(TABLE_END) + TABLE_END.length;
   assert(start >= 0 && end > start, "docs/MCP_SERVER.md has the table markers");
   assertEquals(doc.slice(start, end), table, "run `deno task docs` to regenerate the table");
@@ -209,4 +209,22 @@ Deno.test("skill: names every UI tool, and deobfuscation (retrace) for crash tra
   const missing = TOOLS.filter((t) => t.toolset === "ui" && !named.has(t.name)).map((t) => t.name);
   assertEquals(missing, [], "UI tools the skill never mentions");
   assert(/`retrace: true`/.test(skill), "the skill says how to deobfuscate a trace");
+});
+
+Deno.test("registry: each family file exists and defines exactly the tools the registry lists for it", async () => {
+  const seen = new Set<string>();
+  for (const f of FAMILIES) {
+    assert(/^[a-z_]+\/[a-z_]+\.ts$/.test(f.file), `${f.file} is lib/tools/<area>/<family>.ts`);
+    const mod = await import(new URL(`lib/tools/${f.file}`, root).href);
+    const arrays = Object.values(mod).filter(Array.isArray) as { name?: string }[][];
+    const defined = arrays.flat().map((t) => t.name);
+    assertEquals(defined, f.tools.map((t) => t.name), `${f.file} exports the registry's tools`);
+    for (const t of f.tools) {
+      assert(!seen.has(t.name), `${t.name} is listed once`);
+      seen.add(t.name);
+      assertEquals(fileOfTool(t.name), f.file);
+    }
+  }
+  assertEquals([...seen], TOOLS.map((t) => t.name), "TOOLS is the families in order");
+  assertEquals(fileOfTool("no_such_tool"), undefined);
 });

@@ -1,11 +1,11 @@
 /**
- * The Build tools: run Gradle (trusted projects only, through the task policy), read its status,
- * errors and log, cancel it, and read the project model (variants, APKs, configuration).
+ * Running Gradle and reading its builds: `run_gradle_task`, `run_tests` (trusted projects only,
+ * through the task policy), `get_build_status`, `get_build_errors`, `get_build_log`,
+ * `cancel_build`. Thin adapters over the build worker (`ctx.builds`) and lib/gradle's history.
  */
 import { z } from "zod";
-import { invalidParams, ToolError } from "../../core/errors.ts";
+import { ToolError } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
-import { findApk } from "../../gradle/apk_outputs.ts";
 import {
   type BuildRecord,
   describeOrigin,
@@ -15,7 +15,7 @@ import {
   markOrphanedBuilds,
 } from "../../gradle/build_history.ts";
 import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../gradle/build_log.ts";
-import { getActiveVariant, listVariants, setActiveVariant } from "../../gradle/variants.ts";
+import { getActiveVariant } from "../../gradle/variants.ts";
 import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
 import {
   agentOrigin,
@@ -26,7 +26,6 @@ import {
   projectRoot,
   resolveTasks,
   runInWorker,
-  variantOfTask,
 } from "../build_support.ts";
 import type { ToolContext } from "../context.ts";
 
@@ -334,177 +333,11 @@ const cancelBuild = defineTool({
   },
 });
 
-const listBuildVariants = defineTool({
-  name: "list_build_variants",
-  toolset: "core",
-  kind: "R",
-  title: "Build variants",
-  description: "The app module's variants (flavors × build types) with their application ids and " +
-    "tasks, and the active variant.",
-  params: {
-    module: z.string().max(200).optional().describe(
-      "Application module (:app); default the only one",
-    ),
-  },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
-    const model = await appModel(ctx, args.module);
-    const variants = listVariants(model);
-    const active = await getActiveVariant(ctx.dataDir, projectRoot(ctx), model);
-    const structured = {
-      module: model.module,
-      active: active.variant?.name ?? null,
-      active_source: active.source,
-      ...(active.stale_variant ? { stale_variant: active.stale_variant } : {}),
-      variants,
-    };
-    const lines = [
-      `${model.module}: ${variants.length} variant(s), active ${structured.active ?? "none"}`,
-    ];
-    for (const v of variants) {
-      lines.push(
-        `${v.name === structured.active ? "*" : " "} ${v.name}  ${
-          v.application_id ?? "(id unknown)"
-        }  ${v.assemble_task}`,
-      );
-    }
-    return { structured, text: lines.join("\n") };
-  },
-});
-
-const setActiveVariantTool = defineTool({
-  name: "set_active_variant",
-  toolset: "core",
-  kind: "W",
-  title: "Set the active variant",
-  description: "Make a variant the app module's active one (saved in settings, shared with other " +
-    "keynobi processes); unit/connected tests use it by default.",
-  params: {
-    variant: z.string().max(200).describe("A variant from list_build_variants, e.g. demoDebug"),
-    module: z.string().max(200).optional().describe("Application module; default the only one"),
-  },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
-    const model = await appModel(ctx, args.module);
-    const v = await setActiveVariant(ctx.dataDir, projectRoot(ctx), model, args.variant);
-    return {
-      structured: { module: model.module, active: v.name, variant: v },
-      text: `${model.module}: active variant is now ${v.name} (${
-        v.application_id ?? "id unknown"
-      })`,
-    };
-  },
-});
-
-const findApkPath = defineTool({
-  name: "find_apk_path",
-  toolset: "core",
-  kind: "R",
-  title: "Find the APK",
-  description: "The APK a build wrote for a variant (exact match through output-metadata.json); " +
-    "found: false with the reason when none or several match.",
-  params: {
-    variant: z.string().max(200).optional().describe(
-      "Variant, e.g. demoDebug; default the active one",
-    ),
-    module: z.string().max(300).optional().describe(
-      "Application module (:mobile) or the task that built it (:mobile:assembleDebug)",
-    ),
-  },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
-    const root = projectRoot(ctx);
-    let model;
-    try {
-      model = await appModel(ctx, args.module);
-    } catch (e) {
-      if (e instanceof ToolError && e.code === "invalid_params" && args.module === undefined) {
-        return {
-          structured: { found: false, reason: e.message },
-          text: `found: false — ${e.message}`,
-        };
-      }
-      throw e;
-    }
-    // A task path names its variant (`:app:assembleFullDebug`): that one, not the active one.
-    const fromTask = args.module !== undefined && args.module.trim().split(":").length > 2
-      ? variantOfTask(args.module.trim(), listVariants(model).map((v) => v.name))
-      : null;
-    if (fromTask !== null && args.variant !== undefined && args.variant !== fromTask) {
-      throw invalidParams(
-        `module names the task of variant ${fromTask} but variant is ${args.variant}: pass one ` +
-          "of them, or both for the same variant",
-      );
-    }
-    const variant = args.variant ?? fromTask ??
-      (await getActiveVariant(ctx.dataDir, root, model)).variant?.name;
-    if (!variant) {
-      return {
-        structured: { found: false, reason: "the module has no variants" },
-        text: "found: false — the module has no variants",
-      };
-    }
-    const r = await findApk(root, { model, variant, module: model.module });
-    return {
-      structured: { module: model.module, ...r },
-      text: r.found
-        ? `${r.path} (${r.variant}${r.application_id ? `, ${r.application_id}` : ""})`
-        : `found: false — ${r.reason}`,
-    };
-  },
-});
-
-const getBuildConfig = defineTool({
-  name: "get_build_config",
-  toolset: "core",
-  kind: "R",
-  title: "Build configuration",
-  description:
-    "A module's Android configuration read from its build file without running Gradle: " +
-    "namespace, application id, SDK levels, version, build types, flavors, variants.",
-  params: {
-    module: z.string().max(200).optional().describe(
-      "A module directory name such as app; default the application module",
-    ),
-  },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
-    if (args.module !== undefined && /[\\/]|\.\./.test(args.module)) {
-      throw new ToolError(
-        "invalid_params",
-        `Invalid module ${JSON.stringify(args.module)}: pass a module directory name like app`,
-      );
-    }
-    const model = await appModel(ctx, args.module);
-    const variants = listVariants(model);
-    const structured = { ...model, variants: variants.map((v) => v.name) };
-    const text = [
-      `${model.module} (${model.build_file ?? "no build file"})`,
-      `namespace ${model.namespace ?? "?"}, applicationId ${model.application_id ?? "?"}`,
-      `SDK min ${model.min_sdk ?? "?"}, target ${model.target_sdk ?? "?"}, compile ${
-        model.compile_sdk ?? "?"
-      }`,
-      `version ${model.version_name ?? "?"} (${model.version_code ?? "?"})`,
-      `build types: ${model.build_types.map((b) => b.name).join(", ")}`,
-      `flavors: ${model.product_flavors.map((f) => f.name).join(", ") || "none"}`,
-      `variants: ${variants.map((v) => v.name).join(", ")}`,
-      ...(model.unresolved.length
-        ? [`not known without running Gradle: ${model.unresolved.join(", ")}`]
-        : []),
-    ].join("\n");
-    return { structured, text };
-  },
-});
-
-export const buildTools = [
+export const gradleTools = [
   runGradleTask,
+  runTests,
   getBuildStatus,
   getBuildErrors,
   getBuildLog,
   cancelBuild,
-  listBuildVariants,
-  setActiveVariantTool,
-  findApkPath,
-  runTests,
-  getBuildConfig,
 ];

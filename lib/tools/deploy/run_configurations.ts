@@ -1,16 +1,13 @@
 /**
- * `install_apk` and the run-configuration tools (`list_run_configurations`,
- * `build_run_configuration`, `run_run_configuration`): adapters over lib/deploy (checked APK
- * bytes, streamed install, install records, launch) and lib/gradle/run_configs.ts + run_plan.ts.
- * Builds go through the same path as `run_gradle_task` (trust, task policy, build slot, timeout,
- * progress, cancellation, the agent as origin).
+ * The run-configuration tools (`list_run_configurations`, `build_run_configuration`,
+ * `run_run_configuration`): adapters over lib/gradle/run_configs.ts + run_plan.ts and lib/deploy
+ * (install, install records, launch). Builds go through the same path as `run_gradle_task`
+ * (trust, task policy, build slot, timeout, progress, cancellation, the agent as origin).
  */
 import { projectLinkSchemes } from "../../android/link_schemes.ts";
-import { basename } from "node:path";
 import { z } from "zod";
 import { AVD_TOOL_TIMEOUT_MS } from "../devices/avds.ts";
 import type { AdbDevice } from "../../adb/client.ts";
-import { validateSerial } from "../../core/validation.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { isTrusted } from "../../core/settings.ts";
 import { runningAvds } from "../../android/emulator_launch.ts";
@@ -66,7 +63,7 @@ const configNameParam = z.string().max(MAX_CONFIG_NAME_PARAM).describe(
   "Configuration name from list_run_configurations",
 );
 
-function deployDeps(ctx: ToolContext): DeployDeps {
+export function deployDeps(ctx: ToolContext): DeployDeps {
   return {
     adb: ctx.adb,
     dataDir: ctx.dataDir,
@@ -76,7 +73,7 @@ function deployDeps(ctx: ToolContext): DeployDeps {
   };
 }
 
-async function appModuleDirs(root: string): Promise<AppModuleDir[]> {
+export async function appModuleDirs(root: string): Promise<AppModuleDir[]> {
   const info = await readGradleProject(root);
   return info.modules.filter((m) => m.application).map((m) => ({ path: m.path, dir: m.dir }));
 }
@@ -97,70 +94,6 @@ function progressOf(ctx: ToolContext) {
 }
 
 // ── install_apk ─────────────────────────────────────────────────────────────────────────────
-
-const installApk = defineTool({
-  name: "install_apk",
-  toolset: "device-admin",
-  kind: "D",
-  title: "Install an APK",
-  description: "Install an APK from an application module's build outputs (find_apk_path gives " +
-    "it) on a device, and record which build it is. Only .apk files under <module>/build/outputs/ " +
-    "inside the project. Sends progress; cancel the request to stop the transfer.",
-  params: {
-    device_serial: z.string().max(200).describe("Device serial from list_devices"),
-    apk_path: z.string().max(4096).describe(
-      "APK path, relative to the project or absolute, e.g. app/build/outputs/apk/debug/app-debug.apk",
-    ),
-  },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
-    const root = projectRoot(ctx);
-    const serial = validateSerial(args.device_serial);
-    const apk = await openCheckedApk(root, args.apk_path, await appModuleDirs(root));
-    let out;
-    try {
-      const manifest = await apkManifestOf(apk);
-      let lastPct = -1;
-      out = await installAndRecord(deployDeps(ctx), serial, apk, root, {
-        manifest,
-        signal: ctx.signal,
-        onProgress: (sent, total) => {
-          const pct = Math.floor((sent / total) * 100);
-          if (pct === lastPct) return;
-          lastPct = pct;
-          ctx.request.progress(sent, total, `Streaming ${apk.relative}: ${pct}%`);
-        },
-      });
-    } finally {
-      await apk.file.close();
-    }
-    const r = out.record;
-    const structured = {
-      device_serial: serial,
-      package: r.package,
-      version_code: r.version_code,
-      version_name: r.version_name,
-      apk_path: apk.relative,
-      apk_canonical_path: apk.path,
-      apk_sha256: r.apk_sha256,
-      apk_bytes: r.apk_bytes,
-      build_id: r.build_id,
-      module: r.module,
-      variant: r.variant,
-      installed_by: r.installed_by,
-      recorded: true,
-    };
-    return {
-      structured,
-      text: [
-        `Installed ${r.package} (${basename(apk.path)}, ${
-          Math.round(r.apk_bytes / 1024)
-        } KiB) on ${serial}`,
-        recordedLine(r),
-      ].join("\n"),
-    };
-  },
-});
 
 // ── Run configurations ─────────────────────────────────────────────────────────────────────
 
@@ -524,8 +457,7 @@ const runRunConfiguration = defineTool({
   },
 });
 
-export const deployTools = [
-  installApk,
+export const runConfigurationTools = [
   listRunConfigurations,
   buildRunConfiguration,
   runRunConfiguration,

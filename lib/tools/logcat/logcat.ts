@@ -1,15 +1,15 @@
 /**
- * The Logcat and Crashes tools: thin adapters over the logcat worker (lib/logcat/logcat_client.ts).
- * Arguments are checked here, before anything reaches the worker or a device.
+ * The logcat stream and buffer tools: `start_logcat`, `stop_logcat`, `clear_logcat`,
+ * `get_logcat_entries`, `get_logcat_stats`. Thin adapters over the logcat worker
+ * (lib/logcat/logcat_client.ts). Arguments are checked here, before anything reaches the worker or
+ * a device.
  */
 import { z } from "zod";
-import { invalidParams, ToolError } from "../../core/errors.ts";
+import { invalidParams } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
 import { validatePackage } from "../../core/validation.ts";
-import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
 import { LEVEL_LETTERS, parseLevelName } from "../../logcat/line_parser.ts";
-import type { CrashSummary, DeviceStats, TraceResult } from "../../logcat/logcat_protocol.ts";
-import { retraceCrash, type RetraceResult } from "../../retrace/retrace_crash.ts";
+import type { DeviceStats } from "../../logcat/logcat_protocol.ts";
 import type { LogEntryOut } from "../../logcat/pipeline.ts";
 import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/ring_store.ts";
 import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
@@ -29,7 +29,7 @@ export const MAX_TEXT_FILTER_CHARS = 1_000;
 /** Bound on the device listing start_logcat makes to pick a device. */
 export const LOGCAT_DEVICE_TIMEOUT_MS = 5_000;
 
-const CRASH_GROUP_ID = /^[0-9a-f]{12}$/;
+export const CRASH_GROUP_ID = /^[0-9a-f]{12}$/;
 
 async function settingsNumbers(ctx: ToolContext): Promise<{ count: number; ring: number }> {
   const s = await readSettings(ctx.dataDir).catch(() => null);
@@ -243,188 +243,4 @@ const getLogcatStats = defineTool({
   },
 });
 
-/** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
-export const MAX_RETRACED_CRASH_GROUPS = 5;
-
-const retraceParam = z.boolean().optional().describe(
-  "Also deobfuscate with the R8 mapping of the build that crashed (default false)",
-);
-
-/** `retrace` of a trace: the matching and the in-process retrace of lib/retrace. */
-async function retraceOf(ctx: ToolContext, t: TraceResult): Promise<RetraceResult> {
-  const r = await retraceCrash(ctx.dataDir, ctx.adb, {
-    serial: t.crash.device,
-    package: t.crash.package,
-    trace: t.trace,
-  }, ctx.signal);
-  // The device told us which APK it has: a session of another APK is no longer the current one.
-  if (r.device?.apk_sha256 && t.crash.package) {
-    ctx.sessions.record({
-      type: "device_apk",
-      serial: t.crash.device,
-      package: t.crash.package,
-      apk_sha256: r.device.apk_sha256,
-      at: new Date(),
-    });
-  }
-  return r;
-}
-
-/** The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced. */
-async function retraceGroups(
-  ctx: ToolContext,
-  crashes: readonly CrashSummary[],
-): Promise<(RetraceResult & { crash_group_id: string })[]> {
-  const groups: string[] = [];
-  // `crashes` is newest first.
-  for (const c of crashes) {
-    if (groups.length >= MAX_RETRACED_CRASH_GROUPS) break;
-    if (!groups.includes(c.crash_group_id)) groups.push(c.crash_group_id);
-  }
-  const out: (RetraceResult & { crash_group_id: string })[] = [];
-  for (const g of groups) {
-    const t = await ctx.logcat.trace({ crash_group_id: g }, ctx.signal);
-    if (t) out.push({ crash_group_id: g, ...(await retraceOf(ctx, t)) });
-  }
-  return out;
-}
-
-const getCrashLogs = defineTool({
-  name: "get_crash_logs",
-  toolset: "core",
-  kind: "R",
-  title: "Crash logs",
-  description: "The newest crashes and ANRs read from logcat (Java exceptions, ANRs, native " +
-    "signals), each with its crash_group_id, and their groups: same type and top app frames, " +
-    "with counts, first/last seen and pids.",
-  params: {
-    count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
-      `Crashes to return (default ${DEFAULT_CRASH_COUNT}, max ${MAX_CRASH_COUNT})`,
-    ),
-    retrace: retraceParam,
-  },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
-    const r = await ctx.logcat.crashes(args.count ?? DEFAULT_CRASH_COUNT, ctx.signal);
-    const retraced = args.retrace === true ? await retraceGroups(ctx, r.crashes) : null;
-    const lines = r.groups.map((g) =>
-      `${g.crash_group_id} ×${g.count} ${g.kind} ${g.exception_type ?? "?"}${
-        g.message ? `: ${g.message.split("\n")[0].slice(0, 200)}` : ""
-      } [${g.package ?? g.process ?? "?"}] last ${g.last_seen}${
-        g.first_app_frame ? ` at ${g.first_app_frame}` : ""
-      }`
-    );
-    const text = r.total_crashes === 0
-      ? "No crashes or ANRs in the logcat buffer (start_logcat streams it)."
-      : [
-        `${r.crashes.length} newest of ${r.total_crashes} crashes, ${r.groups.length} group(s):`,
-        ...lines,
-        ...(retraced ?? []).map((x) => `${x.crash_group_id}: ${x.status} — ${x.mapping_line}`),
-        "Next: get_crash_stack_trace with a crash_group_id.",
-      ].join("\n");
-    return {
-      structured: { ...r, count: r.crashes.length, ...(retraced ? { retraced } : {}) },
-      text,
-    };
-  },
-});
-
-function frameLine(f: Frame): string {
-  return `    ${f.raw}${f.app ? "   <- app" : ""}`;
-}
-
-function throwableLines(label: string, t: Throwable): string[] {
-  const out = [`${label}${t.type ?? "?"}${t.message ? `: ${t.message}` : ""}`];
-  out.push(...t.frames.map(frameLine));
-  if (t.more !== null) out.push(`    ... ${t.more} more`);
-  return out;
-}
-
-export function renderTrace(t: TraceResult): string {
-  const c = t.crash;
-  const lines = [
-    `${c.kind} crash in ${
-      c.package ?? c.process ?? "?"
-    } (pid ${c.pid}) on ${c.device} at ${c.time}` +
-    `${t.thread ? `, thread ${t.thread}` : ""}; group ${t.group.crash_group_id} seen ` +
-    `${t.group.count}×`,
-    `${c.exception_type ?? "?"}${c.message ? `: ${c.message}` : ""}`,
-    ...t.frames.map(frameLine),
-  ];
-  if (t.more !== null) lines.push(`    ... ${t.more} more`);
-  // As the JVM prints them: each throwable's suppressed ones indented under it, then its cause.
-  const suppressedUnder = (i: number) => {
-    for (const x of t.suppressed ?? []) {
-      if (x.suppressed_by !== i) continue;
-      lines.push(...throwableLines("Suppressed: ", x).map((l) => `    ${l}`));
-      for (const y of x.causes) {
-        lines.push(...throwableLines("Caused by: ", y).map((l) => `    ${l}`));
-      }
-    }
-  };
-  suppressedUnder(-1);
-  t.causes.forEach((cause, i) => {
-    lines.push(...throwableLines("Caused by: ", cause));
-    suppressedUnder(i);
-  });
-  lines.push(`First app frame: ${describeFrame(t.first_app_frame) ?? "none"}`);
-  return lines.join("\n");
-}
-
-const getCrashStackTrace = defineTool({
-  name: "get_crash_stack_trace",
-  toolset: "core",
-  kind: "R",
-  title: "Crash stack trace",
-  description: "The newest crash (of a package or crash group) parsed: exception type, " +
-    "message, frames with class/method/file/line (app frames marked), the Caused-by chain, and " +
-    "the log lines around it. retrace: true deobfuscates a release (R8) trace with the mapping " +
-    "of the build that crashed, or says why it cannot.",
-  params: {
-    package: z.string().optional().describe("The app's package"),
-    crash_group_id: z.string().optional().describe("A crash_group_id from get_crash_logs"),
-    retrace: retraceParam,
-  },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
-    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
-    const group = args.crash_group_id;
-    if (group !== undefined && !CRASH_GROUP_ID.test(group)) {
-      throw invalidParams(
-        `Invalid crash_group_id ${JSON.stringify(group.slice(0, 40))}: it is 12 hex digits; ` +
-          "copy one from get_crash_logs",
-      );
-    }
-    const t = await ctx.logcat.trace({ package: pkg, crash_group_id: group }, ctx.signal);
-    if (!t) {
-      const what = [pkg ? `package ${pkg}` : null, group ? `group ${group}` : null]
-        .filter((x) => x).join(" and ");
-      throw new ToolError(
-        "not_found",
-        `No crash${what ? ` of ${what}` : ""} in the logcat buffer: call start_logcat, reproduce ` +
-          "the crash, then get_crash_logs",
-        { package: pkg ?? null, crash_group_id: group ?? null },
-      );
-    }
-    if (args.retrace !== true) return { structured: { ...t }, text: renderTrace(t) };
-    const retrace = await retraceOf(ctx, t);
-    return {
-      structured: { ...t, retrace },
-      text: [
-        renderTrace(t),
-        `Retrace: ${retrace.status} — ${retrace.mapping_line}`,
-        ...(retrace.status === "retraced" ? [retrace.trace] : []),
-      ].join("\n"),
-    };
-  },
-});
-
-export const logcatTools = [
-  startLogcat,
-  stopLogcat,
-  clearLogcat,
-  getLogcatEntries,
-  getLogcatStats,
-  getCrashLogs,
-  getCrashStackTrace,
-];
+export const logcatTools = [startLogcat, stopLogcat, clearLogcat, getLogcatEntries, getLogcatStats];

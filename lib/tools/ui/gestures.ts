@@ -1,13 +1,14 @@
 /**
- * Multi-touch and press-hold-drag: `ui_pinch` (two fingers around a center) and `ui_drag` (down,
- * hold, path, dwell, up — what a long-press-to-reorder needs). On an emulator they go through its
- * gRPC `sendTouch`; elsewhere ui_drag uses `input motionevent` (or `input draganddrop`) and
- * ui_pinch refuses saying why, since ADB's input has one pointer. Thin adapters over
- * `ctx.ui.gesture` (lib/ui/fast_paths.ts) and the shared act-and-settle step (ui_act.ts).
+ * Swipes, scrolling and multi-touch: `ui_swipe`, `ui_scroll_until_element`, `ui_pinch` (two
+ * fingers around a center) and `ui_drag` (down, hold, path, dwell, up — what a
+ * long-press-to-reorder needs). On an emulator pinch and drag go through its gRPC `sendTouch`;
+ * elsewhere ui_drag uses `input motionevent` (or `input draganddrop`) and ui_pinch refuses saying
+ * why, since ADB's input has one pointer. Adapters over `ctx.ui.gesture` (lib/ui/fast_paths.ts)
+ * and the shared act-and-settle step (act.ts).
  */
 import { z } from "zod";
 import { defineTool } from "../../mcp/tool_def.ts";
-import { invalidParams } from "../../core/errors.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validateCoordinates } from "../../core/validation.ts";
 import type { ActAt, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
 import {
@@ -27,14 +28,25 @@ import {
 } from "../../emulator/touch.ts";
 import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
-import { expectHashParam, maxRowsParam, serialParam, targetParam } from "../params.ts";
-import { act } from "./act.ts";
-import { matchData } from "./hierarchy.ts";
+import {
+  expectHashParam,
+  maxRowsParam,
+  observeAfterParam,
+  selectorParam,
+  serialParam,
+  targetParam,
+} from "../params.ts";
+import { act, inputPath, named, screenTarget } from "./act.ts";
 import { pathNote } from "./paths.ts";
+import { listData, matchData, matchLine, selectorOf } from "./render.ts";
+import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS, type Point } from "../../ui/actions.ts";
+import type { Bounds } from "../../ui/hierarchy.ts";
 
-const observeAfterParam = z.boolean().optional().describe(
-  "Wait for the screen to settle and return it (default true)",
-);
+/** `ui_scroll_until_element`: swipes by default and at most (spec). */
+export const DEFAULT_SCROLL_SWIPES = 10;
+export const MAX_SCROLL_SWIPES = 25;
+/** Share of the scroll area one scroll step drags across. */
+export const SCROLL_STEP_FRACTION = 0.45;
 
 const uiPinch = defineTool({
   name: "ui_pinch",
@@ -223,4 +235,156 @@ const uiDrag = defineTool({
   },
 });
 
-export const uiGestureTools = { uiPinch, uiDrag };
+const uiSwipe = defineTool({
+  name: "ui_swipe",
+  toolset: "ui",
+  kind: "W",
+  title: "Swipe",
+  description: "Drags from (start_x, start_y) to (end_x, end_y) and pauses before lifting, so " +
+    "lists move by exactly that distance; fling: true lifts at speed instead.",
+  params: {
+    device_serial: serialParam,
+    start_x: z.number().int().describe("Start, device pixels from the left"),
+    start_y: z.number().int().describe("Start, device pixels from the top"),
+    end_x: z.number().int().describe("End, device pixels from the left"),
+    end_y: z.number().int().describe("End, device pixels from the top"),
+    duration_ms: z.number().int().min(MIN_SWIPE_MS).max(MAX_SWIPE_MS).optional().describe(
+      `Finger travel time (default ${DEFAULT_SWIPE_MS})`,
+    ),
+    fling: z.boolean().optional().describe("Lift without pausing (a fling)"),
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const from = validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] });
+    const to = validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
+    const serial = await deviceFor(ctx, args.device_serial);
+    const ms = args.duration_ms ?? DEFAULT_SWIPE_MS;
+    return await act(ctx, {
+      serial,
+      target: screenTarget(undefined),
+      points: [
+        named(from.x, from.y, ["start_x", "start_y"]),
+        named(to.x, to.y, ["end_x", "end_y"]),
+      ],
+      steps: [{
+        kind: "gesture",
+        gesture: { kind: "swipe", from, to, ms, fling: args.fling ?? false },
+      }],
+      touched: null,
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: (r) => `Swiped (${from.x},${from.y}) to (${to.x},${to.y})${pathNote(inputPath(r))}`,
+      extra: (r) => ({ method: r.gestures[0]?.method ?? "swipe" }),
+    });
+  },
+});
+
+/** The drag that scrolls `area` one step in `direction` (content moves the other way). */
+export function scrollStep(
+  area: Bounds,
+  direction: "up" | "down" | "left" | "right",
+): { from: Point; to: Point } {
+  const cx = Math.round((area.left + area.right) / 2);
+  const cy = Math.round((area.top + area.bottom) / 2);
+  const h = area.bottom - area.top, w = area.right - area.left;
+  const dy = Math.round(h * SCROLL_STEP_FRACTION / 2),
+    dx = Math.round(w * SCROLL_STEP_FRACTION / 2);
+  switch (direction) {
+    case "down":
+      return { from: { x: cx, y: cy + dy }, to: { x: cx, y: cy - dy } };
+    case "up":
+      return { from: { x: cx, y: cy - dy }, to: { x: cx, y: cy + dy } };
+    case "right":
+      return { from: { x: cx + dx, y: cy }, to: { x: cx - dx, y: cy } };
+    case "left":
+      return { from: { x: cx - dx, y: cy }, to: { x: cx + dx, y: cy } };
+  }
+}
+
+const uiScrollUntilElement = defineTool({
+  name: "ui_scroll_until_element",
+  toolset: "ui",
+  kind: "W",
+  title: "Scroll until an element shows",
+  description: "Scrolls the screen's scrollable area (direction down = show what is below) " +
+    "until a selector matches, at most max_swipes times; reports progress, stops on " +
+    "cancellation or at the end of the list. Returns the matches and the settled screen.",
+  params: {
+    device_serial: serialParam,
+    selector: selectorParam,
+    direction: z.enum(["down", "up", "left", "right"]).optional().describe("Default down"),
+    max_swipes: z.number().int().min(1).max(MAX_SCROLL_SWIPES).optional().describe(
+      `Default ${DEFAULT_SCROLL_SWIPES}, max ${MAX_SCROLL_SWIPES}`,
+    ),
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const selector = selectorOf(args.selector);
+    const direction = args.direction ?? "down";
+    const maxSwipes = args.max_swipes ?? DEFAULT_SCROLL_SWIPES;
+    const serial = await deviceFor(ctx, args.device_serial);
+    const opts = { signal: ctx.signal };
+    const first = await ctx.ui.observe({ serial, maxRows: 500, internal: true }, opts);
+    const scrollRow = first.list.rows.find((r) => r.flags.includes("scroll"));
+    const size = await ctx.ui.tree({ serial, maxNodes: 1 }, opts);
+    const area: Bounds = scrollRow?.bounds ??
+      { left: 0, top: Math.round(size.height * 0.2), right: size.width, bottom: size.height * 0.8 };
+    const step = scrollStep(area, direction);
+    let swipes = 0;
+    let lastHash = "";
+    while (true) {
+      const found = await ctx.ui.find({ serial, selector, limit: 5 }, opts);
+      if (found.total > 0) {
+        const s = await ctx.ui.observe({ serial, maxRows: args.max_rows }, opts);
+        const again = await ctx.ui.find({ serial, selector, limit: 5 }, opts);
+        const matches = again.total > 0 ? again.matches : found.matches;
+        return {
+          structured: {
+            serial,
+            found: true,
+            swipes,
+            matches: matches.map(matchData),
+            ...listData(s.list),
+          },
+          text: `Found after ${swipes} swipe(s):\n${matches.map(matchLine).join("\n")}\n${s.text}`,
+        };
+      }
+      if (swipes >= maxSwipes || found.screenHash === lastHash) {
+        const end = found.screenHash === lastHash;
+        throw new ToolError(
+          "not_found",
+          `No element matches ${JSON.stringify(args.selector)} after ${swipes} swipe(s)` +
+            (end ? " (the list stopped moving: its end)" : "") +
+            `: check the selector with get_ui_hierarchy${end ? ", or scroll the other way" : ""}`,
+          { swipes, screen_hash: found.screenHash, reached_end: end },
+        );
+      }
+      lastHash = found.screenHash;
+      ctx.request.progress(swipes + 1, maxSwipes, `swipe ${swipes + 1} of at most ${maxSwipes}`);
+      await ctx.ui.act({
+        serial,
+        target: { kind: "none" },
+        steps: [{
+          kind: "gesture",
+          gesture: {
+            kind: "swipe",
+            from: step.from,
+            to: step.to,
+            ms: DEFAULT_SWIPE_MS,
+            fling: false,
+          },
+        }],
+        minIntervalMs: await ctx.uiActions.interval(),
+        maxRows: 1,
+        activity: false,
+        internal: true,
+      }, opts);
+      swipes++;
+    }
+  },
+});
+
+export const gestureTools = [uiSwipe, uiPinch, uiDrag, uiScrollUntilElement];

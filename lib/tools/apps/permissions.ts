@@ -1,0 +1,54 @@
+/**
+ * `grant_runtime_permission` and `revoke_runtime_permission` (pm grant / pm revoke): thin adapters
+ * over lib/android/app_control.ts, package scope checked before any device command.
+ */
+import { z } from "zod";
+import { changePermission } from "../../android/app_control.ts";
+import { validatePackage, validatePermission, validateSerial } from "../../core/validation.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import type { ToolContext } from "../context.ts";
+import { callOpts, deviceFor } from "../device_args.ts";
+import { allowForeignParam, packageParam, requireScope, serialParam } from "../params.ts";
+
+function permissionTool(grant: boolean) {
+  return defineTool({
+    name: grant ? "grant_runtime_permission" : "revoke_runtime_permission",
+    toolset: "device-admin",
+    kind: grant ? "W" : "D",
+    title: grant ? "Grant permission" : "Revoke permission",
+    description: grant
+      ? "Grant a runtime permission the project's app requests (pm grant). Other packages need " +
+        "allow_foreign_package: true."
+      : "Revoke a runtime permission from the project's app (pm revoke); Android kills the app's " +
+        "process. Other packages need allow_foreign_package: true.",
+    params: {
+      package: packageParam,
+      permission: z.string().describe("Permission name, like android.permission.CAMERA"),
+      device_serial: serialParam,
+      allow_foreign_package: allowForeignParam,
+    },
+    projectIndependent: true,
+    async run(args, ctx: ToolContext) {
+      const pkg = validatePackage(args.package);
+      const permission = validatePermission(args.permission);
+      if (args.device_serial !== undefined) validateSerial(args.device_serial);
+      await requireScope(ctx, pkg, args.allow_foreign_package);
+      const serial = await deviceFor(ctx, args.device_serial);
+      const r = await changePermission(ctx.adb, serial, pkg, permission, grant, callOpts(ctx));
+      const killed = !grant && r.was_running && !r.running_after;
+      return {
+        structured: {
+          device_serial: serial,
+          package: pkg,
+          permission,
+          granted: grant,
+          process_killed: killed,
+        },
+        text: `${grant ? "Granted" : "Revoked"} ${permission} ${grant ? "to" : "from"} ${pkg} ` +
+          `on ${serial}${killed ? "; Android stopped the app's process" : ""}`,
+      };
+    },
+  });
+}
+
+export const permissionTools = [permissionTool(true), permissionTool(false)];

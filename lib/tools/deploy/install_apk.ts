@@ -1,0 +1,80 @@
+/**
+ * `install_apk`: an adapter over lib/deploy (checked APK bytes, streamed install, the install
+ * record that says which build it is).
+ */
+import { basename } from "node:path";
+import { z } from "zod";
+import { validateSerial } from "../../core/validation.ts";
+import { openCheckedApk } from "../../deploy/apk_file.ts";
+import { apkManifestOf, installAndRecord } from "../../deploy/deploy.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import { recordedLine } from "../../sessions/installed_builds.ts";
+import { projectRoot } from "../build_support.ts";
+import type { ToolContext } from "../context.ts";
+import { appModuleDirs, deployDeps } from "./run_configurations.ts";
+
+const installApk = defineTool({
+  name: "install_apk",
+  toolset: "device-admin",
+  kind: "D",
+  title: "Install an APK",
+  description: "Install an APK from an application module's build outputs (find_apk_path gives " +
+    "it) on a device, and record which build it is. Only .apk files under <module>/build/outputs/ " +
+    "inside the project. Sends progress; cancel the request to stop the transfer.",
+  params: {
+    device_serial: z.string().max(200).describe("Device serial from list_devices"),
+    apk_path: z.string().max(4096).describe(
+      "APK path, relative to the project or absolute, e.g. app/build/outputs/apk/debug/app-debug.apk",
+    ),
+  },
+  projectIndependent: false,
+  async run(args, ctx: ToolContext) {
+    const root = projectRoot(ctx);
+    const serial = validateSerial(args.device_serial);
+    const apk = await openCheckedApk(root, args.apk_path, await appModuleDirs(root));
+    let out;
+    try {
+      const manifest = await apkManifestOf(apk);
+      let lastPct = -1;
+      out = await installAndRecord(deployDeps(ctx), serial, apk, root, {
+        manifest,
+        signal: ctx.signal,
+        onProgress: (sent, total) => {
+          const pct = Math.floor((sent / total) * 100);
+          if (pct === lastPct) return;
+          lastPct = pct;
+          ctx.request.progress(sent, total, `Streaming ${apk.relative}: ${pct}%`);
+        },
+      });
+    } finally {
+      await apk.file.close();
+    }
+    const r = out.record;
+    const structured = {
+      device_serial: serial,
+      package: r.package,
+      version_code: r.version_code,
+      version_name: r.version_name,
+      apk_path: apk.relative,
+      apk_canonical_path: apk.path,
+      apk_sha256: r.apk_sha256,
+      apk_bytes: r.apk_bytes,
+      build_id: r.build_id,
+      module: r.module,
+      variant: r.variant,
+      installed_by: r.installed_by,
+      recorded: true,
+    };
+    return {
+      structured,
+      text: [
+        `Installed ${r.package} (${basename(apk.path)}, ${
+          Math.round(r.apk_bytes / 1024)
+        } KiB) on ${serial}`,
+        recordedLine(r),
+      ].join("\n"),
+    };
+  },
+});
+
+export const installApkTools = [installApk];

@@ -1,0 +1,324 @@
+/**
+ * Typing and keys: `ui_type_text`, `ui_fill_input`, `ui_type_text_unicode`,
+ * `clear_focused_input`, `hide_soft_keyboard`, `send_ui_key`. Adapters over the shared
+ * act-and-settle step (act.ts).
+ */
+import { z } from "zod";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { validateKeyName } from "../../core/validation.ts";
+import { defineTool } from "../../mcp/tool_def.ts";
+import type { ToolContext } from "../context.ts";
+import { callOpts, deviceFor } from "../device_args.ts";
+import {
+  expectHashParam,
+  maxRowsParam,
+  observeAfterParam,
+  serialParam,
+  targetParam,
+} from "../params.ts";
+import { act, elementTarget, inputPath, screenTarget, UI_QUERY_TIMEOUT_MS } from "./act.ts";
+import { pathNote } from "./paths.ts";
+import { matchData } from "./render.ts";
+import type { ActStep, ActTarget } from "../../ui/act_types.ts";
+import {
+  ADB_KEYBOARD_IME,
+  hasAdbKeyboard,
+  inputTextChunks,
+  parseSelectedIme,
+  unicodeTextArgv,
+} from "../../ui/actions.ts";
+import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
+import { MAX_ROWS } from "../../ui/limits.ts";
+
+function typeSteps(chunks: readonly string[]): ActStep[] {
+  return chunks.map((c) => ({ kind: "input", argv: ["input", "text", c] }));
+}
+
+const uiTypeText = defineTool({
+  name: "ui_type_text",
+  toolset: "ui",
+  kind: "W",
+  title: "Type text",
+  description: "Types text into the focused field with input text (printable ASCII; newline " +
+    "presses Enter). Max 1,000 bytes. For other characters use ui_type_text_unicode.",
+  params: {
+    device_serial: serialParam,
+    text: z.string().describe("The text; spaces and any ASCII punctuation are fine"),
+    clear_before: z.boolean().optional().describe("Clear the focused field first (default false)"),
+    expect_screen_hash: expectHashParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const chunks = inputTextChunks(args.text);
+    const serial = await deviceFor(ctx, args.device_serial);
+    const target: ActTarget = args.clear_before
+      ? { kind: "focused", expectScreenHash: args.expect_screen_hash ?? null }
+      : args.expect_screen_hash
+      ? screenTarget(args.expect_screen_hash)
+      : { kind: "none" };
+    return await act(ctx, {
+      serial,
+      target,
+      steps: [...(args.clear_before ? [{ kind: "clear" } as const] : []), ...typeSteps(chunks)],
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: () => `Typed ${[...args.text].length} characters`,
+    });
+  },
+});
+
+const uiFillInput = defineTool({
+  name: "ui_fill_input",
+  toolset: "ui",
+  kind: "W",
+  title: "Fill a text field",
+  description: "Taps a text field (handle or tree path), clears it (clear_before, default true) " +
+    "and types text (printable ASCII, max 1,000 bytes). Refuses a disabled or non-editable node.",
+  params: {
+    device_serial: serialParam,
+    tree_path: targetParam,
+    text: z.string().describe("The text to put in the field"),
+    clear_before: z.boolean().optional().describe("Clear the field first (default true)"),
+    expect_screen_hash: expectHashParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const chunks = inputTextChunks(args.text);
+    const serial = await deviceFor(ctx, args.device_serial);
+    const clear = args.clear_before ?? true;
+    return await act(ctx, {
+      serial,
+      target: elementTarget(args.tree_path, args.expect_screen_hash, {
+        enabled: true,
+        editable: true,
+      }),
+      steps: [
+        { kind: "gesture", gesture: { kind: "tap", at: "target" } },
+        ...(clear ? [{ kind: "clear" } as const] : []),
+        ...typeSteps(chunks),
+      ],
+      touched: "target",
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: () => `Filled ${args.tree_path} with ${[...args.text].length} characters`,
+      extra: (r) => ({ field: matchData(r.node!) }),
+    });
+  },
+});
+
+const uiTypeTextUnicode = defineTool({
+  name: "ui_type_text_unicode",
+  toolset: "ui",
+  kind: "W",
+  title: "Type any text (ADB keyboard)",
+  description: "Types any Unicode text into the focused field through the ADB keyboard IME " +
+    "(com.android.adbkeyboard/.AdbIME, which must be installed and selected). Max 1,000 bytes.",
+  params: {
+    device_serial: serialParam,
+    text: z.string().describe("The text, any characters"),
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const argv = unicodeTextArgv(args.text);
+    const serial = await deviceFor(ctx, args.device_serial);
+    const imes = await ctx.adb.shell(
+      serial,
+      ["ime", "list", "-s"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    );
+    if (!hasAdbKeyboard(imes.text())) {
+      throw new ToolError(
+        "command_failed",
+        "The ADB keyboard IME (com.android.adbkeyboard/.AdbIME) is not installed or enabled on " +
+          `${serial}, so nothing was typed: install ADBKeyBoard and select it (ime enable / ime ` +
+          "set), or type ASCII with ui_type_text",
+        { serial },
+      );
+    }
+    // Enabled is not enough: the broadcast reaches the keyboard only when it is the selected one.
+    const dump = await ctx.adb.shell(
+      serial,
+      ["dumpsys", "input_method"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    );
+    const selected = parseSelectedIme(dump.text());
+    if (selected !== null && selected !== ADB_KEYBOARD_IME) {
+      throw new ToolError(
+        "command_failed",
+        `The ADB keyboard is installed on ${serial} but the selected input method is ${selected}, ` +
+          "so nothing was typed: ask the user to select it (adb shell ime set " +
+          `${ADB_KEYBOARD_IME}), or type ASCII with ui_type_text`,
+        { serial, selected_ime: selected },
+      );
+    }
+    return await act(ctx, {
+      serial,
+      target: { kind: "none" },
+      steps: [{
+        kind: "shell",
+        argv,
+        what: "am broadcast",
+        hint: "check that the ADB keyboard is the selected input method, then retry",
+      }],
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: () => `Sent ${[...args.text].length} characters to the ADB keyboard`,
+    });
+  },
+});
+
+const clearFocusedInput = defineTool({
+  name: "clear_focused_input",
+  toolset: "ui",
+  kind: "W",
+  title: "Clear the focused field",
+  description: "Deletes the text of the focused text field.",
+  params: {
+    device_serial: serialParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const serial = await deviceFor(ctx, args.device_serial);
+    return await act(ctx, {
+      serial,
+      target: { kind: "focused" },
+      steps: [{ kind: "clear" }],
+      touched: "target",
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: (r) => `Cleared ${r.node!.path}`,
+    });
+  },
+});
+
+const hideSoftKeyboard = defineTool({
+  name: "hide_soft_keyboard",
+  toolset: "ui",
+  kind: "W",
+  title: "Hide the keyboard",
+  description: "Hides the soft keyboard when it is shown (Back), deciding as the element list " +
+    "does; does nothing otherwise, so it never navigates back by mistake.",
+  params: {
+    device_serial: serialParam,
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const serial = await deviceFor(ctx, args.device_serial);
+    // The same signal as the element list's `keyboard:` (lib/ui/keyboard_signal.ts).
+    // All rows, so the handles of the list the agent holds stay what they were.
+    const now = await ctx.ui.observe(
+      { serial, maxRows: MAX_ROWS, activity: false, internal: true },
+      { signal: ctx.signal },
+    );
+    const dumpsys = dumpTellsKeyboard(now.list) ? null : (await ctx.adb.shell(
+      serial,
+      ["dumpsys", "input_method"],
+      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
+    )).text();
+    const state = keyboardState(now.list, dumpsys);
+    if (state === null) {
+      throw new ToolError(
+        "command_failed",
+        `Cannot tell whether the keyboard is shown on ${serial} (the dump holds only the app's ` +
+          "window and dumpsys input_method has no mInputShown): use send_ui_key BACK if the " +
+          "keyboard is up",
+      );
+    }
+    if (!state.shown) {
+      return {
+        structured: { serial, hidden: false, was_shown: false, decided_by: state.source },
+        text: "No keyboard shown.",
+      };
+    }
+    return await act(ctx, {
+      serial,
+      target: { kind: "none" },
+      steps: [{ kind: "input", argv: ["input", "keyevent", "KEYCODE_BACK"] }],
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: () => "Hid the keyboard",
+      extra: () => ({ hidden: true, was_shown: true, decided_by: state.source }),
+    });
+  },
+});
+
+const ENTER_KEYS = new Set(["KEYCODE_ENTER", "66", "KEYCODE_NUMPAD_ENTER", "160"]);
+
+const sendUiKey = defineTool({
+  name: "send_ui_key",
+  toolset: "ui",
+  kind: "W",
+  title: "Press a key",
+  description: "Presses a key (BACK, HOME, ENTER, DEL, TAB, …, or a key code). enter taps the " +
+    "keyboard's action key (Search, Go, Next) when a keyboard is shown, since search fields " +
+    "ignore KEYCODE_ENTER.",
+  params: {
+    device_serial: serialParam,
+    key: z.string().describe("Key name (BACK, KEYCODE_HOME, enter) or code (4)"),
+    observe_after: observeAfterParam,
+    max_rows: maxRowsParam,
+  },
+  projectIndependent: true,
+  async run(args, ctx: ToolContext) {
+    const key = validateKeyName(args.key);
+    if (key === "KEYCODE_SEARCH" || key === "84") {
+      throw invalidParams(
+        "KEYCODE_SEARCH opens the assistant or the Google app, not the app's search: use enter, " +
+          "which taps the keyboard's action key",
+      );
+    }
+    const serial = await deviceFor(ctx, args.device_serial);
+    if (ENTER_KEYS.has(key)) {
+      const now = await ctx.ui.observe(
+        { serial, maxRows: 500, internal: true },
+        { signal: ctx.signal },
+      );
+      const action = now.list.keyboard
+        ? now.list.rows.find((r) => r.flags.includes("ime-action"))
+        : undefined;
+      if (action) {
+        const at = { x: action.x, y: action.y };
+        return await act(ctx, {
+          serial,
+          target: screenTarget(now.list.screenHash),
+          steps: [{ kind: "gesture", gesture: { kind: "tap", at } }],
+          touched: action.bounds,
+          observeAfter: args.observe_after,
+          maxRows: args.max_rows,
+          did: (r) =>
+            `Tapped the keyboard's ${JSON.stringify(action.label || "action")} key` +
+            pathNote(inputPath(r)),
+          extra: () => ({ key, via: "ime_action_key" }),
+        });
+      }
+    }
+    return await act(ctx, {
+      serial,
+      target: { kind: "none" },
+      steps: [{ kind: "key", key }],
+      observeAfter: args.observe_after,
+      maxRows: args.max_rows,
+      did: (r) => `Pressed ${key}${pathNote(inputPath(r))}`,
+      extra: (r) => ({ key, via: r.keys[0]?.sent ? "sendKey" : "keyevent" }),
+    });
+  },
+});
+
+export const textTools = [
+  uiTypeText,
+  uiFillInput,
+  uiTypeTextUnicode,
+  clearFocusedInput,
+  hideSoftKeyboard,
+  sendUiKey,
+];
