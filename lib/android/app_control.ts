@@ -7,18 +7,18 @@
  */
 import type { CallOptions, DeviceShell } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
-import { type AmStartReport, formatLaunchTime, launchTiming, parseAmStart } from "./am_start.ts";
+import { type AmStartReport, formatLaunchTime, launchTiming } from "./am_start.ts";
 import { type PackageInfo, parseDumpsysPackage } from "./dumpsys_package.ts";
 import { EXIT_INFO_MIN_API, type ExitInfoDump, parseExitInfo } from "./exit_info.ts";
 import {
-  AM_START_TIMEOUT_MS,
   APP_COMMAND_TIMEOUT_MS,
   launchApp,
   type LaunchResult,
   logReferenceTime,
   readDisplayed,
-  run,
 } from "./launch.ts";
+import { type AmIntent, amStart } from "./am.ts";
+import { runText } from "./device_command.ts";
 import { type MeminfoDump, parseMeminfo } from "./meminfo.ts";
 import {
   airplaneBroadcastArgv,
@@ -78,7 +78,7 @@ export async function readPackageInfo(
   pkg: string,
   opts: CallOptions,
 ): Promise<PackageInfo> {
-  const out = await run(adb, serial, ["dumpsys", "package", pkg], dumpOpts(opts));
+  const out = await runText(adb, serial, ["dumpsys", "package", pkg], dumpOpts(opts));
   return parseDumpsysPackage(out.text, pkg);
 }
 
@@ -88,7 +88,7 @@ export async function readMeminfo(
   pkg: string,
   opts: CallOptions,
 ): Promise<MeminfoDump> {
-  const out = await run(adb, serial, ["dumpsys", "meminfo", pkg], dumpOpts(opts));
+  const out = await runText(adb, serial, ["dumpsys", "meminfo", pkg], dumpOpts(opts));
   return parseMeminfo(out.text);
 }
 
@@ -103,11 +103,11 @@ export async function readAppProcesses(
   opts: CallOptions,
   uid: number | null = null,
 ): Promise<AppProcess[]> {
-  const ps = await run(adb, serial, ["ps", "-A", "-o", "PID,USER,NAME"], dumpOpts(opts));
+  const ps = await runText(adb, serial, ["ps", "-A", "-o", "PID,USER,NAME"], dumpOpts(opts));
   if ((ps.code === 0 || ps.code === null) && /^\s*PID\b/m.test(ps.text)) {
     return parsePsForPackage(ps.text, pkg, uid);
   }
-  const pidof = await run(adb, serial, ["pidof", pkg], quick(opts));
+  const pidof = await runText(adb, serial, ["pidof", pkg], quick(opts));
   return parsePidof(pidof.text).map((pid) => ({ pid, user: null, name: pkg }));
 }
 
@@ -135,8 +135,8 @@ export async function readRuntimeState(
   const info = await readPackageInfo(adb, serial, pkg, opts);
   const [processes, activities, windows] = await Promise.all([
     readAppProcesses(adb, serial, pkg, opts, info.uid),
-    run(adb, serial, ["dumpsys", "activity", "activities"], dumpOpts(opts)),
-    run(adb, serial, ["dumpsys", "window"], dumpOpts(opts)),
+    runText(adb, serial, ["dumpsys", "activity", "activities"], dumpOpts(opts)),
+    runText(adb, serial, ["dumpsys", "window"], dumpOpts(opts)),
   ]);
   const resumed = parseResumedActivity(activities.text);
   const focus = parseCurrentFocus(windows.text);
@@ -160,7 +160,7 @@ export async function readApiLevel(
   serial: string,
   opts: CallOptions,
 ): Promise<number | null> {
-  const out = await run(adb, serial, ["getprop", "ro.build.version.sdk"], quick(opts));
+  const out = await runText(adb, serial, ["getprop", "ro.build.version.sdk"], quick(opts));
   const n = Number(out.text.trim());
   return Number.isInteger(n) && n > 0 ? n : null;
 }
@@ -178,7 +178,7 @@ export async function readExitHistory(
 ): Promise<ExitHistory> {
   const api = await readApiLevel(adb, serial, opts);
   if (api !== null && api < EXIT_INFO_MIN_API) return { supported: false, api_level: api };
-  const out = await run(adb, serial, ["dumpsys", "activity", "exit-info", pkg], dumpOpts(opts));
+  const out = await runText(adb, serial, ["dumpsys", "activity", "exit-info", pkg], dumpOpts(opts));
   return { supported: true, api_level: api, dump: parseExitInfo(out.text) };
 }
 
@@ -188,7 +188,7 @@ export async function listInstalledPackages(
   serial: string,
   opts: CallOptions,
 ): Promise<Set<string>> {
-  const out = await run(adb, serial, ["pm", "list", "packages"], dumpOpts(opts));
+  const out = await runText(adb, serial, ["pm", "list", "packages"], dumpOpts(opts));
   const set = new Set<string>();
   for (const m of out.text.matchAll(/^package:(\S+)\s*$/gm)) set.add(m[1]);
   return set;
@@ -204,7 +204,7 @@ export async function stopApp(
   opts: CallOptions,
 ): Promise<{ was_running: boolean; running_after: boolean }> {
   const before = await readAppProcesses(adb, serial, pkg, opts);
-  const out = await run(adb, serial, ["am", "force-stop", pkg], quick(opts));
+  const out = await runText(adb, serial, ["am", "force-stop", pkg], quick(opts));
   if (outputShowsFailure(out.text, out.code)) {
     throw failed(`am force-stop ${pkg}`, serial, out.text, "check the package name");
   }
@@ -218,7 +218,7 @@ export async function clearAppData(
   pkg: string,
   opts: CallOptions,
 ): Promise<void> {
-  const out = await run(adb, serial, ["pm", "clear", pkg], quick(opts));
+  const out = await runText(adb, serial, ["pm", "clear", pkg], quick(opts));
   if (!/^\s*Success\s*$/m.test(out.text) || (out.code !== null && out.code !== 0)) {
     throw failed(`pm clear ${pkg}`, serial, out.text, "check that the app is installed");
   }
@@ -245,7 +245,7 @@ export async function restartApp(
 ): Promise<RestartResult> {
   const since = await logReferenceTime(adb, serial, opts);
   if (options.clearData) await clearAppData(adb, serial, pkg, opts);
-  const stop = await run(adb, serial, ["am", "force-stop", pkg], quick(opts));
+  const stop = await runText(adb, serial, ["am", "force-stop", pkg], quick(opts));
   if (outputShowsFailure(stop.text, stop.code)) {
     throw failed(`am force-stop ${pkg}`, serial, stop.text, "check the package name");
   }
@@ -277,7 +277,7 @@ export async function changePermission(
 ): Promise<PermissionChange> {
   const before = grant ? [] : await readAppProcesses(adb, serial, pkg, opts);
   const verb = grant ? "grant" : "revoke";
-  const out = await run(adb, serial, ["pm", verb, pkg, permission], quick(opts));
+  const out = await runText(adb, serial, ["pm", verb, pkg, permission], quick(opts));
   if (outputShowsFailure(out.text, out.code)) {
     throw failed(
       `pm ${verb} ${pkg} ${permission}`,
@@ -297,7 +297,7 @@ export async function readNetworkState(
   opts: CallOptions,
 ): Promise<NetworkState> {
   const read = async (key: string) => {
-    const out = await run(adb, serial, ["settings", "get", "global", key], quick(opts));
+    const out = await runText(adb, serial, ["settings", "get", "global", key], quick(opts));
     return out.code === 0 || out.code === null ? parseSettingBool(out.text) : null;
   };
   return {
@@ -331,7 +331,7 @@ export async function setNetworkState(
   const commands: string[] = [];
   const exec = async (argv: string[]) => {
     commands.push(argv.join(" "));
-    return await run(adb, serial, argv, quick(opts));
+    return await runText(adb, serial, argv, quick(opts));
   };
   let airplaneMethod: NetworkChange["airplane_method"] = null;
   if (req.airplane_mode !== undefined) {
@@ -387,13 +387,18 @@ async function readOrientation(
   serial: string,
   opts: CallOptions,
 ): Promise<Orientation | null> {
-  const acc = await run(
+  const acc = await runText(
     adb,
     serial,
     ["settings", "get", "system", "accelerometer_rotation"],
     quick(opts),
   );
-  const rot = await run(adb, serial, ["settings", "get", "system", "user_rotation"], quick(opts));
+  const rot = await runText(
+    adb,
+    serial,
+    ["settings", "get", "system", "user_rotation"],
+    quick(opts),
+  );
   return orientationFromSettings(acc.text, rot.text);
 }
 
@@ -405,7 +410,7 @@ export async function setOrientation(
 ): Promise<OrientationChange> {
   const previous = await readOrientation(adb, serial, opts);
   for (const argv of orientationCommands(orientation)) {
-    const out = await run(adb, serial, argv, quick(opts));
+    const out = await runText(adb, serial, argv, quick(opts));
     if (outputShowsFailure(out.text, out.code)) {
       throw failed(argv.slice(0, 4).join(" "), serial, out.text, "rotate the device by hand");
     }
@@ -423,23 +428,20 @@ export interface IntentStart {
 async function startIntent(
   adb: DeviceShell,
   serial: string,
-  argv: string[],
+  intent: AmIntent,
   what: string,
   next: string,
   opts: CallOptions,
 ): Promise<IntentStart> {
-  const out = await run(adb, serial, argv, { ...opts, timeoutMs: AM_START_TIMEOUT_MS });
-  const report = parseAmStart(out.text, out.code);
-  if (report.error !== null) {
-    throw new ToolError(
-      "launch_failed",
-      `Could not open ${what} on ${serial}: ${report.error}; ${next}`,
-      { serial, output: out.text.slice(0, 2_000) },
-    );
-  }
+  const { output, report } = await amStart(adb, serial, intent, {
+    wait: true,
+    signal: opts.signal,
+    what,
+    next,
+  });
   return {
     report,
-    output: out.text.slice(0, 2_000),
+    output,
     timing_line: formatLaunchTime(launchTiming(report), report.warnings),
   };
 }
@@ -452,13 +454,11 @@ export async function openDeepLink(
   pkg: string | undefined,
   opts: CallOptions,
 ): Promise<IntentStart> {
-  const argv = ["am", "start", "-W", "-a", "android.intent.action.VIEW", "-d", uri];
-  if (pkg !== undefined) argv.push("-p", pkg);
   return await startIntent(
     adb,
     serial,
-    argv,
-    "the link",
+    { action: "android.intent.action.VIEW", data: uri, package: pkg },
+    "open the link",
     pkg === undefined
       ? "no installed app handles it: check the app's intent filters, or install the app"
       : `${pkg} does not handle it: check its intent filters, or leave package out`,
@@ -476,16 +476,8 @@ export async function openAppSettings(
   return await startIntent(
     adb,
     serial,
-    [
-      "am",
-      "start",
-      "-W",
-      "-a",
-      "android.settings.APPLICATION_DETAILS_SETTINGS",
-      "-d",
-      `package:${pkg}`,
-    ],
-    `the settings of ${pkg}`,
+    { action: "android.settings.APPLICATION_DETAILS_SETTINGS", data: `package:${pkg}` },
+    `open the settings of ${pkg}`,
     "check that the app is installed",
     opts,
   );

@@ -15,12 +15,11 @@ import {
   lastLogTime,
   type LaunchTiming,
   launchTiming,
-  parseAmStart,
 } from "./am_start.ts";
+import { amStart, boundedAmOutput } from "./am.ts";
+import { runText } from "./device_command.ts";
 import { parseDumpsysPackage } from "./dumpsys_package.ts";
 
-/** Bound on `am start -W` (it waits for the first frame; a slow cold start takes seconds). */
-export const AM_START_TIMEOUT_MS = 60_000;
 /** Bound on the quick commands around a launch. */
 export const APP_COMMAND_TIMEOUT_MS = 20_000;
 /** How long `restart_app` looks for the `Displayed` line after `am start -W` returns. */
@@ -46,33 +45,6 @@ export interface LaunchResult {
   timing: LaunchTiming | null;
   /** `Launch time: 812 ms (cold), wait 815 ms`, or why there is none. */
   timing_line: string;
-}
-
-/** Output kept in results. */
-export const MAX_LAUNCH_OUTPUT_CHARS = 4_000;
-
-const decoder = new TextDecoder();
-
-export interface RunOutput {
-  /** stdout then stderr. */
-  text: string;
-  code: number | null;
-}
-
-/** Runs argv and returns stdout + stderr as text. */
-export async function run(
-  adb: DeviceShell,
-  serial: string,
-  argv: readonly string[],
-  opts: CallOptions,
-): Promise<RunOutput> {
-  const r = await adb.shell(serial, argv, opts);
-  const err = decoder.decode(r.stderr);
-  const out = r.text();
-  return {
-    text: err === "" ? out : `${out}${out.endsWith("\n") || out === "" ? "" : "\n"}${err}`,
-    code: r.exitCode,
-  };
 }
 
 const CLASS_NAME = /^\.?[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
@@ -101,12 +73,6 @@ export function activityComponent(pkg: string, activity: string, param = "activi
   return `${pkg}/${cls}`;
 }
 
-function bounded(text: string): string {
-  return text.length > MAX_LAUNCH_OUTPUT_CHARS
-    ? `${text.slice(0, MAX_LAUNCH_OUTPUT_CHARS)}\n… (output cut)`
-    : text;
-}
-
 /** `am start -W -n <component>`; a failure reported in the output is a `launch_failed` error. */
 export async function startComponent(
   adb: DeviceShell,
@@ -114,24 +80,19 @@ export async function startComponent(
   component: string,
   opts: CallOptions,
 ): Promise<LaunchResult> {
-  const out = await run(adb, serial, ["am", "start", "-W", "-n", component], {
-    ...opts,
-    timeoutMs: AM_START_TIMEOUT_MS,
+  const { output, report } = await amStart(adb, serial, { component }, {
+    wait: true,
+    signal: opts.signal,
+    what: `start ${component}`,
+    next: "check the activity name (dump_app_info lists the launcher activity) and that the app " +
+      "is installed",
+    data: { component },
   });
-  const report = parseAmStart(out.text, out.code);
-  if (report.error !== null) {
-    throw new ToolError(
-      "launch_failed",
-      `Could not start ${component} on ${serial}: ${report.error}; check the activity name ` +
-        "(dump_app_info lists the launcher activity) and that the app is installed",
-      { serial, component, output: bounded(out.text) },
-    );
-  }
   const timing = launchTiming(report);
   return {
     method: "component",
     component,
-    output: bounded(out.text),
+    output,
     report,
     timing,
     timing_line: formatLaunchTime(timing, report.warnings) ??
@@ -154,7 +115,7 @@ export async function launchApp(
     return await startComponent(adb, serial, activityComponent(pkg, activity), opts);
   }
   const quick = { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS };
-  const dump = await run(adb, serial, ["dumpsys", "package", pkg], quick);
+  const dump = await runText(adb, serial, ["dumpsys", "package", pkg], quick);
   const info = parseDumpsysPackage(dump.text, pkg);
   if (!info.found) {
     throw new ToolError(
@@ -167,7 +128,7 @@ export async function launchApp(
   if (info.launcher_activity !== null) {
     return await startComponent(adb, serial, info.launcher_activity, opts);
   }
-  const monkey = await run(
+  const monkey = await runText(
     adb,
     serial,
     ["monkey", "-p", pkg, "-c", "android.intent.category.LAUNCHER", "1"],
@@ -177,36 +138,29 @@ export async function launchApp(
     return {
       method: "monkey",
       component: null,
-      output: bounded(monkey.text),
+      output: boundedAmOutput(monkey.text),
       report: null,
       timing: null,
       timing_line: "Launch time: not reported (started with monkey, which does not time launches)",
     };
   }
-  const intent = await run(adb, serial, [
-    "am",
-    "start",
-    "-a",
-    "android.intent.action.MAIN",
-    "-c",
-    "android.intent.category.LAUNCHER",
-    "-p",
-    pkg,
-  ], quick);
-  const report = parseAmStart(intent.text, intent.code);
-  if (report.error !== null) {
-    throw new ToolError(
-      "launch_failed",
-      `Could not launch ${pkg} on ${serial}: ${report.error}; the app may have no launcher ` +
-        "activity: pass activity",
-      { serial, package: pkg, output: bounded(`${monkey.text}\n${intent.text}`) },
-    );
-  }
+  const intent = await amStart(adb, serial, {
+    action: "android.intent.action.MAIN",
+    category: "android.intent.category.LAUNCHER",
+    package: pkg,
+  }, {
+    wait: false,
+    signal: opts.signal,
+    timeoutMs: APP_COMMAND_TIMEOUT_MS,
+    what: `launch ${pkg}`,
+    next: "the app may have no launcher activity: pass activity",
+    data: { package: pkg, monkey_output: boundedAmOutput(monkey.text) },
+  });
   return {
     method: "main_intent",
     component: null,
-    output: bounded(intent.text),
-    report,
+    output: intent.output,
+    report: intent.report,
     timing: null,
     timing_line: "Launch time: not reported (started with the MAIN intent, without timing)",
   };
@@ -218,7 +172,7 @@ export async function logReferenceTime(
   serial: string,
   opts: CallOptions,
 ): Promise<string | null> {
-  const out = await run(adb, serial, ["logcat", "-d", "-v", "threadtime", "-t", "1"], {
+  const out = await runText(adb, serial, ["logcat", "-d", "-v", "threadtime", "-t", "1"], {
     ...opts,
     timeoutMs: APP_COMMAND_TIMEOUT_MS,
   });
@@ -250,7 +204,7 @@ export async function readDisplayed(
   ];
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const out = await run(adb, serial, argv, { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS });
+    const out = await runText(adb, serial, argv, { ...opts, timeoutMs: APP_COMMAND_TIMEOUT_MS });
     const found = findDisplayed(out.text, pkg);
     if (found !== null && (since === null || found.time === null || found.time >= since)) {
       // `Fully drawn` comes only when the app calls reportFullyDrawn(); take it when it is there.

@@ -10,7 +10,7 @@ import {
   readApkManifestFrom,
   sha256OfAccess,
 } from "../android/apk.ts";
-import { invalidParams, ToolError } from "../core/errors.ts";
+import { invalidParams } from "../core/errors.ts";
 import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../gradle/build_history.ts";
 import type { RunLaunch } from "../gradle/run_configs.ts";
 import {
@@ -20,16 +20,8 @@ import {
 } from "../sessions/installed_builds.ts";
 import type { CheckedApk } from "./apk_file.ts";
 import { type InstallAdb, streamInstall } from "./install.ts";
-import {
-  componentFor,
-  LAUNCH_TIMEOUT_MS,
-  type LaunchResult,
-  MAX_LAUNCH_OUTPUT_BYTES,
-  MAX_LAUNCH_OUTPUT_CHARS,
-  resolveLauncher,
-  startActivity,
-} from "./launch.ts";
-import { parseAmStart } from "../android/am_start.ts";
+import { componentFor, type LaunchResult, resolveLauncher, startActivity } from "./launch.ts";
+import { amStart } from "../android/am.ts";
 import { validateDeepLink } from "../core/validation.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
 import { touchMapping } from "../retrace/mapping_store.ts";
@@ -214,27 +206,15 @@ export async function launchInstalled(
       return await startActivity(adb, serial, await resolveLauncher(adb, serial, pkg, manifest));
     case "deep_link": {
       const uri = validateDeepLink(launch.uri, "launch.uri", linkSchemes);
-      const r = await adb.shell(serial, [
-        "am",
-        "start",
-        "-W",
-        "-a",
-        "android.intent.action.VIEW",
-        "-d",
-        uri,
-        pkg,
-      ], { timeoutMs: LAUNCH_TIMEOUT_MS, maxOutputBytes: MAX_LAUNCH_OUTPUT_BYTES });
-      const output = (r.text() + new TextDecoder().decode(r.stderr)).trim()
-        .slice(0, MAX_LAUNCH_OUTPUT_CHARS);
-      const report = parseAmStart(output, r.exitCode);
-      if (report.error !== null) {
-        throw new ToolError(
-          "launch_failed",
-          `Opening ${uri} in ${pkg} on ${serial} failed: ${report.error}; check the app's ` +
-            "intent filters for that link",
-          { serial, launch_output: output },
-        );
-      }
+      const { output, report } = await amStart(adb, serial, {
+        action: "android.intent.action.VIEW",
+        data: uri,
+        package: pkg,
+      }, {
+        wait: true,
+        what: `open ${uri} in ${pkg}`,
+        next: "check the app's intent filters for that link",
+      });
       return { component: `${pkg} ${uri}`, output, report };
     }
   }

@@ -1,21 +1,16 @@
 /**
  * Launching an installed app after a deploy: `am start -W -n <pkg>/<activity>` for the APK's
- * launcher activity, its output checked (not only the exit status) with the `am start` parser of
- * lib/android/am_start.ts. When the manifest names no launcher, the device is asked
+ * launcher activity, through lib/android/am.ts (which checks the output, not only the exit
+ * status). When the manifest names no launcher, the device is asked
  * (`cmd package resolve-activity --brief`) which activity MAIN/LAUNCHER resolves to.
  */
 import type { DeviceShell } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
-import { type AmStartReport, parseAmStart } from "../android/am_start.ts";
+import type { AmStartReport } from "../android/am_start.ts";
+import { amStart } from "../android/am.ts";
 
-/** How long `am start -W` may take (it waits for the first frame). */
-export const LAUNCH_TIMEOUT_MS = 60_000;
 /** Time for the resolve-activity query. */
 export const RESOLVE_TIMEOUT_MS = 15_000;
-/** Output kept from `am start`. */
-export const MAX_LAUNCH_OUTPUT_BYTES = 64 * 1024;
-/** Longest `launch_output` returned. */
-export const MAX_LAUNCH_OUTPUT_CHARS = 2_000;
 
 export interface LaunchResult {
   component: string;
@@ -73,20 +68,11 @@ export async function startActivity(
   serial: string,
   component: string,
 ): Promise<LaunchResult> {
-  const r = await adb.shell(serial, ["am", "start", "-W", "-n", component], {
-    timeoutMs: LAUNCH_TIMEOUT_MS,
-    maxOutputBytes: MAX_LAUNCH_OUTPUT_BYTES,
+  const { output, report } = await amStart(adb, serial, { component }, {
+    wait: true,
+    what: `launch ${component}`,
+    next: "check that the activity exists and is exported, or read logcat for a crash",
+    data: { component },
   });
-  const output = (r.text() + new TextDecoder().decode(r.stderr)).trim()
-    .slice(0, MAX_LAUNCH_OUTPUT_CHARS);
-  const report = parseAmStart(output, r.exitCode);
-  if (report.error !== null) {
-    throw new ToolError(
-      "launch_failed",
-      `Launching ${component} on ${serial} failed: ${report.error}; check that the activity ` +
-        "exists and is exported, or read logcat for a crash",
-      { serial, component, launch_output: output },
-    );
-  }
   return { component, output, report };
 }
