@@ -1,15 +1,18 @@
 /**
  * Finding the `adb` executable and running `adb start-server` when nothing listens on a local
- * address. The lookup is a pure decision over an `Env` and an `isExecutable` probe; the spawn is
- * the only Deno process I/O in lib/adb.
+ * address. The lookup is a pure decision over an `Env` and an `isExecutable` probe; the spawn
+ * (through lib/core/run_command.ts) is the only process lib/adb starts.
  */
 import { delimiter, join } from "node:path";
 import type { Env } from "../core/env.ts";
+import { runCommand } from "../core/run_command.ts";
 
 /** How long `adb start-server` may take (it waits for the daemon to come up). */
 export const START_SERVER_TIMEOUT_MS = 20_000;
 /** Output of `adb start-server` kept for the error message. */
 export const MAX_START_SERVER_OUTPUT_CHARS = 2_000;
+/** Bytes of its stdout and of its stderr read. */
+export const MAX_START_SERVER_OUTPUT_BYTES = 8 * 1024;
 
 /** `$ANDROID_HOME`/`$ANDROID_SDK_ROOT` `platform-tools/adb`, else `adb` on `$PATH`; else null. */
 export function findAdbExecutable(
@@ -46,47 +49,26 @@ function isExecutableFile(path: string): boolean {
 
 export interface StartServerResult {
   ok: boolean;
-  /** Exit code, or null when it was killed for the timeout or the abort. */
+  /** Exit code, or null when it was killed for the timeout. */
   code: number | null;
   output: string;
   timedOut: boolean;
 }
 
-/** Runs `<adb> -P <port> start-server` with a deadline; never throws for a failing adb. */
+/**
+ * Runs `<adb> -P <port> start-server` with a deadline (lib/core/run_command.ts); never throws
+ * for a failing adb, only when it cannot be run at all.
+ */
 export async function runStartServer(
   adbPath: string,
   port: number,
   timeoutMs: number,
-  signal?: AbortSignal,
 ): Promise<StartServerResult> {
-  const child = new Deno.Command(adbPath, {
-    args: ["-P", String(port), "start-server"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let timedOut = false;
-  const kill = () => {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Already exited.
-    }
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, timeoutMs);
-  signal?.addEventListener("abort", kill, { once: true });
-  try {
-    const out = await child.output();
-    const text = (new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr))
-      .trim()
-      .slice(0, MAX_START_SERVER_OUTPUT_CHARS);
-    const killed = timedOut || signal?.aborted === true;
-    return { ok: out.success && !killed, code: killed ? null : out.code, output: text, timedOut };
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", kill);
-  }
+  const r = await runCommand(adbPath, ["-P", String(port), "start-server"], {
+    timeoutMs,
+    maxOutputBytes: MAX_START_SERVER_OUTPUT_BYTES,
+  });
+  if (r.code === null && !r.timedOut) throw new Error(r.error ?? "it could not be started");
+  const output = (r.stdout + r.stderr).trim().slice(0, MAX_START_SERVER_OUTPUT_CHARS);
+  return { ok: r.code === 0, code: r.code, output, timedOut: r.timedOut };
 }

@@ -27,6 +27,17 @@ export const MAX_KILL_GRACE_MS = 60_000;
 export const KILL_POLL_MS = 100;
 /** How long `killTree` waits, after SIGKILL, to see the tree gone. */
 export const SIGKILL_SETTLE_MS = 1_000;
+/** How long the `kill` command may take where `Deno.kill` is not allowed. */
+export const KILL_COMMAND_TIMEOUT_MS = 5_000;
+
+/** Runs `kill <args>` (a narrowed worker's grant names it); whether it succeeded. */
+async function killCommand(args: string[]): Promise<boolean> {
+  const out = await runCommand("kill", args, {
+    timeoutMs: KILL_COMMAND_TIMEOUT_MS,
+    maxOutputBytes: 0,
+  });
+  return out.code === 0;
+}
 
 export interface PsEntry {
   pid: number;
@@ -163,16 +174,7 @@ async function sendSignal(pid: number, signal: Deno.Signal): Promise<boolean> {
       return false;
     }
   }
-  try {
-    const out = await new Deno.Command("kill", {
-      args: ["-s", signal.replace(/^SIG/, ""), String(pid)],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
+  return await killCommand(["-s", signal.replace(/^SIG/, ""), String(pid)]);
 }
 
 async function signalAll(pids: number[], signal: Deno.Signal): Promise<number[]> {
@@ -257,18 +259,8 @@ export async function signalGroup(pgid: number, signal: Deno.Signal | 0): Promis
       }
     }
   }
-  try {
-    const name = signal === 0 ? "0" : signal.replace(/^SIG/, "");
-    const out = await new Deno.Command("kill", {
-      args: [signal === 0 ? "-0" : `-${name}`, "--", `-${pgid}`],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
+  const name = signal === 0 ? "0" : signal.replace(/^SIG/, "");
+  return await killCommand([signal === 0 ? "-0" : `-${name}`, "--", `-${pgid}`]);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Running a short external command: an argument vector (never a shell), a timeout after which the
- * child gets SIGKILL, and stdout/stderr each kept up to a byte cap. Tool probes (`java -version`,
- * `adb version`…), git, and `ps` all go through here.
+ * child gets SIGKILL, and stdout/stderr each kept up to a byte cap. Every short command lib/ runs
+ * goes through here: tool probes (`java -version`, `adb version`…), `adb start-server`, git, `ps`,
+ * `readlink`, `kill`.
  *
  * When the timeout fires we also stop reading: the killed child's grandchildren (a JVM's workers,
  * a shell's background jobs) may hold its pipes open for as long as they live.

@@ -15,6 +15,7 @@
  * start-up). Bytes are read from the handle only; nothing is re-opened by path.
  */
 import type { FileHandle } from "node:fs/promises";
+import { runCommand } from "./run_command.ts";
 
 type NodeFs = typeof import("node:fs");
 let fsModule: NodeFs | null = null;
@@ -160,21 +161,13 @@ async function kernelPathOfFd(fd: number): Promise<string | null> {
   } catch (e) {
     if (!(e instanceof Deno.errors.NotCapable)) return null;
   }
-  try {
-    const out = await new Deno.Command("readlink", {
-      args: ["-n", "--", link],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-      signal: AbortSignal.timeout(READLINK_TIMEOUT_MS),
-    }).output();
-    if (!out.success || out.stdout.length === 0 || out.stdout.length > MAX_KERNEL_PATH_BYTES) {
-      return null;
-    }
-    return new TextDecoder().decode(out.stdout);
-  } catch {
-    return null;
-  }
+  // One byte over the bound is read, so a longer path is seen to be longer and refused.
+  const out = await runCommand("readlink", ["-n", "--", link], {
+    timeoutMs: READLINK_TIMEOUT_MS,
+    maxOutputBytes: MAX_KERNEL_PATH_BYTES + 1,
+  });
+  if (out.code !== 0 || out.stdout === "") return null;
+  return new TextEncoder().encode(out.stdout).length > MAX_KERNEL_PATH_BYTES ? null : out.stdout;
 }
 
 /** Reads up to `limit` bytes from the start of `file`. */
