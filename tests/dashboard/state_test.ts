@@ -1,0 +1,202 @@
+/**
+ * What the dashboard reads and what its actions do, over its HTTP API against a running
+ * `keynobi app` with the simulator (the page calls the same routes; browser_test.ts drives it).
+ */
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
+import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
+import { agent, dashboardUrl, login } from "./_app.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
+
+const SERIAL = "emulator-5554";
+
+class Api {
+  constructor(readonly url: URL, readonly cookie: string) {}
+
+  async get(path: string): Promise<{ status: number; body: J }> {
+    const r = await fetch(new URL(path, this.url), { headers: { cookie: this.cookie } });
+    return { status: r.status, body: await r.json() };
+  }
+
+  async post(path: string, body: unknown): Promise<{ status: number; body: J }> {
+    const r = await fetch(new URL(path, this.url), {
+      method: "POST",
+      headers: {
+        cookie: this.cookie,
+        origin: this.url.origin,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  }
+
+  /** Prepare and confirm, as the page does after the user says yes. */
+  async act(action: Record<string, unknown>): Promise<J> {
+    const p = await this.post("/api/actions/prepare", action);
+    assertEquals(p.status, 200, JSON.stringify(p.body));
+    const r = await this.post("/api/actions/run", { token: p.body.token });
+    assertEquals(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  }
+
+  async state(): Promise<J> {
+    return (await this.get("/api/state")).body;
+  }
+}
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T;
+  for (let i = 0; i < 100; i++) {
+    last = await fn();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 1500)}`);
+}
+
+async function userEntries(world: World): Promise<J[]> {
+  return (await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`)).trim().split("\n")
+    .map((l) => JSON.parse(l)).filter((e) => e.kind === "user");
+}
+
+Deno.test("dashboard state: a version mismatch says what to do; standalone servers are listed", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  const url = await dashboardUrl(app);
+  const api = new Api(url, await login(url));
+  assertEquals((await api.state()).app.mismatches, []);
+  const old = await rawExchange(world.dataDir, attachLine({ version: "0.0.9" }), {
+    keepOpen: true,
+  });
+  assertEquals(old.answer?.accepted, true);
+  const st = await until(() => api.state(), (s) => s.app.attached.length === 1, "the old session");
+  assertEquals(st.app.mismatches, [{ kind: "attached", pid: Deno.pid, version: "0.0.9" }]);
+  assertStringIncludes(st.app.mismatch_hint, "restart that AI client");
+  old.conn.close();
+  // A standalone server's record (this process stands in for one: it is alive, and is `deno`).
+  await Deno.mkdir(`${world.dataDir}/mcp-sessions`, { recursive: true });
+  await Deno.writeTextFile(
+    `${world.dataDir}/mcp-sessions/${Deno.pid}.json`,
+    JSON.stringify({
+      pid: Deno.pid,
+      started_at: new Date().toISOString(),
+      project: null,
+      reason: "the Keynobi app is not running",
+      binary: Deno.execPath(),
+      version: "0.0.8",
+    }),
+  );
+  const later = await until(
+    () => api.state(),
+    (s) => s.app.standalone.length === 1 && s.app.attached.length === 0,
+    "the standalone server",
+  );
+  assertEquals(later.app.standalone[0].version, "0.0.8");
+  assertEquals(later.app.mismatches, [{ kind: "standalone", pid: Deno.pid, version: "0.0.8" }]);
+});
+
+Deno.test("dashboard actions: open, trust, untrust, skill install (replace only when asked), copy; each logged as the user's", async () => {
+  await using world = await startWorld();
+  const first = await Deno.realPath(world.sim.projects["sample-kts"]);
+  const other = await Deno.realPath(world.sim.projects["sample-groovy"]);
+  await using app = await startApp(world, ["--project", first]);
+  const url = await dashboardUrl(app);
+  const api = new Api(url, await login(url));
+
+  const opened = await api.act({ action: "open_project", path: other });
+  assertEquals(opened, { ok: true, message: `Opened ${other} (was ${first})` });
+  assertEquals((await api.state()).projects.open, other);
+  const status = await runKeynobi(world, ["status"]);
+  assertStringIncludes(status.stdout, `project ${other}`);
+  assertStringIncludes(status.stdout, `dashboard: ${url.href}`);
+  const missing = await api.act({ action: "open_project", path: `${other}/no-such-folder` });
+  assertEquals(missing.ok, false);
+  assertEquals((await api.state()).projects.open, other, "a refused open changes nothing");
+
+  assertEquals((await api.act({ action: "trust_project", path: other })).ok, true);
+  assertEquals((await api.state()).projects.trusted.map((p: J) => p.root), [other]);
+  assertEquals(await api.act({ action: "untrust_project", path: other }), {
+    ok: true,
+    message: `Untrusted: ${other}`,
+  });
+  assertEquals((await api.state()).projects.trusted, []);
+
+  // The skill: installed as shipped; a different file is replaced only with replace.
+  const shipped = await Deno.readTextFile(
+    new URL("../../skills/keynobi/SKILL.md", import.meta.url),
+  );
+  const skill = `${world.home}/.claude/skills/keynobi/SKILL.md`;
+  assertEquals((await api.state()).setup.skill.state, "missing");
+  assertEquals((await api.act({ action: "install_skill" })).ok, true);
+  assertEquals(await Deno.readTextFile(skill), shipped);
+  await Deno.writeTextFile(skill, "my own notes\n");
+  const refused = await api.post("/api/actions/prepare", { action: "install_skill" });
+  assertEquals(refused.status, 400);
+  assertEquals(refused.body.needs_replace, true);
+  assertEquals(await Deno.readTextFile(skill), "my own notes\n");
+  assertEquals((await api.act({ action: "install_skill", replace: true })).ok, true);
+  assertEquals(await Deno.readTextFile(skill), shipped);
+
+  const copied = await api.post("/api/actions/copied", { what: "setup_commands" });
+  assertEquals(copied.body, { ok: true, message: "Copied the MCP setup commands" });
+  assertEquals((await api.post("/api/actions/copied", { what: "x" })).status, 400);
+  assertStringIncludes((await api.state()).setup.commands[0], "claude mcp add --scope user");
+
+  const mine = await userEntries(world);
+  assertEquals(mine.map((e) => [e.name, e.status]), [
+    ["open_project", "ok"],
+    ["open_project", "error"],
+    ["trust_project", "ok"],
+    ["untrust_project", "ok"],
+    ["install_skill", "ok"],
+    ["install_skill", "ok"],
+    ["copy_setup_commands", "ok"],
+  ]);
+  assert(mine.every((e) => e.summary.startsWith("From the dashboard: ")));
+  // No build runs, so there is nothing to cancel: a clear refusal.
+  const cancel = await api.post("/api/actions/prepare", { action: "cancel_build", build_id: 1 });
+  assertEquals(cancel.status, 400);
+  assertStringIncludes(cancel.body.error, "Build #1 is not running in the app");
+});
+
+Deno.test("dashboard state: crashes grouped with counts, devices with the agent's last screenshot; bad reads are clear", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  const url = await dashboardUrl(app);
+  const api = new Api(url, await login(url));
+  await using a = await agent(world, "crash-watcher");
+  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
+    crash(pkg: string, kind: "java"): { pid: number };
+    setRate(n: number): void;
+  };
+  logcat.setRate(0);
+  await a.client.callTool({ name: "start_logcat", arguments: { device_serial: SERIAL } });
+  logcat.crash("com.example.crashy", "java");
+  logcat.crash("com.example.crashy", "java");
+  const st = await until(
+    () => api.state(),
+    (s) => s.crashes.groups?.[0]?.count === 2,
+    "one crash group counted twice",
+  );
+  assertEquals(st.crashes.groups[0].package, "com.example.crashy");
+  await a.client.callTool({ name: "screenshot", arguments: { device_serial: SERIAL } });
+  const dev = await until(
+    () => api.state(),
+    (s) => s.devices.some((d: J) => d.serial === SERIAL && d.screenshot?.kept),
+    "the screenshot",
+  );
+  const shot = dev.devices.find((d: J) => d.serial === SERIAL).screenshot;
+  const img = await fetch(new URL(`/api/devices/${SERIAL}/screenshot`, url), {
+    headers: { cookie: api.cookie },
+  });
+  assertEquals(img.headers.get("content-type"), "image/png");
+  assertEquals((await img.bytes()).length, shot.bytes);
+  assertEquals((await api.get("/api/builds/999/log")).status, 404);
+  const badLines = await api.get("/api/builds/1/log?lines=0");
+  assertEquals(badLines.status, 400);
+  assertStringIncludes(badLines.body.error, "lines must be an integer from 1 to 2000");
+  assertEquals((await api.get("/api/sessions/s-nope")).status, 404);
+});
