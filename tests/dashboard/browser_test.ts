@@ -14,6 +14,8 @@ import { agent, dashboardUrl } from "./_app.ts";
 
 const PROJECT = "sample-kts";
 const SERIAL = "emulator-5554";
+const PKG = "com.example.keynobi.sample.demo.debug";
+const APK = "app/build/outputs/apk/demo/debug/app-demo-debug.apk";
 const chromium = await findChromium();
 if (chromium === null) {
   console.log(
@@ -68,6 +70,33 @@ Deno.test({
   ) as { isError?: boolean; content: { text?: string }[] };
   assert(!first.isError, first.content[0]?.text);
   await page.waitFor("document.querySelector('#chart-durations svg rect') !== null", "the chart");
+  // The tapper installs and launches that build, and the app crashes once (debug session, crash
+  // groups and their charts).
+  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
+    crash(pkg: string, kind: "java"): { pid: number };
+    setRate(n: number): void;
+  };
+  logcat.setRate(0);
+  for (
+    const [name, args] of [
+      ["start_logcat", { device_serial: SERIAL }],
+      ["install_apk", { device_serial: SERIAL, apk_path: APK }],
+      ["launch_app", { device_serial: SERIAL, package: PKG }],
+    ] as const
+  ) {
+    const r = await tapper.client.callTool({ name, arguments: args }) as {
+      isError?: boolean;
+      content: { text?: string }[];
+    };
+    assert(!r.isError, `${name}: ${r.content[0]?.text}`);
+  }
+  logcat.crash(PKG, "java");
+  await page.waitFor("document.querySelector('#chart-launch svg rect') !== null", "launch chart");
+  await page.waitFor("document.querySelector('#chart-crashes svg rect') !== null", "crash chart");
+  await page.waitFor(
+    "document.querySelector('#crash-table tbody tr td')?.textContent === '1'",
+    "the crash group with its count",
+  );
   await gradle.setTaskDelay(120);
   await gradle.hangAt(":app:assembleDemoDebug");
   const building = builder.client.callTool(
@@ -99,6 +128,11 @@ Deno.test({
   await page.waitFor(
     "document.getElementById('setup-commands').textContent.includes('claude mcp add')",
     "the setup commands",
+  );
+  await page.eval("document.querySelector('#debug-table tbody tr').click()");
+  await page.waitFor(
+    "[...document.querySelectorAll('#timeline-list li')].some((l) => l.textContent.includes('crash'))",
+    "the debug session's timeline",
   );
   const shot = await screenshotPath("dashboard");
   await page.screenshot(shot);

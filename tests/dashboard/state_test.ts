@@ -200,3 +200,69 @@ Deno.test("dashboard state: crashes grouped with counts, devices with the agent'
   assertStringIncludes(badLines.body.error, "lines must be an integer from 1 to 2000");
   assertEquals((await api.get("/api/sessions/s-nope")).status, 404);
 });
+
+Deno.test("dashboard state: debug sessions with launch time and crash count; a session's timeline", async () => {
+  await using world = await startWorld();
+  const project = await Deno.realPath(world.sim.projects["sample-kts"]);
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle("sample-kts").setTaskDelay(0);
+  await using app = await startApp(world, ["--project", project]);
+  const url = await dashboardUrl(app);
+  const api = new Api(url, await login(url));
+  await using a = await agent(world, "installer");
+  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
+    crash(pkg: string, kind: "java"): { pid: number };
+    setRate(n: number): void;
+  };
+  logcat.setRate(0);
+  const PKG = "com.example.keynobi.sample.demo.debug";
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await a.client.callTool({ name, arguments: args }, undefined, {
+      timeout: 120_000,
+    }) as J;
+    assert(!r.isError, `${name}: ${r.content?.[0]?.text}`);
+    return r;
+  };
+  await call("start_logcat", { device_serial: SERIAL });
+  await call("run_gradle_task", { task: "assembleDemoDebug" });
+  await call("install_apk", {
+    device_serial: SERIAL,
+    apk_path: "app/build/outputs/apk/demo/debug/app-demo-debug.apk",
+  });
+  await call("launch_app", { device_serial: SERIAL, package: PKG });
+  logcat.crash(PKG, "java");
+  const st = await until(
+    () => api.state(),
+    (s) => s.sessions[0]?.counts?.crashes === 1 && s.sessions[0]?.launch_ms !== null,
+    "the session with its launch and crash",
+  );
+  const s = st.sessions[0];
+  assertEquals([s.package, s.serial, s.build_id], [PKG, SERIAL, 1]);
+  assertEquals(typeof s.launch_ms, "number");
+  const view = await api.get(`/api/sessions/${s.id}`);
+  assertEquals(view.status, 200);
+  const kinds = view.body.timeline.map((e: J) => e.kind);
+  for (const k of ["install", "launch", "crash"]) assert(kinds.includes(k), kinds.join(","));
+  assertEquals(view.body.crashes.length, 1);
+  assertEquals(st.builds.history[0].origin_label, "Started by an agent (installer)");
+
+  // A failed build: its errors at file:line in the history.
+  await world.sim.gradle("sample-kts").setScenario("assembleDemoDebug", "kotlin_error");
+  const failed = await a.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  ) as J;
+  assertEquals(failed.isError, true);
+  const after = await until(
+    () => api.state(),
+    (x) => x.builds.history[0]?.status === "failed",
+    "the failed build",
+  );
+  const errors = after.builds.history[0].errors;
+  assert(
+    errors.length > 0 && errors.every((e: J) => /\.kt:\d+$/.test(e.at)),
+    JSON.stringify(errors),
+  );
+  assertEquals(after.builds.history[0].error_count >= errors.length, true);
+});

@@ -142,6 +142,7 @@ export const PAGE_SCRIPT = String.raw`"use strict";
         b.hidden = false;
       } else b.hidden = true;
       var attached = a.attached || [];
+      sessionsSeen.set("pid:" + a.pid, "app (pid " + a.pid + ")");
       attached.forEach(function (s) {
         sessionsSeen.set(s.session_id, (s.client_name || "client") + " (pid " + s.pid + ")");
       });
@@ -216,7 +217,7 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       fill($("crash-table").tBodies[0], c.groups.map(function (g) {
         return h("tr", null, h("td", { text: String(g.count) }),
           h("td", null, h("b", { text: g.exception_type || g.kind }), h("div", { cls: "muted", text: (g.message || "").slice(0, 160) })),
-          h("td", { text: g.package || g.process || "" }), h("td", { text: ago(g.last_seen), title: g.last_seen }));
+          h("td", { text: g.package || g.process || "" }), h("td", { text: g.last_seen, cls: "mono" }));
       }));
       $("crashes-empty").hidden = c.groups.length > 0;
     },
@@ -417,17 +418,30 @@ export const PAGE_SCRIPT = String.raw`"use strict";
   $("log-follow").addEventListener("click", function () { if (log.build !== null) openLog(log.build); });
 
   // ---- activity: newest first, filterable, only visible rows in the document ----
+  // Entries of an attached session name it; the app's own and a standalone server's name a pid.
+  function whoKey(e) {
+    if (e.kind === "user") return "user";
+    return e.session ? e.session : "pid:" + e.pid;
+  }
+  function whoLabel(key, pid) {
+    var app = state.sections.app;
+    if (app && pid === app.pid) return "app (pid " + pid + ")";
+    return "pid " + pid + " (standalone)";
+  }
   function who(e) {
     if (e.kind === "user") return "you (dashboard)";
-    if (!e.session) return "app (pid " + e.pid + ")";
-    return sessionsSeen.get(e.session) || ("session " + e.session.slice(0, 8));
+    var key = whoKey(e);
+    return sessionsSeen.get(key) || (e.session ? "session " + e.session.slice(0, 8) : whoLabel(key, e.pid));
   }
   function addActivity(entries, reset) {
     if (reset) { activity = []; }
     for (var i = 0; i < entries.length; i++) {
       var e = entries[i];
       activity.push(e);
-      if (e.session && !sessionsSeen.has(e.session)) sessionsSeen.set(e.session, "session " + e.session.slice(0, 8));
+      var key = whoKey(e);
+      if (key !== "user" && !sessionsSeen.has(key)) {
+        sessionsSeen.set(key, e.session ? "session " + e.session.slice(0, 8) : whoLabel(key, e.pid));
+      }
       if (e.kind === "tool" && !toolsSeen.has(e.name)) { toolsSeen.add(e.name); refreshToolFilter(); }
     }
     if (activity.length > MAX_ACTIVITY) activity.splice(0, activity.length - MAX_ACTIVITY);
@@ -455,7 +469,7 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     var out = [];
     for (var i = activity.length - 1; i >= 0; i--) {
       var e = activity[i];
-      if (s === "user" ? e.kind !== "user" : (s && e.session !== s)) continue;
+      if (s && whoKey(e) !== s) continue;
       if (t && e.name !== t) continue;
       out.push(e);
     }

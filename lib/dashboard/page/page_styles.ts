@@ -75,7 +75,7 @@ button.small { padding: 2px 8px; font-size: 12px; }
 .chart text { font-size: 10px; fill: var(--muted); }
 .commands { background: #f7f8fa; padding: 8px; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 180px; overflow: auto; }
 .timeline { max-height: 220px; overflow: auto; padding-left: 18px; margin: 0; font-size: 12.5px; }
-.timeline li { margin: 2px 0; }
+.timeline li { margin: 2px 0; overflow-wrap: anywhere; }
 .timeline .k { font-weight: 600; }
 dialog { border: none; border-radius: 10px; padding: 18px 20px; max-width: 520px; box-shadow: 0 10px 40px rgba(0,0,0,.3); }
 dialog::backdrop { background: rgba(20, 24, 33, .45); }
