@@ -17,6 +17,8 @@
  * that slot (a resize or clear moves or drops entries behind the pipeline's back).
  */
 
+import type { MessageColumns } from "./text_index.ts";
+
 /** Slots per block of the name cache (a power of two). */
 export const CONTEXT_BLOCK_ENTRIES = 128;
 const BLOCK_SHIFT = 7;
@@ -80,10 +82,11 @@ export class ContextScanCache {
   }
 
   /** Whether a valid slot's message may name some pid (false: mentionsPid is false for all). */
-  mayNamePid(slot: number, message: string): boolean {
+  mayNamePid(slot: number, messages: MessageColumns): boolean {
     let m = this.#mention[slot];
     if (m === UNKNOWN) {
-      m = PID_MENTION.test(message) ? YES : NO;
+      const text = messages.text[slot]!;
+      m = PID_MENTION.test(text.slice(messages.msgStart[slot], messages.msgEnd[slot])) ? YES : NO;
       this.#mention[slot] = m;
     }
     return m === YES;
@@ -99,7 +102,7 @@ export class ContextScanCache {
   blockMayContain(
     block: number,
     name: string,
-    messages: readonly (string | undefined)[],
+    messages: MessageColumns,
     seqs: Float64Array,
     newest: number,
   ): boolean {
@@ -128,11 +131,12 @@ export class ContextScanCache {
     if (hitSlot < 0) {
       if (first !== from && nb.hitSlot[block] >= 0) first = from; // its hit was overwritten
       const to = Math.min(from + CONTEXT_BLOCK_ENTRIES, this.#capacity);
+      const { text, msgStart, msgEnd } = messages;
       for (let s = first; s < to; s++) {
-        const m = messages[s];
+        const m = text[s];
         if (m === undefined) continue; // an empty slot
         if (seqs[s] !== this.#seq[s]) return true; // not recorded by the cache: not known
-        if (m.includes(name)) {
+        if (m.slice(msgStart[s], msgEnd[s]).includes(name)) {
           hitSlot = s;
           break;
         }

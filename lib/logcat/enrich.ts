@@ -4,6 +4,7 @@
  * Pure functions plus a small bounded table; tests call them directly.
  */
 import { packageOfProcess } from "./crash_parser.ts";
+import { ForwardSearch, indexIn } from "./line_parser.ts";
 
 /** Process names remembered per device; beyond it new names are not attributed. */
 export const MAX_PROCESS_NAMES = 20_000;
@@ -55,8 +56,19 @@ const PERFORMANCE_TAGS = new Set(["Choreographer", "StrictMode", "OpenGLRenderer
 
 /** The category of an entry (crash lines are marked by the crash detector instead). */
 export function classify(tag: string, message: string, hasPackage: boolean): number {
+  return classifyAt(tag, message, 0, message.length, hasPackage);
+}
+
+/** `classify` of the message `text[start, end)`. */
+export function classifyAt(
+  tag: string,
+  text: string,
+  start: number,
+  end: number,
+  hasPackage: boolean,
+): number {
   if (LIFECYCLE_TAGS.has(tag)) return Cat.lifecycle;
-  if ((tag === "art" || tag === "dalvikvm") && message.includes("GC")) return Cat.gc;
+  if ((tag === "art" || tag === "dalvikvm") && indexIn(text, "GC", start, end) >= 0) return Cat.gc;
   if (NETWORK_TAGS.has(tag)) return Cat.network;
   if (PERFORMANCE_TAGS.has(tag)) return Cat.performance;
   return hasPackage ? Cat.app : Cat.system;
@@ -64,24 +76,32 @@ export function classify(tag: string, message: string, hasPackage: boolean): num
 
 /** Whether the message is (or ends with) a JSON object or array that parses. */
 export function detectJson(message: string): boolean {
-  const n = message.length;
+  return detectJsonAt(message, 0, message.length);
+}
+
+/** `detectJson` of the message `text[from, to)`. */
+export function detectJsonAt(text: string, from: number, to: number): boolean {
+  const n = to - from;
   if (n < 2 || n > MAX_JSON_DETECT_CHARS) return false;
-  let end = n - 1;
-  while (end > 0 && message.charCodeAt(end) === 32) end--;
-  const last = message.charCodeAt(end);
+  let end = to - 1;
+  while (end > from && text.charCodeAt(end) === 32) end--;
+  const last = text.charCodeAt(end);
   if (last !== 125 && last !== 93) return false; // } ]
-  const start = message.indexOf(last === 125 ? "{" : "[");
+  const start = (last === 125 ? OPEN_BRACE : OPEN_BRACKET).find(text, from, to);
   if (start < 0 || start >= end) return false;
   // Most messages that end in } or ] are not JSON (`Bundle[{…}]`, `{mGsm=…}`, `[SUB0]`): refuse
   // what JSON.parse would refuse by its second character before paying for a throw.
-  if (!opensJson(message, start, end)) return false;
+  if (!opensJson(text, start, end)) return false;
   try {
-    const v = JSON.parse(message.slice(start, end + 1));
+    const v = JSON.parse(text.slice(start, end + 1));
     return typeof v === "object" && v !== null;
   } catch {
     return false;
   }
 }
+
+const OPEN_BRACE = new ForwardSearch("{");
+const OPEN_BRACKET = new ForwardSearch("[");
 
 function isJsonSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;

@@ -78,39 +78,41 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** Length of the time prefix at 0, or 0 when the line does not start with one. */
-function timeLength(s: string): number {
+/** End of the time prefix at `at` (bounded by `end`), or `at` when the line does not start with
+ * one. */
+function timeEnd(s: string, at: number, end: number): number {
+  const n = end - at;
   // MM-DD HH:MM:SS.mmm (18)
   if (
-    s.length >= 18 && s.charCodeAt(2) === 45 && s.charCodeAt(5) === 32 &&
-    s.charCodeAt(8) === 58 && s.charCodeAt(11) === 58 && s.charCodeAt(14) === 46 &&
-    isDigit(s.charCodeAt(0)) && isDigit(s.charCodeAt(17))
+    n >= 18 && s.charCodeAt(at + 2) === 45 && s.charCodeAt(at + 5) === 32 &&
+    s.charCodeAt(at + 8) === 58 && s.charCodeAt(at + 11) === 58 && s.charCodeAt(at + 14) === 46 &&
+    isDigit(s.charCodeAt(at)) && isDigit(s.charCodeAt(at + 17))
   ) {
-    let end = 15;
-    while (end < s.length && isDigit(s.charCodeAt(end))) end++;
-    return end;
+    let e = at + 15;
+    while (e < end && isDigit(s.charCodeAt(e))) e++;
+    return e;
   }
   // YYYY-MM-DD HH:MM:SS.mmm or YYYY/MM/DD … (23)
-  const sep = s.charCodeAt(4);
+  const sep = s.charCodeAt(at + 4);
   if (
-    s.length >= 23 && (sep === 45 || sep === 47) && s.charCodeAt(7) === sep &&
-    s.charCodeAt(10) === 32 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58 &&
-    s.charCodeAt(19) === 46 && isDigit(s.charCodeAt(0)) && isDigit(s.charCodeAt(22))
+    n >= 23 && (sep === 45 || sep === 47) && s.charCodeAt(at + 7) === sep &&
+    s.charCodeAt(at + 10) === 32 && s.charCodeAt(at + 13) === 58 && s.charCodeAt(at + 16) === 58 &&
+    s.charCodeAt(at + 19) === 46 && isDigit(s.charCodeAt(at)) && isDigit(s.charCodeAt(at + 22))
   ) {
-    let end = 20;
-    while (end < s.length && isDigit(s.charCodeAt(end))) end++;
-    return end;
+    let e = at + 20;
+    while (e < end && isDigit(s.charCodeAt(e))) e++;
+    return e;
   }
-  return 0;
+  return at;
 }
 
-function skipSpaces(s: string, i: number): number {
-  while (i < s.length && s.charCodeAt(i) === 32) i++;
+function skipSpaces(s: string, i: number, end: number): number {
+  while (i < end && s.charCodeAt(i) === 32) i++;
   return i;
 }
 
-function tokenEnd(s: string, i: number): number {
-  while (i < s.length && s.charCodeAt(i) !== 32) i++;
+function tokenEnd(s: string, i: number, end: number): number {
+  while (i < end && s.charCodeAt(i) !== 32) i++;
   return i;
 }
 
@@ -132,14 +134,69 @@ function intOf(s: string, start: number, end: number): number {
   return neg ? -n : n;
 }
 
-function setRaw(out: ParsedLine, line: string): ParsedLine {
-  out.kind = line.length === 0 ? LineKind.empty : LineKind.raw;
-  out.time = "";
+/** What String.prototype.trim removes (WhiteSpace and LineTerminator; also what `\s` matches). */
+export function isTrimmedSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
+    c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** `end` moved back over trailing white space (as trimEnd), not before `start`. */
+function trimEndAt(s: string, start: number, end: number): number {
+  while (end > start && isTrimmedSpace(s.charCodeAt(end - 1))) end--;
+  return end;
+}
+
+/** `start` moved over leading white space (as trimStart), not past `end`. */
+function trimStartAt(s: string, start: number, end: number): number {
+  while (start < end && isTrimmedSpace(s.charCodeAt(start))) start++;
+  return start;
+}
+
+/**
+ * A parsed line as offsets into the text it lies in (no string per field): what the ingest path
+ * uses. `text.slice(timeStart, timeEnd)` etc. are ParsedLine's fields.
+ */
+export interface LineSpan {
+  kind: LineKind;
+  timeStart: number;
+  timeEnd: number;
+  pid: number;
+  tid: number;
+  level: number;
+  tagStart: number;
+  tagEnd: number;
+  /** For `raw` lines the whole line; for dividers the buffer name. */
+  msgStart: number;
+  msgEnd: number;
+}
+
+export function emptyLineSpan(): LineSpan {
+  return {
+    kind: LineKind.empty,
+    timeStart: 0,
+    timeEnd: 0,
+    pid: -1,
+    tid: -1,
+    level: 0,
+    tagStart: 0,
+    tagEnd: 0,
+    msgStart: 0,
+    msgEnd: 0,
+  };
+}
+
+function spanRaw(out: LineSpan, start: number, end: number): LineSpan {
+  out.kind = start === end ? LineKind.empty : LineKind.raw;
+  out.timeStart = start;
+  out.timeEnd = start;
   out.pid = -1;
   out.tid = -1;
   out.level = 0;
-  out.tag = "";
-  out.message = line;
+  out.tagStart = start;
+  out.tagEnd = start;
+  out.msgStart = start;
+  out.msgEnd = end;
   return out;
 }
 
@@ -156,48 +213,143 @@ export function trimLineEnd(line: string): string {
 
 const DIVIDER = "--------- ";
 
-/** Parses `line` (without its newline) into `out` and returns it. */
-export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
-  if (line.length === 0) return setRaw(out, line);
-  const t = timeLength(line);
-  if (t === 0) {
-    if (line.startsWith(DIVIDER)) {
-      const rest = line.slice(DIVIDER.length);
-      const m = rest.startsWith("beginning of ")
-        ? rest.slice(13)
-        : rest.startsWith("switch to ")
-        ? rest.slice(10)
-        : null;
-      if (m !== null) {
-        setRaw(out, m.trim());
+/** Whether `s[at, end)` starts with `prefix`. */
+export function startsWithAt(s: string, at: number, end: number, prefix: string): boolean {
+  if (end - at < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) {
+    if (s.charCodeAt(at + k) !== prefix.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** Index of char code `c` in `s[from, end)`, or -1. */
+export function charIndexIn(s: string, c: number, from: number, end: number): number {
+  for (let i = from; i < end; i++) if (s.charCodeAt(i) === c) return i;
+  return -1;
+}
+
+/** Index of `needle` (not empty) wholly inside `s[from, end)`, or -1. */
+export function indexIn(s: string, needle: string, from: number, end: number): number {
+  const c0 = needle.charCodeAt(0);
+  const last = end - needle.length;
+  outer: for (let i = from; i <= last; i++) {
+    if (s.charCodeAt(i) !== c0) continue;
+    for (let k = 1; k < needle.length; k++) {
+      if (s.charCodeAt(i + k) !== needle.charCodeAt(k)) continue outer;
+    }
+    return i;
+  }
+  return -1;
+}
+
+/**
+ * Finds a string (or a pattern) in `text[from, end)` with the engine's own search over the whole
+ * text, remembering where the last search from `from` on found the first match: while searches
+ * come in increasing `from` over one text (the lines of a chunk, in order), a later search at or
+ * before that match has the same answer and costs nothing, so a chunk is searched about once in
+ * all, however many of its lines lack the needle. Exact: a match is one wholly inside the range.
+ */
+export class ForwardSearch {
+  #text: string | null = null;
+  #from = 0;
+  /** Where the first match at or after #from starts (-1: none up to the end of #text). */
+  #at = -1;
+  #len = 0;
+  readonly #needle: string | null;
+  readonly #pattern: RegExp | null;
+
+  /** A literal needle, or a global pattern of literal alternatives (no anchors, no lookaround). */
+  constructor(needle: string | RegExp) {
+    this.#needle = typeof needle === "string" ? needle : null;
+    this.#pattern = typeof needle === "string" ? null : needle;
+  }
+
+  /**
+   * The start of the first match wholly inside `text[from, end)`; -1 when there is none; -2
+   * when the first match at or after `from` crosses `end` (a pattern only: a shorter alternative
+   * might still fit, so the caller checks the range itself).
+   */
+  find(text: string, from: number, end: number): number {
+    if (text !== this.#text || from < this.#from || (this.#at >= 0 && from > this.#at)) {
+      this.#text = text;
+      this.#from = from;
+      if (this.#needle !== null) {
+        this.#at = text.indexOf(this.#needle, from);
+        this.#len = this.#needle.length;
+      } else {
+        const re = this.#pattern!;
+        re.lastIndex = from;
+        const m = re.exec(text);
+        this.#at = m === null ? -1 : m.index;
+        this.#len = m === null ? 0 : m[0].length;
+      }
+    }
+    const at = this.#at;
+    if (at < 0 || at >= end) return -1;
+    if (at + this.#len <= end) return at;
+    return this.#needle !== null ? -1 : -2;
+  }
+
+  /** Forgets the remembered text (it may be collected). */
+  reset(): void {
+    this.#text = null;
+  }
+}
+
+/** The tag's separator, searched once per chunk (see ForwardSearch). */
+const TAG_SEPARATOR = new ForwardSearch(": ");
+
+/**
+ * Parses the line `text[start, end)` (without its newline) into `out` and returns it; the
+ * offsets are into `text`. `parseLineInto` is this with strings.
+ */
+export function parseSpanInto(text: string, start: number, end: number, out: LineSpan): LineSpan {
+  if (start >= end) return spanRaw(out, start, start);
+  const t = timeEnd(text, start, end);
+  if (t === start) {
+    if (startsWithAt(text, start, end, DIVIDER)) {
+      const rest = start + DIVIDER.length;
+      const m = startsWithAt(text, rest, end, "beginning of ")
+        ? rest + 13
+        : startsWithAt(text, rest, end, "switch to ")
+        ? rest + 10
+        : -1;
+      if (m >= 0) {
+        const ms = trimStartAt(text, m, end);
+        spanRaw(out, ms, trimEndAt(text, ms, end));
         out.kind = LineKind.divider;
         return out;
       }
     }
-    return setRaw(out, line);
+    return spanRaw(out, start, end);
   }
-  const time = line.slice(0, t);
-  let i = skipSpaces(line, t);
-  if (i >= line.length) return setRaw(out, line);
+  let i = skipSpaces(text, t, end);
+  if (i >= end) return spanRaw(out, start, end);
 
   // `-v time`: `L/TAG( PID): msg`
-  if (i + 1 < line.length && line.charCodeAt(i + 1) === 47 && levelOfChar(line.charCodeAt(i))) {
-    const level = levelOfChar(line.charCodeAt(i));
-    const open = line.indexOf("(", i + 2);
-    const close = open < 0 ? -1 : line.indexOf("): ", open);
-    const closeEnd = open < 0 ? -1 : (close < 0 && line.endsWith(")") ? line.length - 1 : close);
-    if (open < 0 || closeEnd < 0) return setRaw(out, line);
-    const pidText = line.slice(open + 1, closeEnd).trim();
-    const colon = pidText.indexOf(":"); // `uid:pid` with -v uid
-    const pid = intOf(pidText, colon + 1, pidText.length);
-    if (Number.isNaN(pid)) return setRaw(out, line);
+  if (i + 1 < end && text.charCodeAt(i + 1) === 47 && levelOfChar(text.charCodeAt(i))) {
+    const level = levelOfChar(text.charCodeAt(i));
+    const open = charIndexIn(text, 40, i + 2, end); // (
+    const close = open < 0 ? -1 : indexIn(text, "): ", open, end);
+    const closeEnd = open < 0
+      ? -1
+      : (close < 0 && text.charCodeAt(end - 1) === 41 ? end - 1 : close);
+    if (open < 0 || closeEnd < 0) return spanRaw(out, start, end);
+    const ps = trimStartAt(text, open + 1, closeEnd);
+    const pe = trimEndAt(text, ps, closeEnd);
+    const colon = charIndexIn(text, 58, ps, pe); // `uid:pid` with -v uid
+    const pid = intOf(text, colon < 0 ? ps : colon + 1, pe);
+    if (Number.isNaN(pid)) return spanRaw(out, start, end);
     out.kind = LineKind.entry;
-    out.time = time;
+    out.timeStart = start;
+    out.timeEnd = t;
     out.pid = pid;
     out.tid = -1;
     out.level = level;
-    out.tag = line.slice(i + 2, open).trimEnd();
-    out.message = close < 0 ? "" : line.slice(close + 3);
+    out.tagStart = i + 2;
+    out.tagEnd = trimEndAt(text, i + 2, open);
+    out.msgStart = close < 0 ? end : close + 3;
+    out.msgEnd = end;
     return out;
   }
 
@@ -209,64 +361,82 @@ export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
   let level = 0;
   let studio = false;
   for (let k = 0; k < 4; k++) {
-    const end = tokenEnd(line, i);
-    if (end === i) return setRaw(out, line);
-    if (end === i + 1 && count >= 2) {
-      level = levelOfChar(line.charCodeAt(i));
+    const te = tokenEnd(text, i, end);
+    if (te === i) return spanRaw(out, start, end);
+    if (te === i + 1 && count >= 2) {
+      level = levelOfChar(text.charCodeAt(i));
       if (level) {
-        i = end;
+        i = te;
         break;
       }
     }
-    let n = intOf(line, i, end);
+    let n = intOf(text, i, te);
     if (Number.isNaN(n)) {
       if (count >= 2) {
-        const word = LEVEL_WORDS[line.slice(i, end)];
+        const word = LEVEL_WORDS[text.slice(i, te)];
         if (word !== undefined) {
           level = word;
           studio = true;
-          i = end;
+          i = te;
           break;
         }
       }
       // A uid printed as a name (`root`, `shell`) before the pid.
-      if (count !== 0 || end - i > 5) return setRaw(out, line);
+      if (count !== 0 || te - i > 5) return spanRaw(out, start, end);
       n = -1;
     }
     pid = tid;
     tid = n;
     count++;
-    i = skipSpaces(line, end);
+    i = skipSpaces(text, te, end);
   }
-  if (!level || count < 2) return setRaw(out, line);
+  if (!level || count < 2) return spanRaw(out, start, end);
   out.kind = LineKind.entry;
-  out.time = time;
+  out.timeStart = start;
+  out.timeEnd = t;
   out.pid = pid;
   out.tid = tid;
   out.level = level;
+  const ts = Math.min(i + 1, end);
   if (studio) {
-    const start = i + 1;
-    const end = tokenEnd(line, start);
-    out.tag = line.slice(start, end);
-    out.message = end < line.length ? line.slice(end + 1) : "";
+    const te = tokenEnd(text, ts, end);
+    out.tagStart = ts;
+    out.tagEnd = te;
+    out.msgStart = te < end ? te + 1 : end;
+    out.msgEnd = end;
     return out;
   }
   // ` TAG     : message`; the tag may be empty (kernel lines) or hold spaces.
-  const start = i + 1;
-  const sep = line.indexOf(": ", start);
+  const sep = TAG_SEPARATOR.find(text, ts, end);
   if (sep < 0) {
-    const bare = line.endsWith(":") ? line.length - 1 : -1;
-    out.tag = (bare < 0 ? line.slice(start) : line.slice(start, bare)).trimEnd();
-    out.message = "";
+    const bare = text.charCodeAt(end - 1) === 58 ? end - 1 : end;
+    out.tagStart = ts;
+    out.tagEnd = trimEndAt(text, ts, Math.max(bare, ts));
+    out.msgStart = end;
+    out.msgEnd = end;
     return out;
   }
   let tagEnd = sep;
-  while (tagEnd > start && line.charCodeAt(tagEnd - 1) === 32) tagEnd--;
-  const before = line.charCodeAt(tagEnd - 1);
-  out.tag = tagEnd === start ? "" : before <= 32 || before >= 128 // other whitespace: as String.prototype.trimEnd does
-    ? line.slice(start, tagEnd).trimEnd()
-    : line.slice(start, tagEnd);
-  out.message = line.slice(sep + 2);
+  while (tagEnd > ts && text.charCodeAt(tagEnd - 1) === 32) tagEnd--;
+  out.tagStart = ts;
+  out.tagEnd = trimEndAt(text, ts, tagEnd); // other white space too, as String.prototype.trimEnd
+  out.msgStart = sep + 2;
+  out.msgEnd = end;
+  return out;
+}
+
+const SCRATCH_SPAN = emptyLineSpan();
+
+/** Parses `line` (without its newline) into `out` and returns it. */
+export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
+  const p = parseSpanInto(line, 0, line.length, SCRATCH_SPAN);
+  out.kind = p.kind;
+  out.time = line.slice(p.timeStart, p.timeEnd);
+  out.pid = p.pid;
+  out.tid = p.tid;
+  out.level = p.level;
+  out.tag = line.slice(p.tagStart, p.tagEnd);
+  out.message = line.slice(p.msgStart, p.msgEnd);
   return out;
 }
 

@@ -256,7 +256,7 @@ export class LogcatService {
       const store = d.pipeline.store;
       const newest = store.newestSlot();
       const writing = newest < 0 ? -1 : TextIndex.blockOf(newest);
-      if (store.textIndex.buildDirty(store.message, INDEX_BUILD_BLOCKS, writing) > 0) {
+      if (store.textIndex.buildDirty(store, INDEX_BUILD_BLOCKS, writing) > 0) {
         d.indexTimer = setTimeout(run, 0);
       }
     };

@@ -13,13 +13,21 @@ import {
 import {
   Cat,
   CATEGORIES,
-  classify,
-  detectJson,
+  classifyAt,
+  detectJsonAt,
   jsonPayload,
   processFact,
   ProcessTable,
 } from "./enrich.ts";
-import { emptyParsedLine, Level, levelLetter, LineKind, parseLineInto } from "./line_parser.ts";
+import {
+  emptyLineSpan,
+  ForwardSearch,
+  isTrimmedSpace,
+  Level,
+  levelLetter,
+  LineKind,
+  parseSpanInto,
+} from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
 import { CONTEXT_BLOCK_ENTRIES, ContextScanCache } from "./context_scan.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
@@ -58,6 +66,10 @@ export const MAX_GROUP_MEMO = 256;
 export const MAX_GROUP_MEMO_KEY_CHARS = 16 * 1024;
 /** Seconds of ingest history behind the reported rate. */
 export const RATE_WINDOW_SECONDS = 10;
+/** Distinct tags interned per device; beyond, the table starts over. */
+export const MAX_INTERNED_TAGS = 8_192;
+/** Slots of the tag table (a power of two, twice MAX_INTERNED_TAGS: probes stay short). */
+const TAG_TABLE_SLOTS = 16_384;
 
 export interface CrashRecord {
   id: number;
@@ -147,14 +159,25 @@ const COMM_MAX_CHARS = 15;
 
 /** Milliseconds of a logcat time's month-day and clock (for differences), or null. */
 export function clockMs(time: string): number | null {
+  return clockIn(time, 0, time.length);
+}
+
+/** clockMs of the time `text[start, end)`. */
+export function clockIn(text: string, start: number, end: number): number | null {
+  // `MM-DD hh:mm:ss.fff` (threadtime's own shape) read straight.
+  if (end - start === 18 && text.charCodeAt(start + 2) === 45) {
+    const c = clockThreadtime(text, start);
+    if (c >= 0) return c;
+  }
   // The shapes logcat prints, read at their fixed offsets (no regex per line): `MM-DD …` and
   // `YYYY-MM-DD …` / `YYYY/MM/DD …`; anything else by the pattern.
-  const c2 = time.charCodeAt(2), c4 = time.charCodeAt(4);
+  const c2 = codeIn(text, start + 2, end), c4 = codeIn(text, start + 4, end);
   const at = c2 === 45 || c2 === 47 ? 0 : c4 === 45 || c4 === 47 ? 5 : -1;
   if (at >= 0) {
-    const fast = clockAt(time, at);
+    const fast = clockAt(text, start + at, end);
     if (fast !== null) return fast;
   }
+  const time = start === 0 && end === text.length ? text : text.slice(start, end);
   const m = /(\d{2})[-/](\d{2})[ T]+(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(time);
   if (!m) return null;
   const frac = m[6] ? Number(m[6].padEnd(3, "0").slice(0, 3)) : 0;
@@ -162,32 +185,67 @@ export function clockMs(time: string): number | null {
   return ((days * 24 + Number(m[3])) * 60 + Number(m[4])) * 60_000 + Number(m[5]) * 1000 + frac;
 }
 
-function digitsAt(s: string, i: number): number {
+/**
+ * clockMs of the 18-character `MM-DD hh:mm:ss.fff` at `o` (its `-` checked by the caller), or -1
+ * when it is not that shape.
+ */
+function clockThreadtime(t: string, o: number): number {
+  const mo = d2(t, o), dd = d2(t, o + 3), hh = d2(t, o + 6), mi = d2(t, o + 9), ss = d2(t, o + 12);
+  const f0 = t.charCodeAt(o + 15) - 48, f1 = t.charCodeAt(o + 16) - 48;
+  const f2 = t.charCodeAt(o + 17) - 48;
+  if (
+    (mo | dd | hh | mi | ss) < 0 || t.charCodeAt(o + 5) !== 32 || t.charCodeAt(o + 8) !== 58 ||
+    t.charCodeAt(o + 11) !== 58 || t.charCodeAt(o + 14) !== 46 || !(f0 >= 0 && f0 <= 9) ||
+    !(f1 >= 0 && f1 <= 9) || !(f2 >= 0 && f2 <= 9)
+  ) {
+    return -1;
+  }
+  const days = mo * 31 + dd;
+  return ((days * 24 + hh) * 60 + mi) * 60_000 + ss * 1000 + f0 * 100 + f1 * 10 + f2;
+}
+
+/** Two decimal digits at `i` as a number, or -1 (within the caller's checked length). */
+function d2(s: string, i: number): number {
   const a = s.charCodeAt(i) - 48, b = s.charCodeAt(i + 1) - 48;
   return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
-/** clockMs's reading of `MM?DD[ T]+hh:mm:ss[.f{1,6}]` at `o`, or null when it is not there. */
-function clockAt(t: string, o: number): number | null {
-  const month = digitsAt(t, o), day = digitsAt(t, o + 3);
-  const sep = t.charCodeAt(o + 2);
+/** The char code at `i` of a text that ends at `end` (NaN past it, as charCodeAt past a string). */
+function codeIn(s: string, i: number, end: number): number {
+  return i < end ? s.charCodeAt(i) : Number.NaN;
+}
+
+function digitsAt(s: string, i: number, end: number): number {
+  const a = codeIn(s, i, end) - 48, b = codeIn(s, i + 1, end) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * clockMs's reading of `MM?DD[ T]+hh:mm:ss[.f{1,6}]` at `o` of a time ending at `end`, or null
+ * when it is not there.
+ */
+function clockAt(t: string, o: number, end: number): number | null {
+  const month = digitsAt(t, o, end), day = digitsAt(t, o + 3, end);
+  const sep = codeIn(t, o + 2, end);
   if (month < 0 || day < 0 || (sep !== 45 && sep !== 47)) return null;
   let i = o + 5;
-  let c = t.charCodeAt(i);
+  let c = codeIn(t, i, end);
   if (c !== 32 && c !== 84) return null;
-  while (c === 32 || c === 84) c = t.charCodeAt(++i);
-  const hh = digitsAt(t, i), mm = digitsAt(t, i + 3), ss = digitsAt(t, i + 6);
-  if (hh < 0 || mm < 0 || ss < 0 || t.charCodeAt(i + 2) !== 58 || t.charCodeAt(i + 5) !== 58) {
+  while (c === 32 || c === 84) c = codeIn(t, ++i, end);
+  const hh = digitsAt(t, i, end), mm = digitsAt(t, i + 3, end), ss = digitsAt(t, i + 6, end);
+  if (
+    hh < 0 || mm < 0 || ss < 0 || codeIn(t, i + 2, end) !== 58 || codeIn(t, i + 5, end) !== 58
+  ) {
     return null;
   }
   i += 8;
   let frac = 0;
-  if (t.charCodeAt(i) === 46) {
+  if (codeIn(t, i, end) === 46) {
     // Up to 6 digits; the first 3 count, right-padded (`.5` is 500 ms).
     let n = 0;
     let scale = 100;
     for (let k = i + 1; k < i + 7; k++) {
-      const d = t.charCodeAt(k) - 48;
+      const d = codeIn(t, k, end) - 48;
       if (!(d >= 0 && d <= 9)) break;
       if (scale >= 1) frac += d * scale;
       scale /= 10;
@@ -236,12 +294,8 @@ function isPidWord(s: string, at: number): boolean {
     (s.charCodeAt(at + 2) | 32) === 100;
 }
 
-/** What `\s` matches in a RegExp. */
-function isRegExpSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
-    c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+/** What `\s` matches in a RegExp (the same set String.prototype.trim removes). */
+const isRegExpSpace = isTrimmedSpace;
 
 function formatLine(
   time: string,
@@ -274,7 +328,7 @@ export class DevicePipeline {
   ingestMs = 0;
   #seq: SeqSource;
   #nextCrashId: () => number;
-  #scratch = emptyParsedLine();
+  #span = emptyLineSpan();
   #partial = "";
   #open: CrashRecord[] = [];
   /** The open crashes by the thread that reports them (only its lines can join them). */
@@ -282,7 +336,10 @@ export class DevicePipeline {
   /** Lines stored since the pipeline started (the clock of crash idleness). */
   #stored = 0;
   #needAfter: CrashRecord[] = [];
-  #tags = new Map<string, string>();
+  /** Interned tags: an open-addressing table keyed by the tag's characters (see #internSpan). */
+  #tagKeys: (string | undefined)[] = new Array(TAG_TABLE_SLOTS);
+  #tagHashes = new Int32Array(TAG_TABLE_SLOTS);
+  #tagCount = 0;
   #lastUnknownPid = 0;
   #groupMemo = new Map<string, string>();
   /** What the crash-context scan learnt of each slot (see context_scan.ts). */
@@ -292,8 +349,14 @@ export class DevicePipeline {
   #needlesFor = -1;
   #needlesProcs = -1;
   #needleRe: RegExp | null = null;
-  /** The last complete lines stored (the anchor of a resume). */
-  #recent: string[] = [];
+  /** #needleRe searched along the chunk (global), so a line costs no string of its own. */
+  #needleSearch: ForwardSearch | null = null;
+  /** The last complete lines stored (the anchor of a resume), as spans: a ring of 4. */
+  #recentText: string[] = new Array(RESUME_ANCHOR_LINES);
+  #recentStart = new Int32Array(RESUME_ANCHOR_LINES);
+  #recentEnd = new Int32Array(RESUME_ANCHOR_LINES);
+  #recentCount = 0;
+  #recentNext = 0;
   #resume: { anchor: string[]; matched: number; anchorTime: string; pending: string[] } | null =
     null;
   #rate = new Float64Array(RATE_WINDOW_SECONDS + 1);
@@ -321,26 +384,40 @@ export class DevicePipeline {
     this.#lastUnknownPid = 0;
     let start = 0;
     let count = 0;
-    let data = text;
     if (this.#partial) {
-      data = this.#partial + text;
+      // The cut line is completed on its own (the chunk itself stays the one flat string the
+      // entries of its other lines point into).
+      const nl = text.indexOf("\n");
+      const line = this.#partial + (nl < 0 ? text : text.slice(0, nl));
       this.#partial = "";
+      if (nl < 0) {
+        start = text.length;
+        if (line.length > MAX_PARTIAL_LINE_CHARS) {
+          this.#ingestSpan(line, 0, line.length);
+          count++;
+        } else this.#partial = line;
+      } else {
+        let end = line.length;
+        while (end > 0 && line.charCodeAt(end - 1) === 13) end--;
+        this.#ingestSpan(line, 0, end);
+        count++;
+        start = nl + 1;
+      }
     }
     while (true) {
-      const nl = data.indexOf("\n", start);
+      const nl = text.indexOf("\n", start);
       if (nl < 0) break;
       let end = nl;
-      while (end > start && data.charCodeAt(end - 1) === 13) end--;
-      this.ingestLine(data.slice(start, end));
+      while (end > start && text.charCodeAt(end - 1) === 13) end--;
+      this.#ingestSpan(text, start, end);
       count++;
       start = nl + 1;
     }
-    if (start < data.length) {
-      const rest = data.slice(start);
-      if (rest.length > MAX_PARTIAL_LINE_CHARS) {
-        this.ingestLine(rest);
+    if (start < text.length) {
+      if (text.length - start > MAX_PARTIAL_LINE_CHARS) {
+        this.#ingestSpan(text, start, text.length);
         count++;
-      } else this.#partial = rest;
+      } else this.#partial = text.slice(start);
     }
     this.#countRate(count, nowMs);
     this.ingestMs += performance.now() - t0;
@@ -376,15 +453,21 @@ export class DevicePipeline {
    */
   beginResume(): boolean {
     this.#partial = "";
-    if (this.#recent.length === 0) {
+    if (this.#recentCount === 0) {
       this.#resume = null;
       return false;
     }
     const newest = this.store.newestSlot();
+    const anchor: string[] = [];
+    const n = this.#recentCount;
+    for (let k = 0; k < n; k++) {
+      const i = (this.#recentNext - n + k + RESUME_ANCHOR_LINES) % RESUME_ANCHOR_LINES;
+      anchor.push(this.#recentText[i].slice(this.#recentStart[i], this.#recentEnd[i]));
+    }
     this.#resume = {
-      anchor: [...this.#recent],
+      anchor,
       matched: 0,
-      anchorTime: newest >= 0 ? this.store.time[newest] : "",
+      anchorTime: newest >= 0 ? this.store.timeOf(newest) : "",
       pending: [],
     };
     return true;
@@ -447,36 +530,85 @@ export class DevicePipeline {
     return Math.round((sum / RATE_WINDOW_SECONDS) * 10) / 10;
   }
 
-  #intern(tag: string): string {
-    const t = this.#tags.get(tag);
-    if (t !== undefined) return t;
-    if (this.#tags.size >= 8192) this.#tags.clear();
-    this.#tags.set(tag, tag);
+  /**
+   * The tag `text[start, end)` as one shared string per distinct tag, found by its characters
+   * (no string made for a tag seen before). A new tag is copied out of the chunk so the table
+   * does not keep chunks alive.
+   */
+  #internSpan(text: string, start: number, end: number): string {
+    const n = end - start;
+    if (n <= 0) return "";
+    // A hash of the length and five characters (the comparison reads them all).
+    let h = Math.imul(n, 0x01000193) ^ text.charCodeAt(start);
+    h = Math.imul(h, 0x01000193) ^ text.charCodeAt(end - 1);
+    h = Math.imul(h, 0x01000193) ^ text.charCodeAt(start + (n >> 1));
+    h = Math.imul(h, 0x01000193) ^ text.charCodeAt(start + (n >> 2));
+    h = Math.imul(h, 0x01000193) ^ text.charCodeAt(end - 1 - (n >> 2));
+    h ^= h >>> 15;
+    const keys = this.#tagKeys;
+    const hashes = this.#tagHashes;
+    const mask = TAG_TABLE_SLOTS - 1;
+    let at = h & mask;
+    for (let k = keys[at]; k !== undefined; k = keys[at]) {
+      if (hashes[at] === h && k.length === n && text.startsWith(k, start)) return k;
+      at = (at + 1) & mask;
+    }
+    if (this.#tagCount >= MAX_INTERNED_TAGS) {
+      keys.fill(undefined);
+      this.#tagCount = 0;
+      at = h & mask;
+    }
+    const tag = copyOf(text.slice(start, end));
+    keys[at] = tag;
+    hashes[at] = h;
+    this.#tagCount++;
     return tag;
   }
 
   ingestLine(line: string): void {
-    if (this.#resume !== null && this.#replayed(line)) return;
-    const p = parseLineInto(line, this.#scratch);
-    if (p.kind === LineKind.empty) return;
+    this.#ingestSpan(line, 0, line.length);
+  }
+
+  /** Ingests the line `text[start, end)` (no string made for it on the common path). */
+  #ingestSpan(text: string, start: number, end: number): void {
+    if (this.#resume !== null && this.#replayed(text.slice(start, end))) return;
+    const p = parseSpanInto(text, start, end, this.#span);
+    const kind = p.kind;
+    if (kind === LineKind.empty) return;
     this.lines++;
-    if (p.kind === LineKind.divider) {
+    if (kind === LineKind.divider) {
       this.dividers++;
       return;
     }
+    const s = this.store;
     let flags = 0;
-    let { pid, tid, level, tag, time } = p;
-    const message = p.message;
-    if (p.kind === LineKind.raw) {
-      const last = this.store.newestSlot();
-      if (last >= 0 && !(this.store.flags[last] & EntryFlag.malformed)) {
+    let pid = p.pid, tid = p.tid, level = p.level;
+    let tag: string;
+    // Where the entry's time and message lie (the chunk, but for a continuation whose time is in
+    // another text).
+    let src = text;
+    let timeStart = p.timeStart, timeEnd = p.timeEnd;
+    let msgStart = p.msgStart, msgEnd = p.msgEnd;
+    if (kind === LineKind.raw) {
+      const last = s.newestSlot();
+      if (last >= 0 && !(s.flags[last] & EntryFlag.malformed)) {
         flags |= EntryFlag.continuation;
         this.continuation++;
-        pid = this.store.pid[last];
-        tid = this.store.tid[last];
-        level = this.store.level[last];
-        tag = this.store.tag[last];
-        time = this.store.time[last];
+        pid = s.pid[last];
+        tid = s.tid[last];
+        level = s.level[last];
+        tag = s.tag[last];
+        if (s.text[last] === text) {
+          timeStart = s.timeStart[last];
+          timeEnd = s.timeEnd[last];
+        } else {
+          const time = s.timeOf(last);
+          src = time + text.slice(msgStart, msgEnd);
+          timeStart = 0;
+          timeEnd = time.length;
+          msgStart = time.length;
+          msgEnd = src.length;
+        }
       } else {
         flags |= EntryFlag.malformed;
         this.malformed++;
@@ -486,13 +618,16 @@ export class DevicePipeline {
         tag = "";
       }
     } else {
-      tag = this.#intern(tag);
+      tag = this.#internSpan(text, p.tagStart, p.tagEnd);
     }
+    // The message as a string, made only where a check needs it.
+    let message: string | null = null;
 
     if (
       pid > 0 &&
       (tag === "ActivityManager" || tag === "AndroidRuntime" || tag === "ActivityTaskManager")
     ) {
+      message = src.slice(msgStart, msgEnd);
       const fact = processFact(tag, message);
       if (fact) this.#learn(fact);
     }
@@ -503,30 +638,59 @@ export class DevicePipeline {
       this.onUnknownPid(pid);
     }
 
-    // Crash detection: lines of an open crash, then the start of a new one.
-    let crash = this.#appendToOpen(pid, tid, level, tag, message, time, line);
-    if (!crash && p.kind === LineKind.entry) {
-      crash = this.#detectStart(pid, tid, level, tag, message, time);
+    // Crash detection: lines of an open crash, then the start of a new one (only lines of
+    // these four tags can start one: #detectStart's first test).
+    let crash: CrashRecord | null = null;
+    if (this.#openByThread.size !== 0) {
+      const list = this.#openByThread.get(threadKey(pid, tid));
+      if (list !== undefined) {
+        message ??= src.slice(msgStart, msgEnd);
+        crash = this.#appendToOpen(list, level, tag, message);
+      }
+    }
+    if (
+      !crash && kind === LineKind.entry &&
+      (tag === "AndroidRuntime" || tag === "ActivityManager" || tag === "libc" || tag === "DEBUG")
+    ) {
+      message ??= src.slice(msgStart, msgEnd);
+      crash = this.#detectStart(pid, tid, level, tag, message, src.slice(timeStart, timeEnd));
     }
     if (crash) {
       this.#needVersion++; // a crash line may change a crash's pid
       flags |= EntryFlag.crash;
       proc = pid > 0 ? this.procs.of(pid) : -1;
     }
-    if (detectJson(message)) flags |= EntryFlag.json;
+    if (detectJsonAt(src, msgStart, msgEnd)) flags |= EntryFlag.json;
 
     const pkg = proc >= 0 ? this.procs.packages[proc] : null;
-    const category = crash ? Cat.crash : classify(tag, message, pkg !== null);
+    const category = crash ? Cat.crash : classifyAt(tag, src, msgStart, msgEnd, pkg !== null);
     const seq = this.#seq.next();
-    const slot = this.store.add(seq, time, pid, tid, level, tag, message, proc, category, flags);
-    const clock = clockMs(time);
-    this.#ctx.record(this.store.capacity, slot, seq, clock);
-    const recent = this.#recent;
-    if (recent.length === RESUME_ANCHOR_LINES) recent.shift();
-    recent.push(line);
+    const slot = s.add(
+      seq,
+      src,
+      timeStart,
+      timeEnd,
+      pid,
+      tid,
+      level,
+      tag,
+      msgStart,
+      msgEnd,
+      proc,
+      category,
+      flags,
+    );
+    const clock = clockIn(src, timeStart, timeEnd);
+    this.#ctx.record(s.capacity, slot, seq, clock);
+    const r = this.#recentNext;
+    this.#recentText[r] = text;
+    this.#recentStart[r] = start;
+    this.#recentEnd[r] = end;
+    this.#recentNext = r + 1 === RESUME_ANCHOR_LINES ? 0 : r + 1;
+    if (this.#recentCount < RESUME_ANCHOR_LINES) this.#recentCount++;
     if (crash && crash.seq === 0) crash.seq = seq;
     if (!crash && this.#needAfter.length) {
-      this.#addAfter(clock, time, pid, tid, level, tag, message);
+      this.#addAfter(clock, src, timeStart, timeEnd, pid, tid, level, tag, msgStart, msgEnd);
     }
     this.#ageOpen();
   }
@@ -572,17 +736,13 @@ export class DevicePipeline {
 
   // ── crashes ─────────────────────────────────────────────────────────────────────────────
 
+  /** Appends a line of the thread whose open crashes are `list` to the one it continues. */
   #appendToOpen(
-    pid: number,
-    tid: number,
+    list: CrashRecord[],
     level: number,
     tag: string,
     message: string,
-    time: string,
-    _line: string,
   ): CrashRecord | null {
-    const list = this.#openByThread.get(threadKey(pid, tid));
-    if (list === undefined) return null;
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
       if (this.#stored - r.lastActive > CRASH_IDLE_LINES) {
@@ -608,13 +768,13 @@ export class DevicePipeline {
       r.lastActive = this.#stored;
       r.parsed = null;
       r.groupId = null;
-      this.#learnFromCrashLine(r, message, time);
+      this.#learnFromCrashLine(r, message);
       return r;
     }
     return null;
   }
 
-  #learnFromCrashLine(r: CrashRecord, message: string, _time: string): void {
+  #learnFromCrashLine(r: CrashRecord, message: string): void {
     const t = message.trimStart();
     if (r.kind === "native" && t.startsWith("pid: ")) {
       const m = /^pid: (\d+), tid: \d+, name: .*?>>> (.*) <<</.exec(t);
@@ -799,6 +959,9 @@ export class DevicePipeline {
       if (name !== null && name.length > 3) parts.add(escapeRegExp(name));
     }
     this.#needleRe = parts.size ? new RegExp([...parts].join("|")) : null;
+    this.#needleSearch = parts.size
+      ? new ForwardSearch(new RegExp(this.#needleRe!.source, "g"))
+      : null;
     this.#needlesFor = this.#needVersion;
     this.#needlesProcs = this.procs.version;
     return this.#needleRe;
@@ -806,15 +969,23 @@ export class DevicePipeline {
 
   #addAfter(
     at: number | null,
-    time: string,
+    src: string,
+    timeStart: number,
+    timeEnd: number,
     pid: number,
     tid: number,
     level: number,
     tag: string,
-    message: string,
+    msgStart: number,
+    msgEnd: number,
   ) {
     const needles = this.#needles();
-    const named = needles !== null && needles.test(message);
+    let named = false;
+    if (needles !== null) {
+      const at = this.#needleSearch!.find(src, msgStart, msgEnd);
+      named = at >= 0 || (at === -2 && needles.test(src.slice(msgStart, msgEnd)));
+    }
+    let message: string | null = null;
     let line: string | null = null;
     for (let i = this.#needAfter.length - 1; i >= 0; i--) {
       const r = this.#needAfter[i];
@@ -825,8 +996,10 @@ export class DevicePipeline {
         continue;
       }
       const own = pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid);
-      if (!own && !(named && this.#about(r, pid, message))) continue;
-      line ??= formatLine(time, pid, tid, level, tag, message);
+      if (!own && !named) continue;
+      message ??= src.slice(msgStart, msgEnd);
+      if (!own && !this.#about(r, pid, message)) continue;
+      line ??= formatLine(src.slice(timeStart, timeEnd), pid, tid, level, tag, message);
       r.contextAfter.push(line);
       if (r.contextAfter.length >= CRASH_CONTEXT_AFTER) this.#needAfter.splice(i, 1);
     }
@@ -856,27 +1029,17 @@ export class DevicePipeline {
     const ctx = this.#ctx;
     ctx.sync(s.capacity);
     const seqs = s.seq;
-    const messages = s.message;
     const newest = s.newestSlot();
     // The window's start, as a number NaN compares false with (null times never end the scan).
     const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
-    let lastTime = "";
-    let lastAt = Number.NaN;
     let block = -1;
     let nameHere = false;
     for (let i = s.size - 1; i >= s.size - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
       const slot = s.slot(i);
       const known = ctx.valid(slot, seqs[slot]);
-      let at: number;
-      if (known) at = ctx.clock(slot);
-      else {
-        const time = s.time[slot];
-        if (time !== lastTime) {
-          lastTime = time;
-          lastAt = clockMs(time) ?? Number.NaN;
-        }
-        at = lastAt;
-      }
+      const at = known
+        ? ctx.clock(slot)
+        : clockIn(s.text[slot]!, s.timeStart[slot], s.timeEnd[slot]) ?? Number.NaN;
       if (at < limit) break;
       const pid = s.pid[slot];
       if (pid !== r.pid && pid !== reporter) {
@@ -884,23 +1047,26 @@ export class DevicePipeline {
           const b = (slot / CONTEXT_BLOCK_ENTRIES) | 0;
           if (b !== block) {
             block = b;
-            nameHere = ctx.blockMayContain(b, name, messages, seqs, newest);
+            nameHere = ctx.blockMayContain(b, name, s, seqs, newest);
           }
         }
-        const m = messages[slot];
-        const named = (pidText !== null && (!known || ctx.mayNamePid(slot, m)) &&
-          m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid)) ||
-          (nameHere && name !== null && m.includes(name));
+        let m: string | null = null;
+        let named = false;
+        if (pidText !== null && (!known || ctx.mayNamePid(slot, s))) {
+          m = s.messageOf(slot);
+          named = m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid);
+        }
+        if (!named && nameHere && name !== null) named = (m ?? s.messageOf(slot)).includes(name);
         if (!named) continue;
       }
       out.push(
         formatLine(
-          s.time[slot],
+          s.timeOf(slot),
           s.pid[slot],
           s.tid[slot],
           s.level[slot],
           s.tag[slot],
-          s.message[slot],
+          s.messageOf(slot),
         ),
       );
     }
@@ -996,7 +1162,7 @@ export class DevicePipeline {
             build = builds > 0;
             if (build) builds--;
           }
-          if (!index.mayContain(block, pairs, s.message, build)) {
+          if (!index.mayContain(block, pairs, s, build)) {
             // Nothing in this block can match: skip its slots below this one in one step.
             i -= slot - block * TEXT_BLOCK_ENTRIES;
             continue;
@@ -1011,7 +1177,7 @@ export class DevicePipeline {
         if (p < 0 || !procMatch[p]) continue;
       }
       if (re !== null) {
-        const hit = re.test(s.message[slot]);
+        const hit = re.test(s.messageOf(slot));
         if (++tested >= MAX_TEXT_SCAN_ENTRIES && i > 0 && (!hit || out.length + 1 < q.count)) {
           if (hit) out.push(slot);
           scan.stoppedAt = s.seq[slot];
@@ -1029,7 +1195,8 @@ export class DevicePipeline {
     const s = this.store;
     const proc = s.proc[slot];
     const f = s.flags[slot];
-    let message = s.message[slot];
+    const full = s.messageOf(slot);
+    let message = full;
     if (message.length > MAX_MESSAGE_CHARS_RETURNED) {
       message = `${message.slice(0, MAX_MESSAGE_CHARS_RETURNED)}… [${
         message.length - MAX_MESSAGE_CHARS_RETURNED
@@ -1038,7 +1205,7 @@ export class DevicePipeline {
     const e: LogEntryOut = {
       seq: s.seq[slot],
       device: this.serial,
-      time: s.time[slot],
+      time: s.timeOf(slot),
       pid: s.pid[slot],
       tid: s.tid[slot] < 0 ? null : s.tid[slot],
       level: levelLetter(s.level[slot]),
@@ -1051,7 +1218,7 @@ export class DevicePipeline {
     if (f & EntryFlag.crash) e.crash = true;
     if (f & EntryFlag.continuation) e.continuation = true;
     if (f & EntryFlag.malformed) e.malformed = true;
-    if (f & EntryFlag.json) e.json = jsonPayload(s.message[slot]);
+    if (f & EntryFlag.json) e.json = jsonPayload(full);
     return e;
   }
 
@@ -1075,7 +1242,9 @@ export class DevicePipeline {
     this.droppedGroups.clear();
     this.#open.length = 0;
     this.#openByThread.clear();
-    this.#recent.length = 0;
+    this.#recentText.fill(undefined as unknown as string);
+    this.#recentCount = 0;
+    this.#recentNext = 0;
     this.#resume = null;
     this.#needAfter.length = 0;
     this.lines = 0;
@@ -1085,6 +1254,14 @@ export class DevicePipeline {
     this.ingestMs = 0;
     this.#rate.fill(0);
   }
+}
+
+/**
+ * A copy of `s` that does not keep the text it was sliced from alive (V8 makes longer slices
+ * views into their parent; flattening a concatenation copies the characters).
+ */
+function copyOf(s: string): string {
+  return s.length < 13 ? s : (s + " ").slice(0, s.length);
 }
 
 /** One number per reporting thread (pids and tids are below 2^22 on Linux; -1 = unknown). */

@@ -1,10 +1,12 @@
 /**
- * A device's stored log entries: a bounded ring in columns (typed arrays for the numbers, plain
- * arrays for the strings), so 50,000 entries cost a few MB and no object per entry. When full,
- * each new entry evicts the oldest and `evicted` counts it.
+ * A device's stored log entries: a bounded ring in columns, so 50,000 entries cost a few MB and
+ * no object per entry. Numbers are typed arrays; an entry's time and message are not strings of
+ * their own but offsets into the text they were read from (the decoded chunk, shared by all the
+ * entries read from it), which is kept alive by the entries that point into it and goes when the
+ * last of them is evicted. When full, each new entry evicts the oldest and `evicted` counts it.
  */
 
-import { TextIndex } from "./text_index.ts";
+import { type MessageColumns, TextIndex } from "./text_index.ts";
 
 /** Default entries kept per device (settings `mcp.logcat_buffer_entries`). */
 export const DEFAULT_RING_ENTRIES = 50_000;
@@ -20,28 +22,13 @@ export const EntryFlag = {
   crash: 8,
 } as const;
 
-/** What one entry holds, as the pipeline hands it over. */
-export interface EntryInput {
-  seq: number;
-  time: string;
-  pid: number;
-  tid: number;
-  level: number;
-  tag: string;
-  message: string;
-  /** Index into the pipeline's process table, -1 for unknown. */
-  proc: number;
-  category: number;
-  flags: number;
-}
-
 /** Clamps a requested capacity into [MIN_RING_ENTRIES, MAX_RING_ENTRIES]. */
 export function clampRingEntries(n: unknown): number {
   if (typeof n !== "number" || !Number.isFinite(n)) return DEFAULT_RING_ENTRIES;
   return Math.min(MAX_RING_ENTRIES, Math.max(MIN_RING_ENTRIES, Math.floor(n)));
 }
 
-export class RingStore {
+export class RingStore implements MessageColumns {
   capacity: number;
   /** Entries evicted to make room since the last clear. */
   evicted = 0;
@@ -54,10 +41,14 @@ export class RingStore {
   level: Uint8Array;
   category: Uint8Array;
   flags: Uint8Array;
-  time: string[];
   tag: string[];
-  message: string[];
-  /** The text-query prefilter over `message` (kept in step with every write). */
+  /** The text each slot's time and message lie in (undefined: an empty slot). */
+  text: (string | undefined)[];
+  timeStart: Int32Array;
+  timeEnd: Int32Array;
+  msgStart: Int32Array;
+  msgEnd: Int32Array;
+  /** The text-query prefilter over the messages (kept in step with every write). */
   textIndex: TextIndex;
   /** Slot of the oldest entry. */
   #head = 0;
@@ -73,9 +64,12 @@ export class RingStore {
     this.level = new Uint8Array(c);
     this.category = new Uint8Array(c);
     this.flags = new Uint8Array(c);
-    this.time = new Array(c);
     this.tag = new Array(c);
-    this.message = new Array(c);
+    this.text = new Array(c);
+    this.timeStart = new Int32Array(c);
+    this.timeEnd = new Int32Array(c);
+    this.msgStart = new Int32Array(c);
+    this.msgEnd = new Int32Array(c);
     this.textIndex = new TextIndex(c);
   }
 
@@ -94,30 +88,31 @@ export class RingStore {
     return this.#size === 0 ? -1 : this.slot(this.#size - 1);
   }
 
-  push(e: EntryInput): number {
-    return this.add(
-      e.seq,
-      e.time,
-      e.pid,
-      e.tid,
-      e.level,
-      e.tag,
-      e.message,
-      e.proc,
-      e.category,
-      e.flags,
-    );
+  /** The time of a stored slot, as printed. */
+  timeOf(slot: number): string {
+    return this.text[slot]!.slice(this.timeStart[slot], this.timeEnd[slot]);
   }
 
-  /** `push` without an object per entry (the ingest path). Returns the slot. */
+  /** The message of a stored slot. */
+  messageOf(slot: number): string {
+    return this.text[slot]!.slice(this.msgStart[slot], this.msgEnd[slot]);
+  }
+
+  /**
+   * Stores an entry whose time is `text[timeStart, timeEnd)` and message `text[msgStart,
+   * msgEnd)` (no object per entry: the ingest path). Returns the slot.
+   */
   add(
     seq: number,
-    time: string,
+    text: string,
+    timeStart: number,
+    timeEnd: number,
     pid: number,
     tid: number,
     level: number,
     tag: string,
-    message: string,
+    msgStart: number,
+    msgEnd: number,
     proc: number,
     category: number,
     flags: number,
@@ -139,12 +134,33 @@ export class RingStore {
     this.level[s] = level;
     this.category[s] = category;
     this.flags[s] = flags;
-    this.time[s] = time;
     this.tag[s] = tag;
-    this.message[s] = message;
+    this.text[s] = text;
+    this.timeStart[s] = timeStart;
+    this.timeEnd[s] = timeEnd;
+    this.msgStart[s] = msgStart;
+    this.msgEnd[s] = msgEnd;
     this.textIndex.touch(s);
     this.levelCounts[level]++;
     return s;
+  }
+
+  /** `add` with the time and message as strings (tests, cold paths). */
+  addStrings(
+    seq: number,
+    time: string,
+    pid: number,
+    tid: number,
+    level: number,
+    tag: string,
+    message: string,
+    proc: number,
+    category: number,
+    flags: number,
+  ): number {
+    const t = time.length;
+    const text = time + message;
+    return this.add(seq, text, 0, t, pid, tid, level, tag, t, text.length, proc, category, flags);
   }
 
   clear(): void {
@@ -152,9 +168,8 @@ export class RingStore {
     this.#size = 0;
     this.evicted = 0;
     this.levelCounts.fill(0);
-    this.time.fill(undefined as unknown as string);
     this.tag.fill(undefined as unknown as string);
-    this.message.fill(undefined as unknown as string);
+    this.text.fill(undefined);
     this.textIndex.touchAll();
   }
 
@@ -165,21 +180,23 @@ export class RingStore {
     const keep = Math.min(this.#size, c);
     const from = this.#size - keep;
     const next = new RingStore(c);
-    next.evicted = this.evicted + from;
     for (let i = from; i < this.#size; i++) {
       const s = this.slot(i);
-      next.push({
-        seq: this.seq[s],
-        time: this.time[s],
-        pid: this.pid[s],
-        tid: this.tid[s],
-        level: this.level[s],
-        tag: this.tag[s],
-        message: this.message[s],
-        proc: this.proc[s],
-        category: this.category[s],
-        flags: this.flags[s],
-      });
+      next.add(
+        this.seq[s],
+        this.text[s]!,
+        this.timeStart[s],
+        this.timeEnd[s],
+        this.pid[s],
+        this.tid[s],
+        this.level[s],
+        this.tag[s],
+        this.msgStart[s],
+        this.msgEnd[s],
+        this.proc[s],
+        this.category[s],
+        this.flags[s],
+      );
     }
     this.capacity = next.capacity;
     this.seq = next.seq;
@@ -189,12 +206,15 @@ export class RingStore {
     this.level = next.level;
     this.category = next.category;
     this.flags = next.flags;
-    this.time = next.time;
     this.tag = next.tag;
-    this.message = next.message;
+    this.text = next.text;
+    this.timeStart = next.timeStart;
+    this.timeEnd = next.timeEnd;
+    this.msgStart = next.msgStart;
+    this.msgEnd = next.msgEnd;
     this.textIndex = next.textIndex;
     this.levelCounts.set(next.levelCounts);
-    this.evicted = next.evicted;
+    this.evicted = this.evicted + from;
     this.#head = 0;
     this.#size = keep;
   }

@@ -16,6 +16,13 @@
  * blocks it overwrote, and a query right after a burst costs a plain scan, not a build.
  */
 
+/** Where each slot's message lies: `text[slot].slice(msgStart[slot], msgEnd[slot])`. */
+export interface MessageColumns {
+  readonly text: readonly (string | undefined)[];
+  readonly msgStart: Int32Array;
+  readonly msgEnd: Int32Array;
+}
+
 /** Slots per block (a power of two). */
 export const TEXT_BLOCK_ENTRIES = 128;
 const BLOCK_SHIFT = 7;
@@ -62,10 +69,9 @@ export function textPairs(text: string): Uint16Array | null {
 }
 
 /** Sets the pair bits of `m` in the block at `base` (the hot loop of a build). */
-function addPairs(bits: Uint32Array, base: number, m: string): void {
+function addPairs(bits: Uint32Array, base: number, m: string, start: number, end: number): void {
   let prev = -1;
-  const n = m.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = start; i < end; i++) {
     const c = m.charCodeAt(i);
     if (c >= 128) {
       prev = -1;
@@ -132,7 +138,7 @@ export class TextIndex {
   mayContain(
     block: number,
     pairs: Uint16Array,
-    messages: readonly (string | undefined)[],
+    messages: MessageColumns,
     build = true,
   ): boolean {
     if (this.#dirty[block]) {
@@ -150,7 +156,7 @@ export class TextIndex {
 
   /** Rebuilds up to `maxBlocks` stale blocks except `skip` (the one being written); returns how
    * many stale blocks remain. */
-  buildDirty(messages: readonly (string | undefined)[], maxBlocks: number, skip = -1): number {
+  buildDirty(messages: MessageColumns, maxBlocks: number, skip = -1): number {
     let built = 0;
     let left = 0;
     for (let b = 0; b < this.#blocks; b++) {
@@ -163,15 +169,16 @@ export class TextIndex {
     return left;
   }
 
-  #build(block: number, messages: readonly (string | undefined)[]): void {
+  #build(block: number, messages: MessageColumns): void {
     const bits = this.#bits;
     const base = block * WORDS;
     bits.fill(0, base, base + WORDS);
     const from = block << BLOCK_SHIFT;
-    const to = Math.min(messages.length, from + TEXT_BLOCK_ENTRIES);
+    const { text, msgStart, msgEnd } = messages;
+    const to = Math.min(text.length, from + TEXT_BLOCK_ENTRIES);
     for (let slot = from; slot < to; slot++) {
-      const m = messages[slot];
-      if (m !== undefined) addPairs(bits, base, m);
+      const m = text[slot];
+      if (m !== undefined) addPairs(bits, base, m, msgStart[slot], msgEnd[slot]);
     }
     this.#dirty[block] = 0;
   }

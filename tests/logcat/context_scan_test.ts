@@ -47,13 +47,13 @@ function expectedBefore(p: DevicePipeline, r: CrashRecord, sizeBefore: number): 
   const n = Math.min(sizeBefore, CRASH_CONTEXT_SCAN_LINES);
   for (let i = newest; i > newest - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
     const slot = s.slot(i);
-    const at = clockMs(s.time[slot]);
+    const at = clockMs(s.timeOf(slot));
     if (at !== null && r.clock !== null && r.clock - at > CRASH_CONTEXT_WINDOW_MS) break;
     const pid = s.pid[slot];
-    const m = s.message[slot];
+    const m = s.messageOf(slot);
     const own = pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid);
     if (!own && !(r.pid > 0 && names(m, r.pid)) && !(name !== null && m.includes(name))) continue;
-    out.push(formatLine(s.time[slot], pid, s.tid[slot], s.level[slot], s.tag[slot], m));
+    out.push(formatLine(s.timeOf(slot), pid, s.tid[slot], s.level[slot], s.tag[slot], m));
   }
   return out.reverse();
 }

@@ -61,7 +61,7 @@ Deno.test("DevicePipeline filters by level, tag, text, package and crash flag", 
       line(4, 999, 999, "I", "Sys", "HELLO system"),
   );
   const msgs = (q: Parameters<DevicePipeline["querySlots"]>[0]) =>
-    p.querySlots(q).map((s) => p.store.message[s]).reverse();
+    p.querySlots(q).map((s) => p.store.messageOf(s)).reverse();
   assertEquals(msgs({ count: 10, minLevel: Level.W }), ["careful", "hello error"]);
   assertEquals(msgs({ count: 10, tag: "App" }), ["hello World", "careful"]);
   assertEquals(msgs({ count: 10, text: "hello" }), ["hello World", "hello error", "HELLO system"]);

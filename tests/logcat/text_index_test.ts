@@ -51,7 +51,7 @@ function expected(p: DevicePipeline, text: string, count: number): number[] {
   const re = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
   const out: number[] = [];
   for (let i = s.size - 1; i >= 0 && out.length < count; i--) {
-    if (re.test(s.message[s.slot(i)])) out.push(s.slot(i));
+    if (re.test(s.messageOf(s.slot(i)))) out.push(s.slot(i));
   }
   return out;
 }
@@ -91,7 +91,7 @@ Deno.test("a text found nowhere skips almost every block without scanning its me
   const pairs = textPairs("no-such-text-anywhere")!;
   let passed = 0;
   for (let b = 0; b < s.textIndex.blocks; b++) {
-    if (s.textIndex.mayContain(b, pairs, s.message)) passed++;
+    if (s.textIndex.mayContain(b, pairs, s)) passed++;
   }
   // A block may hold every pair of the text by chance (or by hash collision), but few do.
   assert(passed * 10 <= s.textIndex.blocks, `${passed} of ${s.textIndex.blocks} blocks passed`);
@@ -109,8 +109,8 @@ Deno.test("buildDirty builds stale blocks in rounds and leaves the one being wri
   const blocks = idx.blocks;
   assertEquals(idx.dirtyCount(), blocks);
   const writing = TextIndex.blockOf(p.store.newestSlot());
-  assertEquals(idx.buildDirty(p.store.message, 3, writing), blocks - 3 - 1);
-  assertEquals(idx.buildDirty(p.store.message, 1_000, writing), 0);
+  assertEquals(idx.buildDirty(p.store, 3, writing), blocks - 3 - 1);
+  assertEquals(idx.buildDirty(p.store, 1_000, writing), 0);
   assertEquals(idx.dirtyCount(), 1);
 });
 
@@ -149,7 +149,7 @@ Deno.test("right after a burst a text query stops at its scan bound, says where,
   }
   assertEquals(got, want);
   // Once indexed, the same query is whole in one answer.
-  p.store.textIndex.buildDirty(p.store.message, p.store.textIndex.blocks);
+  p.store.textIndex.buildDirty(p.store, p.store.textIndex.blocks);
   const indexed = p.queryScan({ count: 10, text: "needle found" });
   assertEquals(indexed.stoppedAt, null);
   assertEquals(indexed.slots, want);
