@@ -13,6 +13,7 @@ import {
   tportId,
   V2_FEATURES,
 } from "./_fake.ts";
+import { waitUntil } from "../wait.ts";
 
 const ADDRESS = { host: "127.0.0.1", port: 5037 };
 const dec = new TextDecoder();
@@ -201,7 +202,8 @@ Deno.test("shell() abort closes the socket at once and answers cancelled", async
   const adb = client(fakeConnector([featuresConn(V2_FEATURES), svc]));
   const ctl = new AbortController();
   const p = adb.shell("emulator-5554", ["logcat"], { signal: ctl.signal });
-  await new Promise((r) => setTimeout(r, 5));
+  p.catch(() => {});
+  await waitUntil(() => svc.written.includes("logcat"), "the shell service to be asked for");
   assert(!svc.closed);
   ctl.abort();
   assert(svc.closed, "closed synchronously on abort");

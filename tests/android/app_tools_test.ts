@@ -16,6 +16,7 @@ import type { ToolContext } from "../../lib/tools/context.ts";
 import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
 import { testToolContext } from "../tool_context.ts";
 import { FakeAdb } from "../fake_adb.ts";
+import { waitUntil } from "../wait.ts";
 
 /** The app and device-settings tools these tests drive. */
 const appsTools = [
@@ -534,7 +535,9 @@ Deno.test("readDisplayed() stops waiting when the request is cancelled", async (
     { signal: ac.signal },
     60_000,
   );
-  setTimeout(() => ac.abort(), 50);
+  waiting.catch(() => {});
+  await waitUntil(() => adb.calls.length >= 1, "the first look at the log");
+  ac.abort();
   await rejects(waiting, "cancelled");
   assert(adb.argvs.length >= 1 && adb.argvs.length < 10, `${adb.argvs.length} looks`);
 });

@@ -7,6 +7,7 @@ import {
   parsePsTable,
   stillRunning,
 } from "../../lib/core/process_tree.ts";
+import { pollUntil } from "../wait.ts";
 
 const PS_TABLE = `    1     0 Ss
   100     1 S
@@ -53,11 +54,12 @@ async function startTree(prefix = "") {
     stdout: "null",
     stderr: "null",
   }).spawn();
-  let kids: number[] = [];
-  for (let i = 0; i < 100 && kids.length < 2; i++) {
-    kids = await descendants(child.pid);
-    if (kids.length < 2) await new Promise((r) => setTimeout(r, 50));
-  }
+  const kids = await pollUntil(
+    () => descendants(child.pid),
+    (k) => k.length >= 2,
+    "both background sleeps",
+    { intervalMs: 20 },
+  ).catch(() => descendants(child.pid));
   return {
     child,
     kids,

@@ -12,6 +12,7 @@ import {
 } from "../../lib/core/worker_permissions.ts";
 import type { Progress, WorkerClient } from "../../lib/core/worker_rpc.ts";
 import type { ProbeMethods } from "./fixtures/probe_worker.ts";
+import { pollUntil } from "../wait.ts";
 
 const PROBE_WORKER = new URL("./fixtures/probe_worker.ts", import.meta.url);
 
@@ -191,13 +192,14 @@ Deno.test("startWorker() carries progress and cancel across a real worker", asyn
 
   const controller = new AbortController();
   const hanging = probe.request("hang", null, { signal: controller.signal });
-  setTimeout(() => controller.abort(), 20);
+  await pollUntil(() => probe.request("hangingCount", null), (n) => n > 0, "the worker to hang");
+  controller.abort();
   assertEquals((await assertRejects(() => hanging, ToolError)).code, "cancelled");
-  let count = 0;
-  for (let i = 0; i < 100 && count === 0; i++) {
-    count = await probe.request("cancelledCount", null);
-    if (count === 0) await new Promise((r) => setTimeout(r, 5));
-  }
+  const count = await pollUntil(
+    () => probe.request("cancelledCount", null),
+    (n) => n !== 0,
+    "the worker to see the cancel",
+  );
   assertEquals(count, 1);
 });
 

@@ -11,6 +11,7 @@ import {
   serveWorker,
   WorkerClient,
 } from "../../lib/core/worker_rpc.ts";
+import { waitUntil } from "../wait.ts";
 
 interface TestMethods {
   add: { params: { a: number; b: number }; result: number };
@@ -61,12 +62,6 @@ function setup(overrides: Partial<Handlers<TestMethods>> = {}) {
       server.close();
     },
   };
-}
-
-/** Resolves once `predicate` holds, polling the event loop. */
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 2));
-  assert(predicate(), "condition never held");
 }
 
 Deno.test("WorkerClient.request() returns the handler's result", async () => {
@@ -127,11 +122,11 @@ Deno.test("WorkerClient.request() abort sends cancel and rejects with cancelled"
   using t = setup();
   const controller = new AbortController();
   const pending = t.client.request("hang", null, { signal: controller.signal });
-  await until(() => t.server.running === 1);
+  await waitUntil(() => t.server.running === 1, "t.server.running === 1");
   controller.abort();
   const e = await assertRejects(() => pending, ToolError);
   assertEquals(e.code, "cancelled");
-  await until(() => t.seen.aborted === 1);
+  await waitUntil(() => t.seen.aborted === 1, "t.seen.aborted === 1");
   assertInstanceOf(t.seen.cancelReason, ToolError);
   assertEquals(t.server.running, 0);
   assertEquals(t.client.pendingCount, 0);
@@ -152,7 +147,7 @@ Deno.test("WorkerClient.request() times out with timeout and cancels the handler
   const e = await assertRejects(() => t.client.request("hang", null, { timeoutMs: 20 }), ToolError);
   assertEquals(e.code, "timeout");
   assertEquals(e.data, { timeout_ms: 20 });
-  await until(() => t.seen.aborted === 1);
+  await waitUntil(() => t.seen.aborted === 1, "t.seen.aborted === 1");
 });
 
 Deno.test("WorkerClient.request() can restart its timeout on progress", async () => {
@@ -189,7 +184,7 @@ Deno.test("WorkerClient.request() bounds requests in flight", async () => {
 Deno.test("WorkerClient.fail() rejects pending and later requests", async () => {
   using t = setup();
   const pending = t.client.request("hang", null);
-  await until(() => t.server.running === 1);
+  await waitUntil(() => t.server.running === 1, "t.server.running === 1");
   const died = new ToolError("internal_error", "The test worker stopped unexpectedly: boom");
   t.client.fail(died);
   assertEquals(await pending.catch((e) => e), died);

@@ -1,4 +1,5 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
+import { waitUntil } from "../wait.ts";
 import { join } from "node:path";
 import { childEnv } from "../child_env.ts";
 import { exists, tempWorld } from "./_fixture.ts";
@@ -264,6 +265,7 @@ const PER_CHILD = 15;
 const CHILD_CODE = `
 import { startBuildRecord, finishBuildRecord } from ${JSON.stringify(HISTORY_MODULE)};
 const [data, root, go, n] = Deno.args;
+await Deno.writeTextFile(go + "." + Deno.pid + ".ready", "");
 while (!(await Deno.stat(go).then(() => true, () => false))) {
   await new Promise((r) => setTimeout(r, 5));
 }
@@ -289,7 +291,14 @@ Deno.test("two real processes append concurrently: no lost records, unique ids",
       stderr: "piped",
     }).output();
   const outputs = Promise.all([spawn(), spawn()]);
-  await new Promise((r) => setTimeout(r, 200));
+  // Both children wait at the gate before it opens, so their appends overlap.
+  await waitUntil(
+    async () =>
+      (await Array.fromAsync(Deno.readDir(w.base))).filter((e) => e.name.endsWith(".ready"))
+        .length === 2,
+    "both children at the gate",
+    { intervalMs: 10 },
+  );
   await Deno.writeTextFile(go, "");
   const results = await outputs;
   for (const o of results) {

@@ -13,6 +13,7 @@ import {
   readLogTail,
   TAIL_CHUNK_BYTES,
 } from "../../lib/gradle/build_log.ts";
+import { waitUntil } from "../wait.ts";
 
 async function tempDir() {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-log-" });
@@ -90,7 +91,11 @@ Deno.test("BuildLogWriter flushes a running build's lines without close", async 
   const path = join(t.dir, "live.log");
   const w = await BuildLogWriter.open(path);
   w.write("configuring");
-  await new Promise((r) => setTimeout(r, LOG_FLUSH_INTERVAL_MS + 200));
+  await waitUntil(
+    async () => (await Deno.readTextFile(path)) !== "",
+    "the periodic flush",
+    { intervalMs: 20, timeoutMs: LOG_FLUSH_INTERVAL_MS + 5_000 },
+  );
   assertEquals(await Deno.readTextFile(path), "configuring\n");
   await w.close();
 });

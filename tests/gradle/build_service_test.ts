@@ -10,6 +10,7 @@ import { getBuildRecord } from "../../lib/gradle/build_history.ts";
 import { readBuildLockHolder } from "../../lib/gradle/build_lock.ts";
 import { probeProcess } from "../../lib/mcp/session_records.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
+import { waitUntil } from "../wait.ts";
 
 /** A liveness guard: a build that has not answered by then is reported as blocked. */
 const GUARD_MS = Number(Deno.env.get("KEYNOBI_TEST_GUARD_MS") ?? 60_000);
@@ -123,7 +124,7 @@ Deno.test("shutdown() during a build records it cancelled by shutdown and releas
     signal: new AbortController().signal,
     progress: () => {},
   }).catch((e) => e);
-  while (w.service.status()?.current_task == null) await new Promise((r) => setTimeout(r, 20));
+  await waitUntil(() => w.service.status()?.current_task != null, "the build's first task");
   const id = w.service.status()!.id;
   assertEquals(await w.service.shutdown("keynobi was stopped by a signal"), true);
   // shutdown() returned: the record and the lock are settled now, not later.

@@ -2,6 +2,7 @@ import { assert, assertEquals } from "../assert.ts";
 import type { ShellStream } from "../../lib/adb/client.ts";
 import { LogcatService } from "../../lib/logcat/logcat_service.ts";
 import { shellResult } from "../fake_adb.ts";
+import { waitUntil } from "../wait.ts";
 
 const enc = new TextEncoder();
 
@@ -63,11 +64,6 @@ class FakeAdb {
   }
 }
 
-async function until(cond: () => boolean) {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert(cond(), "condition not reached");
-}
-
 Deno.test("LogcatService streams, reports a disconnect with a reason, keeps data, resumes", async () => {
   const adb = new FakeAdb();
   const svc = new LogcatService({ adb: adb as never });
@@ -78,13 +74,16 @@ Deno.test("LogcatService streams, reports a disconnect with a reason, keeps data
   adb.write(
     "04-04 10:00:00.001   321   321 I App     : one\n04-04 10:00:00.002   321   321 E App     : two\n",
   );
-  await until(() => svc.stats().devices[0].stored === 2);
+  await waitUntil(() => svc.stats().devices[0].stored === 2, "svc.stats().devices[0].stored === 2");
   const e = svc.entries({ count: 10, package: "com.example.app" });
   assertEquals(e.entries.map((x) => x.message), ["one", "two"]);
 
   adb.listed = false;
   adb.end();
-  await until(() => svc.stats().devices[0].state === "disconnected");
+  await waitUntil(
+    () => svc.stats().devices[0].state === "disconnected",
+    'svc.stats().devices[0].state === "disconnected"',
+  );
   const st = svc.stats().devices[0];
   assert(st.reason!.includes("disconnected"), st.reason!);
   assertEquals(st.stored, 2);
@@ -96,7 +95,7 @@ Deno.test("LogcatService streams, reports a disconnect with a reason, keeps data
   adb.write(
     "04-04 10:00:00.001   321   321 I App     : one\n04-04 10:00:00.002   321   321 E App     : two\n04-04 10:00:01.000   321   321 W App     : three\n",
   );
-  await until(() => svc.stats().devices[0].stored === 3);
+  await waitUntil(() => svc.stats().devices[0].stored === 3, "svc.stats().devices[0].stored === 3");
   assertEquals(svc.entries({ count: 10 }).entries.map((x) => x.message), ["one", "two", "three"]);
 
   const stopped = await svc.stop();
@@ -119,7 +118,7 @@ Deno.test("LogcatService groups crashes across devices and finds the newest trac
     ]
       .map((l) => `04-04 10:00:0${pid % 10}.000 ${pid} ${pid} E AndroidRuntime: ${l}\n`).join("");
   adb.write(crash(1001, "a") + crash(1002, "a") + crash(1003, "b"));
-  await until(() => svc.crashes(20).total_crashes === 3);
+  await waitUntil(() => svc.crashes(20).total_crashes === 3, "svc.crashes(20).total_crashes === 3");
   const c = svc.crashes(20);
   assertEquals(c.groups.map((g) => g.count).sort(), [1, 2]);
   const two = c.groups.find((g) => g.count === 2)!;
@@ -163,9 +162,12 @@ Deno.test("a disconnect mid-line then a resume stores every line once, no fragme
   ];
   const cut = line(5, "three: cut by the disconnect");
   adb.write(before.join("\n") + "\n" + cut.slice(0, 30));
-  await until(() => svc.stats().devices[0].stored === 5);
+  await waitUntil(() => svc.stats().devices[0].stored === 5, "svc.stats().devices[0].stored === 5");
   adb.end();
-  await until(() => svc.stats().devices[0].state === "disconnected");
+  await waitUntil(
+    () => svc.stats().devices[0].state === "disconnected",
+    'svc.stats().devices[0].state === "disconnected"',
+  );
   assertEquals(messages(svc), ["one", "two", "two again", "late", "x"]);
 
   await svc.start({ serial: "emu", capacity: 1000 });
@@ -173,7 +175,7 @@ Deno.test("a disconnect mid-line then a resume stores every line once, no fragme
   const after = [cut, line(5, "four, same millisecond"), line(9, "five")];
   const replay = [...before, ...after].join("\n") + "\n";
   writeCut(adb, replay, [7, 60, 61, 150, 151, 152, replay.length - 10]);
-  await until(() => svc.stats().devices[0].stored === 8);
+  await waitUntil(() => svc.stats().devices[0].stored === 8, "svc.stats().devices[0].stored === 8");
   assertEquals(messages(svc), [
     "one",
     "two",
@@ -192,15 +194,18 @@ Deno.test("a resume whose anchor is gone (buffer cleared) stores the new lines o
   const svc = new LogcatService({ adb: adb as never });
   await svc.start({ serial: "emu", capacity: 1000 });
   adb.write([line(1, "one"), line(2, "two")].join("\n") + "\n");
-  await until(() => svc.stats().devices[0].stored === 2);
+  await waitUntil(() => svc.stats().devices[0].stored === 2, "svc.stats().devices[0].stored === 2");
   adb.end();
-  await until(() => svc.stats().devices[0].state === "disconnected");
+  await waitUntil(
+    () => svc.stats().devices[0].state === "disconnected",
+    'svc.stats().devices[0].state === "disconnected"',
+  );
   await svc.start({ serial: "emu", capacity: 1000 });
   // `logcat -c` ran meanwhile: the replay holds only newer lines, and one older one.
   adb.write(
     [line(0, "older, never seen"), line(7, "new one"), line(8, "new two")].join("\n") + "\n",
   );
-  await until(() => svc.stats().devices[0].stored === 4);
+  await waitUntil(() => svc.stats().devices[0].stored === 4, "svc.stats().devices[0].stored === 4");
   assertEquals(messages(svc), ["one", "two", "new one", "new two"]);
   await svc.shutdown();
 });

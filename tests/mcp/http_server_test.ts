@@ -5,6 +5,7 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { serveHttp } from "../../lib/mcp/http_server.ts";
 import { createSession } from "../../lib/mcp/session.ts";
+import { waitUntil } from "../wait.ts";
 
 const HEADERS = {
   "content-type": "application/json",
@@ -91,7 +92,7 @@ Deno.test("serveHttp() ends a session idle past its bound; its id is then unknow
     const url = await server.ready;
     const a = await initialize(url);
     assertEquals(a.status, 200);
-    while (server.sessionCount() > 0) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => server.sessionCount() === 0, "the idle session to expire");
     const after = await ping(url, a.sid!);
     assertEquals(after.status, 404);
     assertStringIncludes(after.text, "expired after being idle");

@@ -10,6 +10,7 @@ import type { SessionOptions } from "../../lib/mcp/server.ts";
 import { createSession } from "../../lib/mcp/session.ts";
 import { LineTransport } from "../../lib/mcp/line_transport.ts";
 import { linePair, type Msg } from "./_line_pair.ts";
+import { waitUntil } from "../wait.ts";
 
 interface Ctx {
   signal: AbortSignal;
@@ -102,7 +103,7 @@ Deno.test("a duplicate id in flight is answered with id null; the first keeps it
       params: { name: "hold_open", arguments: { key } },
     });
   await pair.write(call(7, "first"));
-  while (!gates.has("first")) await new Promise((r) => setTimeout(r, 1));
+  await waitUntil(() => gates.has("first"), "the first call to reach its handler");
   await pair.write(call(7, "second"));
   const dup = await pair.next((m) => m.error && m.id === null);
   assertEquals(dup.error.code, -32600);
@@ -129,7 +130,7 @@ Deno.test("over the in-flight bound a request is answered busy (-32050) with its
   assertEquals(busy.error.data, { retry: true, max_in_flight: 2 });
   assertStringIncludes(busy.error.message, "send it again");
   // A cancelled request frees its slot too (and is not answered).
-  while (!gates.has("b")) await new Promise((r) => setTimeout(r, 1));
+  await waitUntil(() => gates.has("b"), "call b to reach its handler");
   await pair.notify("notifications/cancelled", { requestId: 2 });
   gates.get("a")!.resolve();
   await pair.next((m) => m.id === 1);
@@ -196,10 +197,15 @@ Deno.test("a client that stops reading stops being read; nothing is lost when it
   })();
   // Wait until the transport has stopped reading: the input backs up and stays put.
   let last = -1;
-  while (accepted !== last) {
-    last = accepted;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(
+    () => {
+      const still = accepted === last;
+      last = accepted;
+      return still;
+    },
+    "the transport to stop taking lines",
+    { intervalMs: 50 },
+  );
   assert(accepted < N, `the transport kept reading (${accepted} of ${N} lines taken)`);
   const answer = '{"jsonrpc":"2.0","id":4999,"result":{}}\n'.length;
   assert(
@@ -210,7 +216,7 @@ Deno.test("a client that stops reading stops being read; nothing is lost when it
   release.resolve();
   release = Promise.withResolvers<void>();
   await writing;
-  while (text.split("\n").length - 1 < N) await new Promise((r) => setTimeout(r, 10));
+  await waitUntil(() => text.split("\n").length - 1 >= N, `${N} answers`);
   const ids = new Set(text.trim().split("\n").map((l) => JSON.parse(l).id));
   assertEquals(ids.size, N, "every request answered once");
 });

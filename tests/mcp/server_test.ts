@@ -9,6 +9,7 @@ import type { ActivitySink, RequestExtras } from "../../lib/mcp/server.ts";
 import { linePair } from "./_line_pair.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
 import type { PromptDef } from "../../lib/mcp/prompts.ts";
+import { waitUntil } from "../wait.ts";
 
 interface Ctx {
   signal: AbortSignal;
@@ -176,7 +177,7 @@ Deno.test("A session runs a tool and returns structured content plus text", asyn
     structuredContent: { text: "abab" },
   });
   assertEquals(runs, ["echo"]);
-  await new Promise((r) => setTimeout(r, 0));
+  await waitUntil(() => entries.length > 0, "the activity log entry");
   assertEquals(entries[0].kind, "tool");
   assertEquals(entries[0].name, "echo_text");
   assertEquals(entries[0].status, "ok");
@@ -262,7 +263,7 @@ Deno.test("notifications/cancelled aborts the request it names, which is then no
       params: { name: "slow_wait", arguments: {} },
     }) + "\n",
   );
-  while (session.gate.size === 0) await new Promise((r) => setTimeout(r, 1));
+  await waitUntil(() => session.gate.size > 0, "the call to enter the gate");
   session.server.onerror = () => {};
   void aborted;
   await notify("notifications/cancelled", { requestId: 77, reason: "user" });

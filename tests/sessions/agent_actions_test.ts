@@ -12,6 +12,7 @@ import type { ToolContext } from "../../lib/tools/context.ts";
 import { withAgentActions } from "../../lib/tools/agent_actions.ts";
 import { SessionRecorder } from "../../lib/sessions/session_recorder.ts";
 import { applySessionOps, readSession } from "../../lib/sessions/session_store.ts";
+import { pollUntil } from "../wait.ts";
 
 const SHA = "f".repeat(64);
 
@@ -136,9 +137,11 @@ Deno.test("withAgentActions(): refusals and read-only tools record nothing; a le
     await avd.run({ name: "Pixel" }, r.ctx);
     const other = tool("cancel_build", "W", () => {}, false);
     assertEquals(withAgentActions(other), other, "no device, not a device tool: not wrapped");
-    await new Promise((res) => setTimeout(res, 50));
-    await r.sessions.flush();
-    const got = (await readSession(r.dir, s))!.events.filter((e) => e.kind === "agentAction");
+    const actions = async () => {
+      await r.sessions.flush();
+      return (await readSession(r.dir, s))!.events.filter((e) => e.kind === "agentAction");
+    };
+    const got = await pollUntil(actions, (a) => a.length >= 2, "the two recorded actions");
     assertEquals(got.map((e) => e.data.tool), ["ui_swipe", "launch_avd"]);
   } finally {
     await r.sessions.close();

@@ -469,8 +469,11 @@ Deno.test("applySessionOps(): changes no open session matches touch no file", as
       type: "open",
       session: newSession({ serial: "emulator-5556" }),
     }]);
-    const before = await Deno.stat(`${dir}/debug-sessions/index.json`);
-    await new Promise((r) => setTimeout(r, 20));
+    // Dated a minute back, so a rewrite would show in the mtime whatever its resolution.
+    const index = `${dir}/debug-sessions/index.json`;
+    const past = new Date(Date.now() - 60_000);
+    await Deno.utime(index, past, past);
+    const before = await Deno.stat(index);
     await applySessionOps(dir, [op]);
     const after = await Deno.stat(`${dir}/debug-sessions/index.json`);
     assertEquals(after.mtime?.getTime(), before.mtime?.getTime(), "the index was not rewritten");

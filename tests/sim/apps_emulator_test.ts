@@ -5,6 +5,7 @@ import { shell } from "./apps/_shell.ts";
 import { emulatorSpec } from "./catalog.ts";
 import { VirtualDevice } from "./device.ts";
 import { AppsService } from "./apps/service.ts";
+import { pollUntil } from "../wait.ts";
 
 const dec = new TextDecoder();
 
@@ -46,17 +47,18 @@ Deno.test("emulator -avd boots a new emulator under its AVD name and exits after
     // this machine may hold 5556, so find the new emulator by its AVD name.
     const isNew = (serial: string) =>
       sim.device(serial).props.get("ro.boot.qemu.avd_name") === "Small_Phone_API_34";
-    let serial: string | null = null;
-    for (let k = 0; k < 200 && serial === null; k++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const d = sim.devices.find((x) =>
-        x.serial !== "emulator-5554" && x.kind === "emulator" &&
-        isNew(x.serial)
-      );
-      if (d?.state === "device" && sim.device(d.serial).props.get("sys.boot_completed") === "1") {
-        serial = d.serial;
-      }
-    }
+    const booted = (d: { serial: string; state: string } | undefined) =>
+      d?.state === "device" && sim.device(d.serial).props.get("sys.boot_completed") === "1";
+    const found = await pollUntil(
+      () =>
+        sim.devices.find((x) =>
+          x.serial !== "emulator-5554" && x.kind === "emulator" && isNew(x.serial)
+        ),
+      booted,
+      "the new emulator to finish booting",
+      { intervalMs: 50, timeoutMs: 10_000 },
+    ).catch(() => undefined);
+    const serial = booted(found) ? found!.serial : null;
     assert(serial !== null, "the new emulator never finished booting");
     assertMatch(serial, /^emulator-55(5[6-9]|[6-9]\d)$|^emulator-5[6-9]\d\d$/);
     const name = await shell(sim.port, serial, "getprop ro.boot.qemu.avd_name");

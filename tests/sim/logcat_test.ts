@@ -7,6 +7,7 @@ import { RawClient } from "./_raw_client.ts";
 import { startSimulator } from "./mod.ts";
 import type { LogcatService } from "./logcat/service.ts";
 import { parseLogText, splitLines } from "./logcat/replay.ts";
+import { waitUntil } from "../wait.ts";
 
 const dec = new TextDecoder();
 const EMU = "emulator-5554";
@@ -173,7 +174,7 @@ Deno.test("live logcat streams new entries at high rates and stops when the stre
   assertEquals(await c.readText(4), "OKAY");
   await c.request("shell,v2,raw:logcat -v threadtime -T 1");
   assertEquals(await c.readText(4), "OKAY");
-  for (let k = 0; k < 200 && svc.liveStreams === 0; k++) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => svc.liveStreams > 0, "the logcat stream to open");
   assertEquals(svc.liveStreams, 1);
   svc.setRate(50_000);
   const wanted = 20_000;
@@ -183,7 +184,7 @@ Deno.test("live logcat streams new entries at high rates and stops when the stre
   assert(lines.length >= wanted, `got ${lines.length}`);
   for (const l of lines.slice(0, -1)) assertMatch(l, THREADTIME);
   c.close();
-  for (let k = 0; k < 400 && svc.liveStreams > 0; k++) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => svc.liveStreams === 0, "the logcat stream to end");
   assertEquals(svc.liveStreams, 0);
 });
 
@@ -289,7 +290,7 @@ Deno.test("simctl logcat-flood: a live reader gets every line, paced by how fast
   assertEquals(await c.readText(4), "OKAY");
   await c.request("exec:logcat -v threadtime");
   assertEquals(await c.readText(4), "OKAY");
-  while (svc.liveStreams === 0) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => svc.liveStreams > 0, "the logcat stream to open");
   // The reader does not read yet: the flood waits for it instead of queueing everything.
   const N = 30_000;
   let done = false;

@@ -6,19 +6,12 @@ import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { RawClient } from "./_raw_client.ts";
 import { startSimulator } from "./mod.ts";
 import type { LogcatService } from "./logcat/service.ts";
+import { waitUntil } from "../wait.ts";
 
 const dec = new TextDecoder();
 const EMU = "emulator-5554";
 /** How long a test waits for the device to notice the close. */
 const WAIT_MS = 3000;
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const end = Date.now() + WAIT_MS;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 async function open(port: number, service: string): Promise<RawClient> {
   const c = await RawClient.connect(port);
@@ -35,14 +28,16 @@ for (const service of ["exec:", "shell:", "shell,v2,raw:"]) {
     const svc = sim.device(EMU).service<LogcatService>("logcat")!;
     svc.setRate(0);
     const c = await open(sim.port, `${service}logcat -v brief`);
-    await until("the logcat reader", () => svc.liveStreams === 1);
+    await waitUntil(() => svc.liveStreams === 1, "the logcat reader", { timeoutMs: WAIT_MS });
     // It streams: a new entry reaches the client.
     sim.device(EMU).log.append({ pid: 1, level: "I", tag: "Probe", message: "still here" });
     let text = "";
     while (!text.includes("still here")) text += dec.decode(await c.read(1));
     assertStringIncludes(text, "I/Probe");
     c.close();
-    await until("the logcat reader to end", () => svc.liveStreams === 0);
+    await waitUntil(() => svc.liveStreams === 0, "the logcat reader to end", {
+      timeoutMs: WAIT_MS,
+    });
   });
 }
 
@@ -52,8 +47,10 @@ Deno.test("exec: and shell: a sleeping command ends when the client closes", asy
   for (const service of ["exec:sleep 30", "shell:sleep 30"]) {
     const c = await open(sim.port, service);
     // The bound transport and the running command each hold a stream on the device.
-    await until("the command to start", () => device.streams.size === 2);
+    await waitUntil(() => device.streams.size === 2, "the command to start", {
+      timeoutMs: WAIT_MS,
+    });
     c.close();
-    await until(`${service} to end`, () => device.streams.size === 0);
+    await waitUntil(() => device.streams.size === 0, `${service} to end`, { timeoutMs: WAIT_MS });
   }
 });

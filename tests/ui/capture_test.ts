@@ -10,6 +10,7 @@ import {
 import { LEASE_STALE_MS, UiAutomatorLocks, uiLockPath } from "../../lib/ui/automator_lock.ts";
 import { dump, screen } from "./_xml.ts";
 import { FakeAdb } from "../fake_adb.ts";
+import { waitUntil } from "../wait.ts";
 
 const XML = dump(
   screen([{ cls: "android.widget.Button", text: "OK", b: [0, 0, 100, 100], click: true }]),
@@ -125,15 +126,14 @@ Deno.test("captureHierarchy() stops when the request is cancelled", async () => 
   await withDir(async (dir) => {
     const adb = new FakeAdb(() => "hang");
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 50);
-    const e = await assertRejects(
-      () =>
-        captureHierarchy(adb, "emulator-5554", {
-          locks: new UiAutomatorLocks(dir),
-          signal: ctl.signal,
-        }),
-      ToolError,
-    );
+    const capturing = captureHierarchy(adb, "emulator-5554", {
+      locks: new UiAutomatorLocks(dir),
+      signal: ctl.signal,
+    });
+    capturing.catch(() => {});
+    await waitUntil(() => adb.calls.length > 0, "the dump to be asked for");
+    ctl.abort();
+    const e = await assertRejects(() => capturing, ToolError);
     assertEquals(e.code, "cancelled");
   });
 });

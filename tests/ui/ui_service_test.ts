@@ -4,6 +4,7 @@ import { ToolError } from "../../lib/core/errors.ts";
 import { UiService } from "../../lib/ui/ui_service.ts";
 import { dump, type N, screen } from "./_xml.ts";
 import { FakeAdb } from "../fake_adb.ts";
+import { waitUntil } from "../wait.ts";
 
 /** A tiny app: a sign-in screen; a tap on "Sign in" shows a spinner, then the inbox. */
 function signIn(): string {
@@ -160,7 +161,6 @@ Deno.test("UiService: concurrent reads of one device share one capture; later on
     assertEquals([b.screenHash, c.screenHash], [a.list.screenHash, a.list.screenHash]);
     assertEquals(c.total, 1);
     // A read after the shared one finished dumps again, and so does every settle.
-    await new Promise((r) => setTimeout(r, 40));
     await s.observe({ serial }, ctx());
     assertEquals(dumps(), 2);
     await Promise.all([
@@ -209,9 +209,7 @@ Deno.test("UiService.observe() asks for the foreground activity beside the dump,
   try {
     const s = new UiService({ adb: slow as never, dataDir: dir });
     const r = s.observe({ serial: "emulator-5554" }, ctx());
-    for (let i = 0; i < 100 && !order.includes("dumpsys"); i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitUntil(() => order.includes("dumpsys"), "the foreground activity to be asked for");
     assertEquals(order, ["dumpsys"]); // asked while the dump is still running
     releaseDump();
     assertStringIncludes((await r).text, "activity: com.example/.SignInActivity");
