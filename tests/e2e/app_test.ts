@@ -4,7 +4,16 @@
  * hostile handshakes, and the simulator's fake Gradle and logcat behind the app's workers.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
-import { call, connect, keynobiArgv, runKeynobi, startWorld, type World } from "./harness.ts";
+import {
+  call,
+  connect,
+  E2E_WAIT,
+  keynobiArgv,
+  runKeynobi,
+  startWorld,
+  type World,
+} from "./harness.ts";
+import { pollUntil } from "../wait.ts";
 import { attachLine, rawExchange, startApp } from "./app_harness.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -23,16 +32,6 @@ async function trusted(world: World, name = PROJECT): Promise<string> {
 
 function s(r: { structuredContent?: Record<string, unknown> }): J {
   return r.structuredContent as J;
-}
-
-async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T;
-  for (let i = 0; i < 150; i++) {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
 }
 
 async function activity(world: World): Promise<string[]> {
@@ -131,7 +130,12 @@ Deno.test("attached session: mode in initialize, get_project_info and get_build_
 
   const aPid = a.pid();
   await a.client.close();
-  await poll(() => activity(world), (l) => l.includes("Client detached"), "the detach line");
+  await pollUntil(
+    () => activity(world),
+    (l) => l.includes("Client detached"),
+    "the detach line",
+    E2E_WAIT,
+  );
   const lines = await activity(world);
   assert(
     lines.includes(`Client attached (pid ${aPid}) — project: ${project}`),
@@ -152,10 +156,11 @@ Deno.test("two attached clients share one build slot (the second is told who sta
     { timeout: 120_000 },
   );
   building.catch(() => {});
-  await poll(
+  await pollUntil(
     () => call(b, "get_build_status"),
     (r) => s(r).status === "running",
     "a running build",
+    E2E_WAIT,
   );
   const busy = await call(b, "run_gradle_task", { task: "assembleDemoDebug" });
   assertEquals(busy.isError, true);
@@ -176,15 +181,21 @@ Deno.test("two attached clients share one build slot (the second is told who sta
   const again = await call(b, "start_logcat", { device_serial: SERIAL });
   assertEquals(s(again).already, true, "one stream per device, shared");
   logcat.crash("com.example.crashy", "java");
-  await poll(() => call(b, "get_crash_logs"), (r) => s(r).total_crashes >= 1, "B sees A's stream");
+  await pollUntil(
+    () => call(b, "get_crash_logs"),
+    (r) => s(r).total_crashes >= 1,
+    "B sees A's stream",
+    E2E_WAIT,
+  );
   const stop = await call(a, "stop_logcat", { device_serial: SERIAL });
   assertEquals(s(stop).stopped, []);
   assertEquals(s(stop).kept_for_others, [{ serial: SERIAL, sessions: 1 }]);
   logcat.crash("com.example.crashy", "java");
-  await poll(
+  await pollUntil(
     () => call(b, "get_crash_logs"),
     (r) => s(r).total_crashes >= 2,
     "B still reads after A stopped",
+    E2E_WAIT,
   );
   const last = await call(b, "stop_logcat", { device_serial: SERIAL });
   assertEquals(s(last).stopped, [SERIAL]);
@@ -260,10 +271,11 @@ Deno.test("MAX_ATTACHED_SESSIONS sessions are served; one more is refused", asyn
     assertEquals(answer!.accepted, false);
     assertStringIncludes(String(answer!.reason), "MAX_ATTACHED_SESSIONS 16");
     held.pop()!.close();
-    const again = await poll(
+    const again = await pollUntil(
       () => rawExchange(world.dataDir, attachLine(), { keepOpen: true }),
       (r) => r.answer!.accepted === true || (r.conn.close(), false),
       "a free slot after one detached",
+      E2E_WAIT,
     );
     held.push(again.conn);
   } finally {
@@ -292,10 +304,11 @@ Deno.test("the app quitting mid-build leaves both clients working standalone, se
     { timeout: 120_000 },
   );
   building.catch(() => {});
-  await poll(
+  await pollUntil(
     () => call(b, "get_build_status"),
     (r) => s(r).status === "running",
     "a running build",
+    E2E_WAIT,
   );
   const st = await app.stop("SIGTERM");
   assertEquals(st.code, 0, app.stderr());
@@ -334,10 +347,11 @@ Deno.test("the app killed with SIGKILL mid-request: the relay answers it and fal
     { timeout: 120_000 },
   );
   building.catch(() => {});
-  await poll(
+  await pollUntil(
     () => call(a, "get_build_status"),
     (r) => s(r).status === "running",
     "a running build",
+    E2E_WAIT,
   );
   // An --attach-only relay next to it: it exits 1 when the app goes.
   const only = new Deno.Command(Deno.execPath(), {

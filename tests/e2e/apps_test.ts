@@ -88,17 +88,8 @@ async function open(world: World): Promise<Session> {
   return await connect(world, ["--project", world.sim.projects["sample-kts"]]);
 }
 
-const hasApps = await (async () => {
-  await using world = await startWorld();
-  return world.sim.device(EMU).service("apps") !== undefined;
-})();
-if (!hasApps) {
-  console.error("note: tests/sim/apps is not attached yet; the app e2e tests are skipped");
-}
-
 Deno.test({
   name: "dump_app_info, get_app_runtime_state and get_memory_info read the device's apps",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -139,7 +130,6 @@ Deno.test({
 
 Deno.test({
   name: "launch_app, restart_app and stop_app act on the project's app with launch timing",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -188,7 +178,6 @@ Deno.test({
 
 Deno.test({
   name: "package-scoped tools refuse foreign packages and change nothing on the device",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -226,7 +215,6 @@ Deno.test({
 
 Deno.test({
   name: "an untrusted project's committed build output does not widen the package scope",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -260,7 +248,6 @@ Deno.test({
 
 Deno.test({
   name: "grant and revoke change the app's permission; revoke kills its process",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -294,7 +281,6 @@ Deno.test({
 
 Deno.test({
   name: "set_network_state returns previous, never cuts a wireless device off, and falls back",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     await using s = await open(world);
@@ -348,7 +334,6 @@ Deno.test({
 
 Deno.test({
   name: "set_device_orientation writes the rotation settings and returns previous",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     await using s = await open(world);
@@ -374,7 +359,6 @@ Deno.test({
 
 Deno.test({
   name: "open_deep_link and open_app_settings check am start output; bad schemes are refused",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -441,7 +425,6 @@ Deno.test({
 
 Deno.test({
   name: "get_exit_reasons lists a crash newest first and points to the crash tools",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     installSample(world);
@@ -475,7 +458,6 @@ Deno.test({
 
 Deno.test({
   name: "hostile strings in every string parameter are refused and never run on a device",
-  ignore: !hasApps,
   async fn() {
     await using world = await startWorld();
     await using s = await open(world);

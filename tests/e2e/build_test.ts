@@ -3,7 +3,16 @@
  * progress, history, errors, cancellation, the cross-process lock, APKs and variants.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
-import { call, connect, runKeynobi, type Session, startWorld, type World } from "./harness.ts";
+import {
+  call,
+  connect,
+  E2E_WAIT,
+  runKeynobi,
+  type Session,
+  startWorld,
+  type World,
+} from "./harness.ts";
+import { waitUntil } from "../wait.ts";
 
 const PROJECT = "sample-kts";
 
@@ -195,15 +204,6 @@ async function building(s: Session): Promise<boolean> {
     (st.running as { current_task: string | null } | null)?.current_task != null;
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 Deno.test("cancelling the request kills its build, recorded as cancelled by the agent", async () => {
   await using world = await startWorld();
   const project = await trusted(world);
@@ -212,20 +212,26 @@ Deno.test("cancelling the request kills its build, recorded as cancelled by the 
   await using s = await connect(world, ["--project", project]);
   const abort = new AbortController();
   const pending = startHungBuild(s, abort.signal);
-  await waitFor(
+  await waitUntil(
     () => building(s),
     "the build to run",
+    E2E_WAIT,
   );
   abort.abort();
   await pending;
-  await waitFor(
+  await waitUntil(
     async () => (await call(s, "get_build_status")).structuredContent!.status === "cancelled",
     "the cancel to be recorded",
+    E2E_WAIT,
   );
   const status = await call(s, "get_build_status");
   const by = status.structuredContent!.cancelled_by as Record<string, unknown>;
   assertEquals(by.kind, "agent");
-  await waitFor(async () => (await g.readJournal()).length === 1, "gradle to journal its exit");
+  await waitUntil(
+    async () => (await g.readJournal()).length === 1,
+    "gradle to journal its exit",
+    E2E_WAIT,
+  );
   const runs = await g.readJournal();
   assertEquals(runs[0].outcome, "sigterm", "the fake Gradle was stopped with SIGTERM");
 });
@@ -238,9 +244,10 @@ Deno.test("a second server on the same project is refused while the first builds
   await using second = await connect(world, ["--project", project]);
   const abort = new AbortController();
   const pending = startHungBuild(first, abort.signal);
-  await waitFor(
+  await waitUntil(
     () => building(first),
     "the build to run",
+    E2E_WAIT,
   );
   const r = await call(second, "run_gradle_task", { task: "assembleFullDebug" });
   assertEquals(r.isError, true);
@@ -252,9 +259,10 @@ Deno.test("a second server on the same project is refused while the first builds
   assertEquals(c1.structuredContent!.cancelled, true);
   await pending;
   abort.abort();
-  await waitFor(
+  await waitUntil(
     async () => (await call(first, "get_build_status")).structuredContent!.status === "cancelled",
     "the cancel",
+    E2E_WAIT,
   );
 });
 
@@ -343,17 +351,22 @@ Deno.test("SIGTERM during a build: recorded cancelled by shutdown, lock released
   const first = await connect(world, ["--project", project]);
   const abort = new AbortController();
   const pending = startHungBuild(first, abort.signal);
-  await waitFor(() => building(first), "the build to run");
+  await waitUntil(() => building(first), "the build to run", E2E_WAIT);
   const pid = first.pid()!;
   Deno.kill(pid, "SIGTERM");
   await pending;
   await first[Symbol.asyncDispose]().catch(() => {});
   // The process is gone once its pid no longer answers; the record must be settled by then.
-  await waitFor(async () => {
-    const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
-    const stat = new TextDecoder().decode(out.stdout).trim();
-    return stat === "" || stat.startsWith("Z");
-  }, "the server to exit");
+  await waitUntil(
+    async () => {
+      const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
+        .output();
+      const stat = new TextDecoder().decode(out.stdout).trim();
+      return stat === "" || stat.startsWith("Z");
+    },
+    "the server to exit",
+    E2E_WAIT,
+  );
   const history = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
   const record = history.records.at(-1);
   assertEquals(record.status, "cancelled");
@@ -450,7 +463,7 @@ Deno.test("a server killed during a build: the next server reports it interrupte
   const first = await connect(world, ["--project", project]);
   const abort = new AbortController();
   const pending = startHungBuild(first, abort.signal);
-  await waitFor(() => building(first), "the build to run");
+  await waitUntil(() => building(first), "the build to run", E2E_WAIT);
   const pid = first.pid()!;
   // gradlew leads its own process group: remember the groups of the server's children, so the
   // hung fake Gradle it leaves behind is stopped at the end.
@@ -461,11 +474,16 @@ Deno.test("a server killed during a build: the next server reports it interrupte
   Deno.kill(pid, "SIGKILL");
   await pending;
   await first[Symbol.asyncDispose]().catch(() => {});
-  await waitFor(async () => {
-    const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] }).output();
-    const stat = new TextDecoder().decode(out.stdout).trim();
-    return stat === "" || stat.startsWith("Z");
-  }, "the server to be gone");
+  await waitUntil(
+    async () => {
+      const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
+        .output();
+      const stat = new TextDecoder().decode(out.stdout).trim();
+      return stat === "" || stat.startsWith("Z");
+    },
+    "the server to be gone",
+    E2E_WAIT,
+  );
   await g.hangAt(null);
   await using next = await connect(world, ["--project", project]);
   const st = await call(next, "get_build_status");

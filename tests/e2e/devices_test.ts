@@ -1,6 +1,7 @@
 /** list_devices and get_device_info through the real entry point against the simulator. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { assertNoInjection, call, connect, startWorld } from "./harness.ts";
+import { assertNoInjection, call, connect, E2E_WAIT, startWorld } from "./harness.ts";
+import { waitUntil } from "../wait.ts";
 
 Deno.test("list_devices reports every simulated device with its state and kind", async () => {
   await using world = await startWorld();
@@ -107,7 +108,11 @@ Deno.test("a device that drops off mid-session gives an actionable error, then r
   const gone = await call(s, "get_device_info", { device_serial: "emulator-5554" });
   assertEquals(gone.isError, true);
   assertEquals((gone.structuredContent!.error as Record<string, unknown>).code, "device_not_found");
-  await new Promise((r) => setTimeout(r, 1300));
+  await waitUntil(
+    () => world.sim.devices.some((d) => d.serial === "emulator-5554"),
+    "emulator-5554 back on the simulator's list",
+    E2E_WAIT,
+  );
   const back = await call(s, "get_device_info", { device_serial: "emulator-5554" });
   assert(!back.isError, back.content[0].text);
 });

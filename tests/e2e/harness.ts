@@ -8,6 +8,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { startSimulator } from "../sim/mod.ts";
 import { childEnv } from "../child_env.ts";
+import type { WaitOptions } from "../wait.ts";
+
+/** How e2e tests poll the server (each poll is an MCP call or a file read, not free). */
+export const E2E_WAIT: WaitOptions = { intervalMs: 50, timeoutMs: 20_000 };
 
 export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
@@ -45,11 +49,42 @@ export async function startWorld(opts: { grpc?: boolean } = {}): Promise<World> 
     home,
     dataDir,
     env,
+    /** Every e2e test ends here: no device command it caused may have reached a shell unquoted. */
     async [Symbol.asyncDispose]() {
-      await sim.close();
-      await Deno.remove(home, { recursive: true }).catch(() => {});
+      try {
+        await assertNoInjection(sim);
+      } finally {
+        await sim.close();
+        await Deno.remove(home, { recursive: true }).catch(() => {});
+      }
     },
   };
+}
+
+/** How much of the server's stderr a failed request's error quotes (its end, where the cause is). */
+export const STDERR_TAIL_CHARS = 8_000;
+
+/** The end of a server's stderr, as a failed request quotes it. */
+export function stderrTail(stderr: string): string {
+  const cut = stderr.length > STDERR_TAIL_CHARS;
+  const tail = cut ? stderr.slice(-STDERR_TAIL_CHARS) : stderr;
+  return `\n--- keynobi stderr${cut ? ` (last ${STDERR_TAIL_CHARS} chars)` : ""} ---\n${tail}`;
+}
+
+/**
+ * Every request the client sends (tools/call, resources/read, prompts/get…) that fails carries the
+ * server's stderr in its error message; the error itself (its class and JSON-RPC code) is kept.
+ */
+function quoteStderrOnFailure(client: Client, stderr: () => string): void {
+  const request = client.request.bind(client);
+  client.request = (async (...args: Parameters<typeof request>) => {
+    try {
+      return await request(...args);
+    } catch (e) {
+      if (e instanceof Error) e.message += stderrTail(stderr());
+      throw e;
+    }
+  }) as typeof client.request;
 }
 
 export interface Session {
@@ -81,8 +116,9 @@ export async function connect(
   try {
     await client.connect(transport);
   } catch (e) {
-    throw new Error(`keynobi did not initialize: ${(e as Error).message}\nstderr:\n${err}`);
+    throw new Error(`keynobi did not initialize: ${(e as Error).message}${stderrTail(err)}`);
   }
+  quoteStderrOnFailure(client, () => err);
   return {
     client,
     stderr: () => err,
@@ -220,9 +256,10 @@ export async function connectHttp(
     await client.connect(transport);
   } catch (e) {
     throw new Error(
-      `keynobi --http did not initialize: ${(e as Error).message}\nstderr:\n${server.stderr()}`,
+      `keynobi --http did not initialize: ${(e as Error).message}${stderrTail(server.stderr())}`,
     );
   }
+  quoteStderrOnFailure(client, () => server.stderr());
   return {
     client,
     pid: () => server.child.pid,

@@ -10,12 +10,14 @@ import {
   assertNoInjection,
   call,
   connectHttp,
+  E2E_WAIT,
   runKeynobi,
   type Session,
   startHttpServer,
   startWorld,
   type World,
 } from "./harness.ts";
+import { waitUntil } from "../wait.ts";
 
 const PROJECT = "sample-kts";
 const INIT = {
@@ -38,15 +40,6 @@ async function trusted(world: World): Promise<string> {
   const r = await runKeynobi(world, ["trust", project]);
   assertEquals(r.code, 0, r.stderr);
   return project;
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** POST one raw body; the JSON-RPC body of the answer (JSON or the first SSE data line). */
@@ -116,14 +109,22 @@ Deno.test("http: progress and cancellation of a build, as over stdio", async () 
     { signal: abort.signal, timeout: 60_000 },
   ).catch((e: unknown) => e);
   const status = async () => (await call(s, "get_build_status")).structuredContent!;
-  await waitFor(async () => {
-    const st = await status();
-    return st.status === "running" &&
-      (st.running as { current_task: string | null }).current_task !== null;
-  }, "the build to run");
+  await waitUntil(
+    async () => {
+      const st = await status();
+      return st.status === "running" &&
+        (st.running as { current_task: string | null }).current_task !== null;
+    },
+    "the build to run",
+    E2E_WAIT,
+  );
   abort.abort();
   await pending;
-  await waitFor(async () => (await status()).status === "cancelled", "the cancel to be recorded");
+  await waitUntil(
+    async () => (await status()).status === "cancelled",
+    "the cancel to be recorded",
+    E2E_WAIT,
+  );
   assertEquals(((await status()).cancelled_by as Record<string, unknown>).kind, "agent");
 });
 

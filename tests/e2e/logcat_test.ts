@@ -4,10 +4,12 @@ import {
   assertNoInjection,
   call,
   connect,
+  E2E_WAIT,
   type Session,
   startWorld,
   type World,
 } from "./harness.ts";
+import { pollUntil } from "../wait.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -20,25 +22,10 @@ interface SimLogcat {
   setRate(n: number): void;
 }
 
-function simLogcat(world: World): SimLogcat | undefined {
-  return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat | undefined;
-}
-
-/** The simulator's logcat service is written in parallel; without it these tests say so. */
-const HAVE_SIM_LOGCAT = Deno.readTextFileSync(new URL("../sim/services.ts", import.meta.url))
-  .includes("logcat");
-if (!HAVE_SIM_LOGCAT) {
-  console.error("note: tests/sim/services.ts attaches no logcat service; logcat e2e tests skipped");
-}
-
-async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T;
-  for (let i = 0; i < 100; i++) {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
+function simLogcat(world: World): SimLogcat {
+  const s = world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat | undefined;
+  if (!s) throw new Error("the simulator has no logcat service");
+  return s;
 }
 
 function s(r: { structuredContent?: Record<string, unknown> }) {
@@ -46,7 +33,7 @@ function s(r: { structuredContent?: Record<string, unknown> }) {
 }
 
 async function started(world: World, sess: Session) {
-  simLogcat(world)!.setRate(0);
+  simLogcat(world).setRate(0);
   const r = await call(sess, "start_logcat", { device_serial: SERIAL });
   assert(!r.isError, r.content[0].text);
   return r;
@@ -54,7 +41,6 @@ async function started(world: World, sess: Session) {
 
 Deno.test({
   name: "logcat e2e: start, filters, crash groups, stack trace, stats, stop and clear",
-  ignore: !HAVE_SIM_LOGCAT,
   async fn() {
     await using world = await startWorld();
     await using sess = await connect(world, []);
@@ -63,14 +49,15 @@ Deno.test({
     const again = await call(sess, "start_logcat", { device_serial: SERIAL });
     assertEquals(s(again).already, true);
 
-    const lc = simLogcat(world)!;
+    const lc = simLogcat(world);
     const first = lc.crash(PKG, "java");
     lc.crash(PKG, "java");
     lc.crash(PKG, "java", "click");
-    const crashes = await poll(
+    const crashes = await pollUntil(
       () => call(sess, "get_crash_logs", {}),
       (x) => s(x).total_crashes >= 3,
       "three crashes",
+      E2E_WAIT,
     );
     const groups = s(crashes).groups as J[];
     assertEquals(groups.length, 2, crashes.content[0].text);
@@ -133,18 +120,18 @@ Deno.test({
 
 Deno.test({
   name: "logcat e2e: ANR and native crashes are separate groups",
-  ignore: !HAVE_SIM_LOGCAT,
   async fn() {
     await using world = await startWorld();
     await using sess = await connect(world, []);
     await started(world, sess);
-    const lc = simLogcat(world)!;
+    const lc = simLogcat(world);
     lc.crash(PKG, "anr");
     lc.crash(PKG, "native");
-    const crashes = await poll(
+    const crashes = await pollUntil(
       () => call(sess, "get_crash_logs", {}),
       (x) => s(x).total_crashes >= 2,
       "ANR and native crash",
+      E2E_WAIT,
     );
     const kinds = (s(crashes).groups as J[]).map((g) => g.kind).sort();
     assertEquals(kinds, ["anr", "native"]);

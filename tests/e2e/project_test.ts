@@ -1,6 +1,7 @@
 /** Project selection, trust through the CLI (seen without a restart), the activity log, records. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, connect, runKeynobi, startWorld } from "./harness.ts";
+import { call, connect, E2E_WAIT, runKeynobi, startWorld } from "./harness.ts";
+import { pollUntil } from "../wait.ts";
 
 Deno.test("the project comes from the working directory's Gradle build", async () => {
   await using world = await startWorld();
@@ -22,13 +23,13 @@ Deno.test("a server's project becomes the last active one a later server without
     await call(s, "get_project_info");
   }
   // The first server has exited (its housekeeping ran before it did); the home folder is no build.
-  let settings: Record<string, unknown> = {};
-  for (let i = 0; i < 50 && settings.last_active_project === undefined; i++) {
-    settings = JSON.parse(
-      await Deno.readTextFile(`${world.dataDir}/settings.json`).catch(() => "{}"),
-    );
-    if (settings.last_active_project === undefined) await new Promise((r) => setTimeout(r, 100));
-  }
+  await pollUntil(
+    async () =>
+      JSON.parse(await Deno.readTextFile(`${world.dataDir}/settings.json`).catch(() => "{}")),
+    (settings: Record<string, unknown>) => settings.last_active_project !== undefined,
+    "the first server to record its last active project",
+    E2E_WAIT,
+  );
   await using later = await connect(world, []);
   const r = await call(later, "get_project_info");
   const p = r.structuredContent!.project as Record<string, unknown> | null;
@@ -91,12 +92,12 @@ Deno.test("the activity log records calls without their arguments; the session r
     assertEquals(typeof rec.pid, "number");
   }
   // After the client closes, the server stops: its record is removed and "Server stopped" logged.
-  let raw = "";
-  for (let i = 0; i < 50; i++) {
-    raw = await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`);
-    if (raw.includes("Server stopped")) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const raw = await pollUntil(
+    () => Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`),
+    (text) => text.includes("Server stopped"),
+    "the activity log's Server stopped line",
+    E2E_WAIT,
+  );
   for (const marker of ["marker-7f3a", "marker91", "marker-uri-5c", "marker.prompt42"]) {
     assert(!raw.includes(marker), `argument value ${marker} was logged:\n${raw}`);
   }

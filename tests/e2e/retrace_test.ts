@@ -5,7 +5,16 @@
  * is refused with the reason; without retrace the output is unchanged.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { assertNoInjection, call, connect, runKeynobi, startWorld, type World } from "./harness.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  E2E_WAIT,
+  runKeynobi,
+  startWorld,
+  type World,
+} from "./harness.ts";
+import { pollUntil } from "../wait.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -25,16 +34,6 @@ function simLogcat(world: World): SimLogcat {
   return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat;
 }
 
-async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T;
-  for (let i = 0; i < 100; i++) {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 2000)}`);
-}
-
 Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keynobi never built is refused", async () => {
   await using world = await startWorld();
   const project = world.sim.projects[PROJECT];
@@ -46,10 +45,11 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
 
   // The preinstalled sample app: built by nobody keynobi knows, not minified.
   simLogcat(world).crash(SAMPLE_PKG, "java");
-  await poll(
+  await pollUntil(
     () => call(s, "get_crash_logs", {}),
     (r) => (r.structuredContent as J).total_crashes >= 1,
     "crash",
+    E2E_WAIT,
   );
   const plain = await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG });
   assertEquals((plain.structuredContent as J).retrace, undefined, "unchanged without retrace");
@@ -80,10 +80,11 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   assert(!installed.isError, installed.content[0].text);
   assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: RELEASE_PKG })).isError);
   simLogcat(world).crash(RELEASE_PKG, "java");
-  await poll(
+  await pollUntil(
     () => call(s, "get_crash_logs", {}),
     (r) => (r.structuredContent as J).total_crashes >= 2,
     "second crash",
+    E2E_WAIT,
   );
   const obf = await call(s, "get_crash_stack_trace", { package: RELEASE_PKG, retrace: true });
   assert(!obf.isError, obf.content[0].text);
@@ -126,10 +127,11 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   assert(!debugInstall.isError, debugInstall.content[0].text);
   assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: SAMPLE_PKG })).isError);
   simLogcat(world).crash(SAMPLE_PKG, "java");
-  await poll(
+  await pollUntil(
     () => call(s, "get_crash_logs", {}),
     (r) => (r.structuredContent as J).total_crashes >= 3,
     "third crash",
+    E2E_WAIT,
   );
   const dbg = (await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true }))
     .structuredContent as J;

@@ -4,7 +4,16 @@
  * that pair; bad arguments are refused.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { assertNoInjection, call, connect, runKeynobi, startWorld, type World } from "./harness.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  E2E_WAIT,
+  runKeynobi,
+  startWorld,
+  type World,
+} from "./harness.ts";
+import { pollUntil } from "../wait.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -55,12 +64,13 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   }
   simLogcat(world).crash(PKG, "java");
   // The crash reaches the session through the logcat worker; the read waits for it.
-  let crashing: J = null;
-  for (let i = 0; i < 50 && !crashing; i++) {
-    const l = sc(await call(s, "list_debug_sessions", { only_crashing: true }));
-    crashing = l.sessions[0] ?? null;
-    if (!crashing) await new Promise((r) => setTimeout(r, 100));
-  }
+  const listed = await pollUntil(
+    () => call(s, "list_debug_sessions", { only_crashing: true }),
+    (r) => sc(r).sessions[0] !== undefined,
+    "a crashing session",
+    E2E_WAIT,
+  );
+  const crashing: J = sc(listed).sessions[0] ?? null;
   assert(crashing, "a crashing session");
   // The device's exit history (exit-info) adds the crash's exit, once, however often it is read;
   // the exits of the earlier installs (stamped before this install on the device clock) are not.

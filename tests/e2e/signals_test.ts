@@ -4,7 +4,8 @@
  * server whose stdin read is stuck on a FIFO that nobody writes still ends on SIGTERM.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { keynobiArgv, runKeynobi, startWorld } from "./harness.ts";
+import { E2E_WAIT, keynobiArgv, runKeynobi, startWorld } from "./harness.ts";
+import { waitUntil } from "../wait.ts";
 
 const enc = new TextEncoder();
 const line = (m: unknown) => enc.encode(JSON.stringify(m) + "\n");
@@ -55,17 +56,22 @@ Deno.test("SIGTERM after stdin closed stops a server that waits for its build", 
     params: { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
   }));
   // Wait until Gradle runs its hung task, then go away as a client.
-  let status = "";
-  for (let id = 3; !status.includes('"current_task":"'); id++) {
-    await new Promise((res) => setTimeout(res, 100));
-    await w.write(line({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "get_build_status", arguments: {} },
-    }));
-    status = await readUntil(r, (t) => t.includes(`"id":${id}`));
-  }
+  let id = 2;
+  await waitUntil(
+    async () => {
+      id++;
+      await w.write(line({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "get_build_status", arguments: {} },
+      }));
+      const status = await readUntil(r, (t) => t.includes(`"id":${id}`));
+      return status.includes('"current_task":"');
+    },
+    "Gradle to run its hung task",
+    E2E_WAIT,
+  );
   await w.close();
   child.kill("SIGTERM");
   const done = await child.status;
@@ -100,9 +106,11 @@ Deno.test("SIGTERM ends a server whose stdin is a FIFO nobody writes to", async 
   const err = child.stderr.getReader();
   // Started once the session record exists.
   const records = `${world.dataDir}/mcp-sessions`;
-  while ((await Array.fromAsync(Deno.readDir(records)).catch(() => [])).length === 0) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(
+    async () => (await Array.fromAsync(Deno.readDir(records)).catch(() => [])).length > 0,
+    "the session record",
+    E2E_WAIT,
+  );
   child.kill("SIGTERM");
   const done = await child.status;
   holder.kill("SIGKILL");

@@ -4,19 +4,12 @@ import {
   assertNoInjection,
   call,
   connect,
+  E2E_WAIT,
   runKeynobi,
   type Session,
   startWorld,
 } from "./harness.ts";
-
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { waitUntil } from "../wait.ts";
 
 async function building(s: Session): Promise<boolean> {
   const st = (await call(s, "get_build_status")).structuredContent!;
@@ -39,16 +32,17 @@ Deno.test("a connected test run makes UI captures fail at once with busy: instru
     undefined,
     { signal: abort.signal, timeout: 60_000 },
   ).catch((e: unknown) => e);
-  await waitFor(() => building(s), "the connected test run");
+  await waitUntil(() => building(s), "the connected test run", E2E_WAIT);
   const busy = await call(s, "get_ui_hierarchy", { device_serial: "emulator-5554" });
   assertEquals(busy.isError, true);
   assertEquals((busy.structuredContent!.error as Record<string, unknown>).code, "device_busy");
   assertStringIncludes(busy.content[0].text!, "instrumentation running");
   abort.abort();
   await pending;
-  await waitFor(
+  await waitUntil(
     async () => (await call(s, "get_build_status")).structuredContent!.status === "cancelled",
     "the cancel",
+    E2E_WAIT,
   );
   const after = await call(s, "get_ui_hierarchy", { device_serial: "emulator-5554" });
   assert(!after.isError, after.content[0].text);
