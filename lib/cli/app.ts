@@ -34,7 +34,7 @@ import { claimSocket, SocketClaimError } from "../attach/socket_file.ts";
 import { queryApp } from "../attach/attach_client.ts";
 import { LogcatShares } from "../attach/logcat_shares.ts";
 import { closeRuntime, createRuntime, newToolSession, type Runtime } from "./runtime.ts";
-import { setupCommand } from "./setup.ts";
+import { setupCommandNow } from "./setup.ts";
 import { readSkill } from "../tools/resources.ts";
 import { UiObserver } from "../dashboard/ui_observer.ts";
 import type { Dashboard } from "../dashboard/server.ts";
@@ -219,7 +219,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
         ui: uiObserver,
         status,
         openProject,
-        setupCommands: () => setupCommand([]),
+        setupCommands: () => setupCommandNow([]),
         skill: readSkill,
       }, { port: opts.uiPort });
     } catch (e) {

@@ -61,7 +61,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     case "approve-configurations":
       return await approveConfigurationsCommand([cmd.path], io);
     case "setup":
-      for (const line of setupCommand(cmd.mcpArgs, cmd.http ?? null)) console.log(line);
+      for (const line of await setupCommand(cmd.mcpArgs, cmd.http ?? null, io.stderr)) {
+        console.log(line);
+      }
       return 0;
     case "status":
       return await statusCommand(io, { json: cmd.json });

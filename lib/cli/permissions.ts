@@ -35,13 +35,3 @@ export function selfCommandFor(execPath: string, mainPath: string, denoVersion: 
   const deno = /[\\/]_npx[\\/]/.test(execPath) ? ["npx", "-y", `deno@${denoVersion}`] : [execPath];
   return [...deno, "run", ...RUN_FLAGS, mainPath];
 }
-
-/** The bundle `deno task bundle` writes; `keynobi setup` run through it registers it. */
-const BUNDLE_MAIN = /\/dist\/bundle\/main\.js$/;
-
-export function selfCommand(): string[] {
-  const main = BUNDLE_MAIN.test(Deno.mainModule)
-    ? decodeURIComponent(new URL(Deno.mainModule).pathname)
-    : decodeURIComponent(new URL("../../main.ts", import.meta.url).pathname);
-  return selfCommandFor(Deno.execPath(), main, Deno.version.deno);
-}

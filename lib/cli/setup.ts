@@ -1,5 +1,6 @@
 /** `keynobi setup`: the registration commands for Claude Code and Codex, for this binary. */
-import { selfCommand } from "./permissions.ts";
+import { isCompiled, selfCommandFor } from "./permissions.ts";
+import { buildBundle, BUNDLE_DIR, bundleIsCurrent } from "./bundle.ts";
 import {
   DEFAULT_HTTP_HOST,
   HTTP_MCP_PATH,
@@ -56,10 +57,44 @@ export function httpSetupLines(
   ];
 }
 
-export function setupCommand(
+/**
+ * The command a registration runs: the compiled binary; from a checkout, its bundle (lib/cli/
+ * bundle.ts: it starts in ~60 % of main.ts's time), built first when missing or built from other
+ * sources; main.ts when it cannot be built (`note` says why).
+ */
+export async function registeredCommand(note: (line: string) => void): Promise<string[]> {
+  if (isCompiled()) return [Deno.execPath()];
+  const root = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(/\/$/, "");
+  let entry = `${root}/${BUNDLE_DIR}/main.js`;
+  if (!bundleIsCurrent(root)) {
+    const failed = await buildBundle(root, Deno.execPath());
+    if (failed !== null) {
+      note(`keynobi setup: registering main.ts, the bundle could not be built: ${failed}`);
+      entry = `${root}/main.ts`;
+    }
+  }
+  return selfCommandFor(Deno.execPath(), entry, Deno.version.deno);
+}
+
+/** registeredCommand without building anything: the bundle only when it is current. */
+export function registeredCommandNow(): string[] {
+  if (isCompiled()) return [Deno.execPath()];
+  const root = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(/\/$/, "");
+  const entry = bundleIsCurrent(root) ? `${root}/${BUNDLE_DIR}/main.js` : `${root}/main.ts`;
+  return selfCommandFor(Deno.execPath(), entry, Deno.version.deno);
+}
+
+/** The setup lines for the command registered now (nothing built; the dashboard shows them). */
+export function setupCommandNow(mcpArgs: readonly string[]): string[] {
+  const self = registeredCommandNow();
+  return [...setupLines(self, mcpArgs), ...httpSetupLines(self, mcpArgs, null)];
+}
+
+export async function setupCommand(
   mcpArgs: readonly string[],
   http: HttpAddress | null = null,
-): string[] {
-  const self = selfCommand();
+  note: (line: string) => void = (line) => console.error(line),
+): Promise<string[]> {
+  const self = await registeredCommand(note);
   return [...setupLines(self, mcpArgs), ...httpSetupLines(self, mcpArgs, http)];
 }

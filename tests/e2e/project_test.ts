@@ -122,13 +122,44 @@ Deno.test("the activity log records calls without their arguments; the session r
   assertStringIncludes(status.stdout, "standalone MCP servers: none");
 });
 
-Deno.test("keynobi setup prints claude and codex lines that run this program", async () => {
+Deno.test("keynobi setup registers this checkout's bundle, which answers initialize", async () => {
   await using world = await startWorld();
   const r = await runKeynobi(world, ["setup", "--toolsets", "core"]);
-  assertEquals(r.code, 0);
+  assertEquals(r.code, 0, r.stderr);
   const [claude, codex] = r.stdout.trim().split("\n");
   assertStringIncludes(claude, "claude mcp add --scope user --transport stdio keynobi -- ");
   assertStringIncludes(codex, "codex mcp add keynobi -- ");
-  assertStringIncludes(claude, "main.ts --mcp --toolsets core");
+  assertStringIncludes(claude, "dist/bundle/main.js --mcp --toolsets core");
   assert(!claude.includes(" -A "), "never -A");
+  // The registered command itself (its flags and the bundle setup built) serves MCP.
+  const argv = claude.split(" -- ")[1].split(" ");
+  const runAt = argv.indexOf("run");
+  assert(runAt >= 0, claude);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: argv.slice(runAt),
+    env: world.env,
+    clearEnv: true,
+    cwd: world.home,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }) + "\n",
+  ));
+  await w.close();
+  const out = await child.output();
+  const answer = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n")[0]);
+  assertEquals(answer.result.serverInfo.name, "keynobi");
+  assert(!new TextDecoder().decode(out.stderr).includes("starting from source"), "bundle current");
 });
