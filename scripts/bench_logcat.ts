@@ -267,6 +267,78 @@ export async function runLogcatBench(
   }
 }
 
+/** Runs of each side in `runPipelineCpuBench` (interleaved). */
+export const PIPELINE_CPU_RUNS = 7;
+
+export interface PipelineCpuResult {
+  lines: number;
+  /** Per checkout: the median CPU ms of its runs and the lines per CPU second. */
+  sides: { root: string; cpu_ms_median: number; lines_per_cpu_sec: number; runs_ms: number[] }[];
+}
+
+/**
+ * Ingest alone (parse, classify, store: `DevicePipeline.ingestText`), timed by the process's CPU
+ * time around each chunk — on a machine others load, CPU time moves far less than wall time. The
+ * corpus goes as a device sends it (4,096-line writes read 64 KiB at a time, decoded as a stream);
+ * decoding is not timed. Each checkout's pipeline is loaded in this one process and the runs
+ * alternate between them, so load falls on both alike.
+ */
+export async function runPipelineCpuBench(
+  lines: number,
+  texts: readonly string[],
+  roots: readonly string[],
+  capacity = BENCH_RING_ENTRIES,
+  runs = PIPELINE_CPU_RUNS,
+): Promise<PipelineCpuResult> {
+  const n = Math.max(1, Math.min(MAX_BENCH_LINES, Math.floor(lines)));
+  const corpus = benchCorpus(texts);
+  const reads: Uint8Array[] = [];
+  let batch: string[] = [];
+  const flush = () => {
+    const b = enc.encode(batch.join("\n") + "\n");
+    for (let o = 0; o < b.length; o += 65_536) reads.push(b.subarray(o, o + 65_536));
+    batch = [];
+  };
+  for (let i = 0; i < n; i++) {
+    batch.push(corpus[i % corpus.length]);
+    if (batch.length === 4096) flush();
+  }
+  if (batch.length) flush();
+  const mods = await Promise.all(
+    roots.map((r) => import(`${r.replace(/\/?$/, "/")}lib/logcat/pipeline.ts`)),
+  );
+  const times: number[][] = roots.map(() => []);
+  for (let r = 0; r < runs; r++) {
+    for (let k = 0; k < roots.length; k++) {
+      const p = new mods[k].DevicePipeline("bench-1", { capacity });
+      p.applyProcessList([{ pid: 542, name: "system_server" }]);
+      const d = new TextDecoder();
+      let us = 0;
+      for (const b of reads) {
+        const text = d.decode(b, { stream: true });
+        const u0 = process.cpuUsage();
+        p.ingestText(text);
+        const u = process.cpuUsage(u0);
+        us += u.user + u.system;
+      }
+      times[k].push(us / 1000);
+    }
+  }
+  return {
+    lines: n,
+    sides: roots.map((root, k) => {
+      const sorted = [...times[k]].sort((a, b) => a - b);
+      const med = sorted[Math.floor(sorted.length / 2)];
+      return {
+        root,
+        cpu_ms_median: Math.round(med),
+        lines_per_cpu_sec: Math.round(n / (med / 1000)),
+        runs_ms: times[k].map(Math.round),
+      };
+    }),
+  };
+}
+
 if (import.meta.main) {
   const opt = (name: string) =>
     Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -274,6 +346,13 @@ if (import.meta.main) {
   const capacity = Number(opt("capacity") ?? BENCH_RING_ENTRIES);
   const root = opt("root");
   const texts = files.map((f) => Deno.readTextFileSync(f));
+  const cpuRoots = opt("pipeline-cpu");
+  if (cpuRoots !== undefined) {
+    // --pipeline-cpu=<checkout>[,<checkout>…]: ingest alone by CPU time (no worker, no server).
+    const r = await runPipelineCpuBench(Number(count) || 1_000_000, texts, cpuRoots.split(","));
+    console.log(JSON.stringify(r));
+    Deno.exit(0);
+  }
   const dataDir = await Deno.makeTempDir({ prefix: "keynobi-logcat-bench-" });
   try {
     const r = await runLogcatBench(Number(count) || 1_000_000, texts, dataDir, capacity, root);
