@@ -104,6 +104,7 @@ export async function buildBundle(root: string, deno: string): Promise<string | 
         tmp,
         `${root}/main.ts`,
       ],
+      cwd: root, // deno.json (the import map) and deno.lock are found from here
       stdout: "null",
       stderr: "piped",
       signal,

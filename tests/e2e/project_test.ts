@@ -129,7 +129,7 @@ Deno.test("keynobi setup registers this checkout's bundle, which answers initial
   const [claude, codex] = r.stdout.trim().split("\n");
   assertStringIncludes(claude, "claude mcp add --scope user --transport stdio keynobi -- ");
   assertStringIncludes(codex, "codex mcp add keynobi -- ");
-  assertStringIncludes(claude, "dist/bundle/main.js --mcp --toolsets core");
+  assertStringIncludes(claude, "dist/bundle/main.js --mcp --toolsets core", r.stderr);
   assert(!claude.includes(" -A "), "never -A");
   // The registered command itself (its flags and the bundle setup built) serves MCP.
   const argv = claude.split(" -- ")[1].split(" ");
