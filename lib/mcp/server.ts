@@ -230,14 +230,14 @@ export class SessionHandlers<Ctx> {
     if (!parsed.success) {
       return refusal(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}`);
     }
-    if (!tool.projectIndependent) {
+    if (tool.needsProject) {
       const refusedBecause = this.#opts.projectRefusal?.() ?? null;
       if (refusedBecause !== null) return refusal(refusedBecause);
     }
     const hasProject = typeof this.#opts.hasProject === "function"
       ? this.#opts.hasProject()
       : this.#opts.hasProject;
-    if (!tool.projectIndependent && !hasProject) {
+    if (tool.needsProject && !hasProject) {
       return refusal(
         `${tool.name} needs an Android project, and this Keynobi server has none: ask the user to ` +
           "register keynobi with --project <path>, or to start the client inside a Gradle build",

@@ -37,8 +37,11 @@ export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   /** Parameters, snake_case, each with `.describe()`. Unknown parameters are refused. */
   params: Shape;
-  /** True when the tool neither reads nor acts on the open project. */
-  projectIndependent: boolean;
+  /**
+   * The marked case: the tool reads or acts on the open project, so it is refused (before its
+   * handler runs) when the session has none. Left out, the tool works without a project.
+   */
+  needsProject?: true;
   run(args: z.infer<z.ZodObject<Shape>>, ctx: Ctx): Promise<ToolOutput>;
 }
 

@@ -21,7 +21,7 @@ function tool(name: string): LooseTool {
 Deno.test("devicesTools declare core, R, project-independent, described params", () => {
   assertEquals(devicesTools.map((t) => t.name), ["list_devices", "get_device_info"]);
   for (const t of devicesTools) {
-    assertEquals([t.toolset, t.kind, t.projectIndependent], ["core", "R", true]);
+    assertEquals([t.toolset, t.kind, t.needsProject === true], ["core", "R", false]);
     for (const [k, v] of Object.entries(t.params)) {
       assertEquals(typeof (v as { description?: string }).description, "string", k);
     }

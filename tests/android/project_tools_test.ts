@@ -37,7 +37,7 @@ async function context(tmp: string, cwd: string, followsApp = false): Promise<To
 Deno.test("projectTools are read-only core tools that work without a project", () => {
   assertEquals(projectTools.map((t) => t.name), ["get_project_info", "run_health_check"]);
   for (const t of projectTools) {
-    assertEquals([t.toolset, t.kind, t.projectIndependent], ["core", "R", true]);
+    assertEquals([t.toolset, t.kind, t.needsProject === true], ["core", "R", false]);
     assertEquals(Object.keys(t.params), []);
   }
 });

@@ -24,7 +24,6 @@ const hold = defineTool<Ctx, { key: z.ZodString }>({
   title: "Hold",
   description: "Answers when the test releases its key, or when cancelled",
   params: { key: z.string().max(20).describe("key") },
-  projectIndependent: true,
   async run(args, ctx) {
     const g = Promise.withResolvers<void>();
     gates.set(args.key, g);

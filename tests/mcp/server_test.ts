@@ -28,7 +28,6 @@ const echo = defineTool<Ctx, { text: z.ZodString; times: z.ZodOptional<z.ZodNumb
     text: z.string().max(10).describe("Text"),
     times: z.number().int().min(1).max(3).optional().describe("Repeat count"),
   },
-  projectIndependent: true,
   run(args, ctx) {
     ctx.runs.push("echo");
     return Promise.resolve({
@@ -44,7 +43,7 @@ const failing = defineTool<Ctx, Record<string, never>>({
   title: "Fail",
   description: "Always offline",
   params: {},
-  projectIndependent: false,
+  needsProject: true,
   run(_args, ctx) {
     ctx.runs.push("fail");
     throw new ToolError("device_offline", "Device emulator-5554 is offline: reconnect it", {
@@ -59,7 +58,6 @@ const slow = defineTool<Ctx, Record<string, never>>({
   title: "Slow",
   description: "Waits until cancelled",
   params: {},
-  projectIndependent: true,
   run(_args, ctx) {
     return new Promise((_resolve, reject) => {
       ctx.signal.addEventListener("abort", () => reject(new Error("aborted")));
@@ -73,7 +71,6 @@ const buggy = defineTool<Ctx, Record<string, never>>({
   title: "Bug",
   description: "Throws a plain error",
   params: {},
-  projectIndependent: true,
   run() {
     throw new Error("oops");
   },
@@ -86,7 +83,6 @@ const stepper = defineTool<Ctx, Record<string, never>>({
   title: "Steps",
   description: "Reports progress 1, 1 (again), 2",
   params: {},
-  projectIndependent: true,
   run(_args, ctx) {
     ctx.request.progress(1, 2, "first");
     ctx.request.progress(1, 2, "not increasing: dropped");

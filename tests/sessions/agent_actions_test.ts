@@ -35,7 +35,6 @@ function tool(
         secret: z.string().optional(),
       }
       : { name: z.string().optional() },
-    projectIndependent: true,
     async run(_args, _ctx: ToolContext) {
       await run();
       return { structured: { serial: "emulator-5556" }, text: "done" };

@@ -5,12 +5,11 @@
  * is checked before any device command.
  */
 import { z } from "zod";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { invalidParams } from "../../core/errors.ts";
 import { validateDeepLink, validatePackage, validateSerial } from "../../core/validation.ts";
 import { openAppSettings, openDeepLink, restartApp, stopApp } from "../../android/app_control.ts";
 import { launchApp } from "../../android/launch.ts";
-import type { ToolContext } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";
 import { agentOrigin } from "../build_support.ts";
 import { projectLinkSchemes } from "../../android/link_schemes.ts";
@@ -42,8 +41,7 @@ const launchAppTool = defineTool({
       "Activity to start, like .MainActivity; default: the launcher activity",
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = validateSerial(args.device_serial);
     const pkg = validatePackage(args.package);
     const r = await launchApp(ctx.adb, serial, pkg, args.activity, callOpts(ctx));
@@ -85,8 +83,7 @@ const stopAppTool = defineTool({
     package: packageParam,
     allow_foreign_package: allowForeignParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = validateSerial(args.device_serial);
     const pkg = validatePackage(args.package);
     await requireScope(ctx, pkg, args.allow_foreign_package);
@@ -117,8 +114,7 @@ const restartAppTool = defineTool({
     ),
     allow_foreign_package: allowForeignParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = validatePackage(args.package);
     if (args.device_serial !== undefined) validateSerial(args.device_serial);
     const clear = args.clear_data === true;
@@ -179,8 +175,7 @@ const openDeepLinkTool = defineTool({
     package: z.string().optional().describe("Only let this app handle it"),
     device_serial: serialParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const schemes = ctx.project ? await projectLinkSchemes(ctx.project.root) : [];
     const uri = validateDeepLink(args.uri, "uri", schemes);
     const pkg = args.package === undefined ? undefined : validatePackage(args.package);
@@ -217,8 +212,7 @@ const openAppSettingsTool = defineTool({
   description: "Open the system App info screen of a package (permissions, storage, force " +
     "stop). Fails when am start reports an error.",
   params: { package: packageParam, device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = validatePackage(args.package);
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await openAppSettings(ctx.adb, serial, pkg, callOpts(ctx));

@@ -23,7 +23,7 @@ import { renderMeminfo } from "../../android/meminfo.ts";
 import { invalidParams } from "../../core/errors.ts";
 import { validatePackage } from "../../core/validation.ts";
 import { projectPackageScope } from "../../gradle/package_scope.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { exitOps } from "../../sessions/session_events.ts";
 import type { ToolContext } from "../context.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
@@ -41,8 +41,7 @@ const dumpAppInfo = defineTool({
     "flags (debuggable), launcher activity, and permissions with their grant state, from " +
     "dumpsys package.",
   params: { package: packageParam, device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = validatePackage(args.package);
     const serial = await deviceFor(ctx, args.device_serial);
     const info = await readPackageInfo(ctx.adb, serial, pkg, callOpts(ctx));
@@ -62,8 +61,7 @@ const getMemoryInfo = defineTool({
     "swap, the App Summary (Java heap, native heap, code, graphics…), heap sizes, and object " +
     "counts (activities, views, WebViews).",
   params: { package: packageParam, device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = validatePackage(args.package);
     const serial = await deviceFor(ctx, args.device_serial);
     const dump = await readMeminfo(ctx.adb, serial, pkg, callOpts(ctx));
@@ -87,8 +85,7 @@ const getAppRuntimeState = defineTool({
   description: "Whether an app is installed, running (its processes and pids), in the " +
     "foreground (the resumed activity and focused window), and force-stopped.",
   params: { package: packageParam, device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = validatePackage(args.package);
     const serial = await deviceFor(ctx, args.device_serial);
     const s = await readRuntimeState(ctx.adb, serial, pkg, callOpts(ctx));
@@ -152,8 +149,7 @@ const getExitReasons = defineTool({
       `Most exits to return (default ${DEFAULT_EXIT_RECORDS}, max ${MAX_EXIT_RECORDS})`,
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const limit = args.limit ?? DEFAULT_EXIT_RECORDS;
     if (limit < 1 || limit > MAX_EXIT_RECORDS) {
       throw invalidParams(`Invalid limit ${limit}: it must be from 1 to ${MAX_EXIT_RECORDS}`);

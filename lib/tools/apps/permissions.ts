@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { changePermission } from "../../android/app_control.ts";
 import { validatePackage, validatePermission, validateSerial } from "../../core/validation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import { allowForeignParam, packageParam, requireScope, serialParam } from "../params.ts";
 
@@ -27,8 +26,7 @@ function permissionTool(grant: boolean) {
       device_serial: serialParam,
       allow_foreign_package: allowForeignParam,
     },
-    projectIndependent: true,
-    async run(args, ctx: ToolContext) {
+    async run(args, ctx) {
       const pkg = validatePackage(args.package);
       const permission = validatePermission(args.permission);
       if (args.device_serial !== undefined) validateSerial(args.device_serial);

@@ -16,7 +16,8 @@ import {
 } from "../../gradle/build_history.ts";
 import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../gradle/build_log.ts";
 import { getActiveVariant } from "../../gradle/variants.ts";
-import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import type { ToolOutput } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import {
   agentOrigin,
   appModel,
@@ -115,8 +116,8 @@ const runGradleTask = defineTool({
       "Variant that completes a verb task: task assemble + variant demoDebug → :app:assembleDemoDebug",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     return await runBuild(ctx, "gradle_task", await resolveTasks(ctx, args.task, args.variant));
   },
 });
@@ -137,8 +138,8 @@ const runTests = defineTool({
       "Variant for unit/connected (default: the active variant)",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     if (args.test_type === "unit" || args.test_type === "connected") {
       const model = await appModel(ctx);
       const variant = args.variant ?? (await getActiveVariant(ctx.dataDir, projectRoot(ctx), model))
@@ -194,8 +195,8 @@ const getBuildStatus = defineTool({
   description: "The running build (task, elapsed time, current task) or the latest one: status, " +
     "summary, who started or cancelled it, and this server's mode.",
   params: {},
-  projectIndependent: false,
-  async run(_args, ctx: ToolContext) {
+  needsProject: true,
+  async run(_args, ctx) {
     const root = projectRoot(ctx);
     const running = await ctx.builds.status();
     // A record left `running` by a keynobi process that is gone is reported as interrupted.
@@ -245,8 +246,8 @@ const getBuildErrors = defineTool({
       `Most diagnostics returned (default ${DEFAULT_ERRORS}, max ${MAX_ERRORS})`,
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const r = await pickRecord(ctx, args.build_id);
     const root = projectRoot(ctx);
     const all = (r.diagnostics as Parameters<typeof presentDiagnostic>[1][])
@@ -288,8 +289,8 @@ const getBuildLog = defineTool({
     ),
     build_id: BUILD_ID.optional().describe("A build number; default the latest"),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const r = await pickRecord(ctx, args.build_id);
     const settings = await readSettings(ctx.dataDir);
     const fallback = Number(settings.mcp?.default_build_log_lines ?? DEFAULT_TAIL_LINES);
@@ -318,8 +319,8 @@ const cancelBuild = defineTool({
   description: "Stop the Gradle build running in this keynobi process, whoever started it; it is " +
     "recorded as cancelled by this agent.",
   params: {},
-  projectIndependent: false,
-  async run(_args, ctx: ToolContext) {
+  needsProject: true,
+  async run(_args, ctx) {
     const cancelled = await ctx.builds.cancel(agentOrigin(ctx));
     const structured = { cancelled: cancelled !== null, build: cancelled };
     return {

@@ -7,9 +7,8 @@ import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { findApk } from "../../gradle/apk_outputs.ts";
 import { getActiveVariant, listVariants, setActiveVariant } from "../../gradle/variants.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { appModel, projectRoot, variantOfTask } from "../build_support.ts";
-import type { ToolContext } from "../context.ts";
 
 const listBuildVariants = defineTool({
   name: "list_build_variants",
@@ -23,8 +22,8 @@ const listBuildVariants = defineTool({
       "Application module (:app); default the only one",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const model = await appModel(ctx, args.module);
     const variants = listVariants(model);
     const active = await getActiveVariant(ctx.dataDir, projectRoot(ctx), model);
@@ -60,8 +59,8 @@ const setActiveVariantTool = defineTool({
     variant: z.string().max(200).describe("A variant from list_build_variants, e.g. demoDebug"),
     module: z.string().max(200).optional().describe("Application module; default the only one"),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const model = await appModel(ctx, args.module);
     const v = await setActiveVariant(ctx.dataDir, projectRoot(ctx), model, args.variant);
     return {
@@ -88,8 +87,8 @@ const findApkPath = defineTool({
       "Application module (:mobile) or the task that built it (:mobile:assembleDebug)",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const root = projectRoot(ctx);
     let model;
     try {
@@ -144,8 +143,8 @@ const getBuildConfig = defineTool({
       "A module directory name such as app; default the application module",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     if (args.module !== undefined && /[\\/]|\.\./.test(args.module)) {
       throw new ToolError(
         "invalid_params",

@@ -7,10 +7,9 @@ import { z } from "zod";
 import { validateSerial } from "../../core/validation.ts";
 import { openCheckedApk } from "../../deploy/apk_file.ts";
 import { apkManifestOf, installAndRecord } from "../../deploy/deploy.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { recordedLine } from "../../sessions/installed_builds.ts";
 import { projectRoot } from "../build_support.ts";
-import type { ToolContext } from "../context.ts";
 import { appModuleDirs, deployDeps } from "./run_configurations.ts";
 
 const installApk = defineTool({
@@ -27,8 +26,8 @@ const installApk = defineTool({
       "APK path, relative to the project or absolute, e.g. app/build/outputs/apk/debug/app-debug.apk",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const root = projectRoot(ctx);
     const serial = validateSerial(args.device_serial);
     const apk = await openCheckedApk(root, args.apk_path, await appModuleDirs(root));

@@ -35,7 +35,8 @@ import {
   resolvePlan,
 } from "../../gradle/run_plan.ts";
 import { listVariants } from "../../gradle/variants.ts";
-import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import type { ToolOutput } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { type AppModuleDir, openCheckedApk } from "../../deploy/apk_file.ts";
 import {
   apkManifestOf,
@@ -172,8 +173,8 @@ const listRunConfigurations = defineTool({
   description: "The project's run configurations (created on first read: one per app module and " +
     "debug variant) with what each would do now (plan, device) or why it cannot run.",
   params: {},
-  projectIndependent: false,
-  async run(_args, ctx: ToolContext) {
+  needsProject: true,
+  async run(_args, ctx) {
     const l = await loadAll(ctx, true);
     const entries = l.configurations.map((c) => {
       const plan = resolvePlan(c, l.facts);
@@ -286,8 +287,8 @@ const buildRunConfiguration = defineTool({
   params: {
     name: configNameParam,
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext) {
+  needsProject: true,
+  async run(args, ctx) {
     const root = await requireTrusted(ctx);
     const l = await loadAll(ctx, false);
     const c = findConfig(l, args.name);
@@ -340,8 +341,8 @@ const runRunConfiguration = defineTool({
       "Device for a lastUsed/ask configuration (serial from list_devices)",
     ),
   },
-  projectIndependent: false,
-  async run(args, ctx: ToolContext): Promise<ToolOutput> {
+  needsProject: true,
+  async run(args, ctx): Promise<ToolOutput> {
     const root = await requireTrusted(ctx);
     const requested = optionalSerial(args.device_serial);
     const l = await loadAll(ctx, true);

@@ -29,7 +29,7 @@ import {
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
 import { validateSerial } from "../../core/validation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
 import { callOpts } from "../device_args.ts";
 
@@ -58,8 +58,7 @@ const listAvds = defineTool({
   description: "The Android Virtual Devices (emulator -list-avds and the AVD folder) and which " +
     "are running, with their serials.",
   params: {},
-  projectIndependent: true,
-  async run(_args, ctx: ToolContext) {
+  async run(_args, ctx) {
     const [{ sdk, home, avds, emulatorError }, devices] = await Promise.all([
       listAll(ctx),
       ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS)),
@@ -108,8 +107,7 @@ const launchAvd = defineTool({
   params: {
     name: z.string().max(200).describe("AVD name from list_avds, e.g. Pixel_8_API_35"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const name = validateAvdName(args.name);
     const devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     const running = await runningAvds(ctx.adb, devices, callOpts(ctx));
@@ -180,8 +178,7 @@ const stopAvd = defineTool({
   params: {
     serial: z.string().max(200).describe("Emulator serial, e.g. emulator-5554"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = validateSerial(args.serial, "serial");
     const devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     const d = devices.find((x) => x.serial === serial);

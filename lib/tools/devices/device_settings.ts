@@ -7,8 +7,7 @@ import { z } from "zod";
 import { setNetworkState, setOrientation } from "../../android/app_control.ts";
 import { checkNetworkRequest, describeNetwork } from "../../android/network.ts";
 import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../../android/orientation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor, optionalSerial } from "../device_args.ts";
 import { serialParam } from "../params.ts";
 import { pathFields } from "../ui/paths.ts";
@@ -26,8 +25,7 @@ const setNetworkStateTool = defineTool({
     mobile_data: z.boolean().optional().describe("Mobile data on (true) or off (false)"),
     airplane_mode: z.boolean().optional().describe("Airplane mode on (true) or off (false)"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const req = {
       wifi: args.wifi,
       mobile_data: args.mobile_data,
@@ -71,8 +69,7 @@ const setDeviceOrientation = defineTool({
     ),
     device_serial: serialParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await setOrientation(ctx.adb, serial, args.orientation, callOpts(ctx));
     // An emulator's body turns too (gRPC setPhysicalModel), so its frames and sensors agree

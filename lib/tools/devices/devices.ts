@@ -1,8 +1,7 @@
 /** `list_devices` and `get_device_info`: thin adapters over lib/adb and lib/android. */
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import type { AdbDevice } from "../../adb/client.ts";
 import { type DeviceInfo, readDeviceInfo } from "../../android/device_info.ts";
-import type { ToolContext } from "../context.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
 
@@ -63,8 +62,7 @@ const listDevices = defineTool({
   description: "Devices and emulators adb sees: serial, state (device = online), kind " +
     "(emulator/usb/wireless), model. Use a serial as device_serial in other tools.",
   params: {},
-  projectIndependent: true,
-  async run(_args, ctx: ToolContext) {
+  async run(_args, ctx) {
     const devices = await ctx.adb.listDevices(callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));
     return {
       structured: {
@@ -94,8 +92,7 @@ const getDeviceInfo = defineTool({
   description: "One device's model, manufacturer, Android version and API level, ABIs, screen " +
     "size and density (with overrides), emulator and AVD name, battery, build fingerprint.",
   params: { device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial, DEVICE_TOOL_TIMEOUT_MS);
     const info = await readDeviceInfo(ctx.adb, serial, callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));
     return { structured: { ...info }, text: renderDeviceInfo(info) };

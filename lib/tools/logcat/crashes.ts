@@ -7,7 +7,7 @@ import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validatePackage } from "../../core/validation.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
 import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { retraceCrash, type RetraceResult } from "../../retrace/retrace_crash.ts";
 import type { ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
@@ -72,8 +72,7 @@ const getCrashLogs = defineTool({
     ),
     retrace: retraceParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const r = await ctx.logcat.crashes(args.count ?? DEFAULT_CRASH_COUNT, ctx.signal);
     const retraced = args.retrace === true ? await retraceGroups(ctx, r.crashes) : null;
     const lines = r.groups.map((g) =>
@@ -154,8 +153,7 @@ const getCrashStackTrace = defineTool({
     crash_group_id: z.string().optional().describe("A crash_group_id from get_crash_logs"),
     retrace: retraceParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = args.package === undefined ? undefined : validatePackage(args.package);
     const group = args.crash_group_id;
     if (group !== undefined && !CRASH_GROUP_ID.test(group)) {

@@ -12,7 +12,8 @@ import { LEVEL_LETTERS, parseLevelName } from "../../logcat/line_parser.ts";
 import type { DeviceStats } from "../../logcat/logcat_protocol.ts";
 import type { LogEntryOut } from "../../logcat/pipeline.ts";
 import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/ring_store.ts";
-import { defineTool, type ToolOutput } from "../../mcp/tool_def.ts";
+import type { ToolOutput } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
 import { deviceFor, optionalSerial } from "../device_args.ts";
 import { serialParam } from "../params.ts";
@@ -53,8 +54,7 @@ const startLogcat = defineTool({
     "buffer is read first). One stream per device; several devices may stream. Then use " +
     "get_logcat_entries, get_crash_logs, get_logcat_stats.",
   params: { device_serial: serialParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial, LOGCAT_DEVICE_TIMEOUT_MS);
     const { ring } = await settingsNumbers(ctx);
     const r = await ctx.logcat.start({ serial, capacity: ring }, ctx.signal);
@@ -79,8 +79,7 @@ const stopLogcat = defineTool({
   params: {
     device_serial: z.string().optional().describe("Stop only this device; default all"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = optionalSerial(args.device_serial);
     const r: { stopped: string[]; kept_for_others?: { serial: string; sessions: number }[] } =
       await ctx.logcat.stop(serial, ctx.signal);
@@ -109,8 +108,7 @@ const clearLogcat = defineTool({
   params: {
     device_serial: z.string().optional().describe("Clear only this device; default all"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = optionalSerial(args.device_serial);
     const r = await ctx.logcat.clear(serial, ctx.signal);
     return {
@@ -154,8 +152,7 @@ const getLogcatEntries = defineTool({
       "Only entries older than this seq: a partial answer's next_before_seq",
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext): Promise<ToolOutput> {
+  async run(args, ctx): Promise<ToolOutput> {
     let minLevel: number | undefined;
     if (args.min_level !== undefined) {
       minLevel = parseLevelName(args.min_level);
@@ -227,8 +224,7 @@ const getLogcatStats = defineTool({
   description: "Per device: stream state (and why it ended), entries stored and evicted, lines " +
     "per second, counts by level, top tags, crash count.",
   params: {},
-  projectIndependent: true,
-  async run(_args, ctx: ToolContext) {
+  async run(_args, ctx) {
     const s = await ctx.logcat.stats(ctx.signal);
     if (!s || s.devices.length === 0) {
       return {

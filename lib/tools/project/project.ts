@@ -3,7 +3,7 @@
  * the app closed (spec "Attaching"), so both are project-independent: without a project they
  * answer (with a hint), never fail.
  */
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { isTrusted, readSettings } from "../../core/settings.ts";
 import { readGradleProject } from "../../gradle/build_files.ts";
 import { inspectWrapper } from "../../gradle/wrapper.ts";
@@ -161,8 +161,7 @@ const getProjectInfo = defineTool({
   description: "The open Android project: root, modules, application modules, build files, " +
     "Gradle wrapper, whether it is trusted to build, the JDK builds use, and the session mode.",
   params: {},
-  projectIndependent: true,
-  async run(_args, ctx: ToolContext) {
+  async run(_args, ctx) {
     const structured = await projectInfo(ctx);
     return { structured, text: renderProjectInfo(structured) };
   },
@@ -177,8 +176,7 @@ const runHealthCheckTool = defineTool({
     "Gradle wrapper, project and trust (plus retrace and Android CLI, informational). " +
     "Each failed check has a hint.",
   params: {},
-  projectIndependent: true,
-  async run(_args, ctx: ToolContext) {
+  async run(_args, ctx) {
     const report = await runHealthCheck({
       env: ctx.env,
       dataDir: ctx.dataDir,

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validatePackage, validateSerial } from "../../core/validation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { isSessionId, SESSION_STATES, type SessionState } from "../../sessions/session_model.ts";
 import {
   compareSessions,
@@ -73,8 +73,7 @@ const listDebugSessions = defineTool({
     state: z.string().optional().describe(`One of ${SESSION_STATES.join(", ")}`),
     only_crashing: z.boolean().optional().describe("Only sessions with a crash or an ANR"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const pkg = args.package === undefined ? undefined : validatePackage(args.package);
     const device = args.device_serial === undefined
       ? undefined
@@ -140,8 +139,7 @@ const getDebugSession = defineTool({
       `Lines of the capture (default ${DEFAULT_CAPTURE_LOG_LINES}, max ${MAX_CAPTURE_LOG_LINES})`,
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const id = sessionIdOf(args.session_id, "session_id");
     await caughtUp(ctx);
     const s = await sessionOrError(ctx, id);
@@ -218,8 +216,7 @@ const compareDebugSessions = defineTool({
     from: z.string().max(64).optional().describe("The earlier (good) session id"),
     to: z.string().max(64).optional().describe("The later (crashing) session id"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     if ((args.from === undefined) !== (args.to === undefined)) {
       throw invalidParams("Pass both from and to, or neither (then keynobi picks the pair)");
     }

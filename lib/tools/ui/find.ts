@@ -4,8 +4,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../../core/errors.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { expectHashParam, selectorParam, serialParam, targetParam } from "../params.ts";
 import { matchData, matchLine, selectorOf } from "./render.ts";
@@ -25,8 +24,7 @@ const findUiElements = defineTool({
       `Results (default ${DEFAULT_FIND_RESULTS}, max ${MAX_FIND_RESULTS})`,
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const selector = selectorOf(args.selector);
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await ctx.ui.find({ serial, selector, limit: args.limit }, { signal: ctx.signal });
@@ -60,8 +58,7 @@ const findUiParent = defineTool({
     tree_path: targetParam,
     expect_screen_hash: expectHashParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     const opts = { signal: ctx.signal };
     const child = await ctx.ui.resolve(

@@ -7,7 +7,7 @@
  * and the shared act-and-settle step (act.ts).
  */
 import { z } from "zod";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validateCoordinates } from "../../core/validation.ts";
 import type { ActAt, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
@@ -26,7 +26,6 @@ import {
   MIN_PINCH_MS,
   MIN_PINCH_SCALE,
 } from "../../emulator/touch.ts";
-import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
@@ -72,8 +71,7 @@ const uiPinch = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const byPoint = args.x !== undefined || args.y !== undefined;
     if (byPoint && args.tree_path !== undefined) {
       throw invalidParams("Pass tree_path or x and y for the center, not both");
@@ -167,8 +165,7 @@ const uiDrag = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const byPoint = args.start_x !== undefined || args.start_y !== undefined;
     if (byPoint === (args.tree_path !== undefined)) {
       throw invalidParams(
@@ -255,8 +252,7 @@ const uiSwipe = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const from = validateCoordinates(args.start_x, args.start_y, { names: ["start_x", "start_y"] });
     const to = validateCoordinates(args.end_x, args.end_y, { names: ["end_x", "end_y"] });
     const serial = await deviceFor(ctx, args.device_serial);
@@ -320,8 +316,7 @@ const uiScrollUntilElement = defineTool({
     ),
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const selector = selectorOf(args.selector);
     const direction = args.direction ?? "down";
     const maxSwipes = args.max_swipes ?? DEFAULT_SCROLL_SWIPES;

@@ -4,10 +4,9 @@
  * every argument is validated before any device command.
  */
 import { z } from "zod";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import { invalidParams } from "../../core/errors.ts";
 import { DEFAULT_COMPARE_RESULTS, MAX_COMPARE_RESULTS, MAX_ROWS } from "../../ui/limits.ts";
-import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
 import { maxRowsParam, serialParam } from "../params.ts";
 import { listData, matchData, matchLine, rowData } from "./render.ts";
@@ -36,8 +35,7 @@ const getUiHierarchy = defineTool({
       `format tree: nodes to show (default ${DEFAULT_TREE_NODES}, max ${MAX_TREE_NODES_SHOWN})`,
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const format = args.format ?? "elements";
     if (format !== "tree" && args.max_nodes !== undefined) {
       throw invalidParams('max_nodes applies to format: "tree" only; leave it out or ask for tree');
@@ -95,8 +93,7 @@ const listClickableElements = defineTool({
   description: "Only the rows of the element list that can be tapped, long-pressed, checked or " +
     "typed into, with their handles.",
   params: { device_serial: serialParam, max_rows: maxRowsParam },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await ctx.ui.observe({ serial, maxRows: args.max_rows }, { signal: ctx.signal });
     const rows = r.list.rows.filter((row) => row.flags.some((f) => CLICKABLE_FLAGS.has(f)));
@@ -129,8 +126,7 @@ const compareUiState = defineTool({
       `Changes listed per kind (default ${DEFAULT_COMPARE_RESULTS}, max ${MAX_COMPARE_RESULTS})`,
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     const now = await ctx.ui.compare(
       { serial, maxRows: MAX_ROWS, limit: args.limit ?? DEFAULT_COMPARE_RESULTS },

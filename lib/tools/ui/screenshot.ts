@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
 import { SMALL_FRAME_DIMENSION } from "../../emulator/frames.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
 import { pathFields } from "./paths.ts";
@@ -50,8 +49,7 @@ const screenshot = defineTool({
         "only with format jpeg",
     ),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     if (args.max_dimension !== undefined && args.full_size !== undefined) {
       throw invalidParams("Pass max_dimension or full_size, not both");
     }

@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
 import { validateCoordinates } from "../../core/validation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
@@ -35,8 +34,7 @@ const uiTap = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const p = validateCoordinates(args.x, args.y);
     const serial = await deviceFor(ctx, args.device_serial);
     return await act(ctx, {
@@ -67,8 +65,7 @@ const uiTapElement = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     return await act(ctx, {
       serial,
@@ -110,8 +107,7 @@ const uiLongPress = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const byPoint = args.x !== undefined || args.y !== undefined;
     if (byPoint === (args.tree_path !== undefined)) {
       throw invalidParams("Pass either tree_path (a handle or tree path) or x and y, not both");

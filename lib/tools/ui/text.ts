@@ -6,8 +6,7 @@
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validateKeyName } from "../../core/validation.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
-import type { ToolContext } from "../context.ts";
+import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
@@ -49,8 +48,7 @@ const uiTypeText = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const chunks = inputTextChunks(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const target: ActTarget = args.clear_before
@@ -85,8 +83,7 @@ const uiFillInput = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const chunks = inputTextChunks(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const clear = args.clear_before ?? true;
@@ -123,8 +120,7 @@ const uiTypeTextUnicode = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const argv = unicodeTextArgv(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const imes = await ctx.adb.shell(
@@ -184,8 +180,7 @@ const clearFocusedInput = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     return await act(ctx, {
       serial,
@@ -211,8 +206,7 @@ const hideSoftKeyboard = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     // The same signal as the element list's `keyboard:` (lib/ui/keyboard_signal.ts).
     // All rows, so the handles of the list the agent holds stay what they were.
@@ -268,8 +262,7 @@ const sendUiKey = defineTool({
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const key = validateKeyName(args.key);
     if (key === "KEYCODE_SEARCH" || key === "84") {
       throw invalidParams(

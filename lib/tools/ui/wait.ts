@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../../core/errors.ts";
-import { defineTool } from "../../mcp/tool_def.ts";
+import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
 import { maxRowsParam, selectorParam, serialParam, timeoutParam } from "../params.ts";
@@ -42,8 +42,7 @@ const waitForElement = defineTool({
     timeout_ms: timeoutParam(DEFAULT_WAIT_TIMEOUT_MS),
     gone: z.boolean().optional().describe("Wait until nothing matches instead"),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const { serial, r } = await waitFor(ctx, args, DEFAULT_WAIT_TIMEOUT_MS);
     if (!r.met) {
       throw new ToolError(
@@ -89,8 +88,7 @@ const uiWaitForIdle = defineTool({
     timeout_ms: timeoutParam(DEFAULT_IDLE_TIMEOUT_MS),
     max_rows: maxRowsParam,
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
     const maxMs = args.timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS;
     const r = await ctx.ui.settle(
@@ -131,8 +129,7 @@ const uiAssertElement = defineTool({
     exists: z.boolean().optional().describe("Expect a match (default true) or none (false)"),
     timeout_ms: timeoutParam(DEFAULT_ASSERT_TIMEOUT_MS),
   },
-  projectIndependent: true,
-  async run(args, ctx: ToolContext) {
+  async run(args, ctx) {
     const exists = args.exists ?? true;
     const { serial, r } = await waitFor(
       ctx,
