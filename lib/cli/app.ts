@@ -16,7 +16,6 @@ import { type JsonRpcId, RpcCode } from "../mcp/jsonrpc.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Session } from "../mcp/session.ts";
-import { TOOLS } from "../tools/registry.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
 import { pinnedRefusal } from "../tools/project/project.ts";
 import { VERSION } from "../version.ts";
@@ -247,7 +246,6 @@ export async function runApp(opts: AppOptions): Promise<number> {
         ? (project ? { ...project } : null)
         : { root: pinned, requested: pinned, selectedBy: req.selected_by ?? "argument" };
     const enabledToolsets = req.toolsets ?? ["core", "ui", "device-admin"] as const;
-    const served = TOOLS.filter((t) => enabledToolsets.includes(t.toolset));
     // Each entry this session logs names it, so the dashboard can filter the log by session.
     const sessionId = crypto.randomUUID();
     const session = newToolSession(rt, {
@@ -257,7 +255,6 @@ export async function runApp(opts: AppOptions): Promise<number> {
         mode: "attached",
         standaloneReason: null,
         enabledToolsets,
-        tools: served,
         project: selection()?.root ?? null,
       }),
       enabledToolsets,

@@ -23,7 +23,6 @@ import {
 } from "../mcp/session_records.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
 import type { ToolContext } from "../tools/context.ts";
-import { TOOLS } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { ATTACH_TIMEOUT_MS, tryAttach } from "../attach/attach_client.ts";
 import { runRelay } from "../attach/relay.ts";
@@ -221,12 +220,10 @@ async function serve(
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
-  const served = TOOLS.filter((t) => enabledToolsets.includes(t.toolset));
   const instructions = buildInstructions({
     mode: "standalone",
     standaloneReason: reason,
     enabledToolsets,
-    tools: served,
     project: project?.root ?? null,
   });
   const { createSession } = await sessionModule;

@@ -1,6 +1,7 @@
 /**
- * The `instructions` text of `initialize`, generated from the registry so it names exactly the tools
- * this session serves.
+ * The `instructions` text of `initialize`: the mode, the project, what each served toolset is for
+ * and the conventions every tool shares. It names no tool: `tools/list` already gives them, and a
+ * client pays for these lines in every conversation.
  */
 import { type ToolsetName, TOOLSETS } from "./tool_def.ts";
 
@@ -8,8 +9,6 @@ export interface InstructionsInput {
   mode: "standalone" | "attached";
   standaloneReason: string | null;
   enabledToolsets: readonly ToolsetName[];
-  /** Served tools in registry order. */
-  tools: readonly { name: string; toolset: ToolsetName }[];
   project: string | null;
 }
 
@@ -33,13 +32,12 @@ export function buildInstructions(input: InstructionsInput): string {
     "Keynobi covers the stateful Android loop (devices, builds, logcat and crashes, UI). " +
     "Read keynobi://skill for when to use it and when Google's Android CLI fits better.",
   ];
-  for (const set of input.enabledToolsets) {
-    const names = input.tools.filter((t) => t.toolset === set).map((t) => t.name);
-    lines.push(
-      `${set} (${TOOLSET_PURPOSE[set]}): ${names.length ? names.join(", ") : "no tools yet"}.`,
-    );
-  }
   lines.push(
+    "Served: " + input.enabledToolsets.map((set) => `${set} (${TOOLSET_PURPOSE[set]})`).join("; ") +
+      ".",
+    "device_serial is a serial as adb lists it; left out, a tool uses the only online device " +
+      "and refuses when several are online. Package-scoped tools act on the project's app ids; " +
+      "another package needs allow_foreign_package: true, only when the user asked for it.",
     "Refusals come back as tool errors with error.code invalid_params and say what to change.",
   );
   return lines.join("\n");
