@@ -140,15 +140,7 @@ export class SessionHandlers<Ctx> {
 
   listTools(params: Record<string, unknown>) {
     noCursor("tools/list", params);
-    if (!this.#toolList) {
-      this.#toolList = this.servedTools().map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: inputSchemaOf(t),
-        annotations: { title: t.title, ...annotationsFor(t.kind) },
-      }));
-    }
+    if (!this.#toolList) this.#toolList = this.servedTools().map(toolListing);
     return { tools: this.#toolList };
   }
 
@@ -402,14 +394,48 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   }).join("; ");
 }
 
-/** The JSON Schema of a tool's arguments; `additionalProperties: false` advertises the refusal. */
+/**
+ * One tool as `tools/list` shows it. `title` is given once, at the top level where MCP has read
+ * it since 2025-06-18 (`annotations.title` is the 2025-03-26 place, a revision we never answer).
+ */
+export function toolListing<Ctx>(t: AnyTool<Ctx>) {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: inputSchemaOf(t),
+    annotations: annotationsFor(t.kind),
+  };
+}
+
+/**
+ * The JSON Schema of a tool's arguments; `additionalProperties: false` advertises the refusal.
+ * zod writes `minimum`/`maximum` ±(2^53 − 1) on every `.int()` without bounds of its own: those
+ * say nothing a model can use (JSON numbers beyond them are not safe integers anyway) and cost
+ * 52 bytes each, so they are left out; bounds a tool sets are kept. String `maxLength` caps are
+ * left out too: they bound what a misbehaving client can send (and the refusal names the cap), not
+ * anything a model would write.
+ */
 export function inputSchemaOf<Ctx>(tool: AnyTool<Ctx>): Record<string, unknown> {
   const schema = z.toJSONSchema(z.object(tool.params).strict(), { io: "input" }) as Record<
     string,
     unknown
   >;
   delete schema.$schema;
-  return schema;
+  return withoutSafeIntegerBounds(schema) as Record<string, unknown>;
+}
+
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
+    if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
+    if (k === "maxLength") continue;
+    out[k] = withoutSafeIntegerBounds(v);
+  }
+  return out;
 }
 
 function promptListing(p: PromptDef) {

@@ -52,21 +52,27 @@ export function defineTool<Ctx, Shape extends z.ZodRawShape>(
   return def;
 }
 
+/**
+ * The hints a kind states in `tools/list`. MCP's defaults are readOnlyHint false, destructiveHint
+ * true, openWorldHint true, and destructiveHint means nothing on a read-only tool; a hint is left
+ * out only where its default already says it, except destructiveHint: true, which is always
+ * written so a client that ignores the defaults still warns before a destructive tool.
+ */
 export interface Annotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  openWorldHint: boolean;
+  readOnlyHint?: true;
+  destructiveHint?: boolean;
+  openWorldHint?: false;
 }
 
 export function annotationsFor(kind: ToolKind): Annotations {
   switch (kind) {
     case "R":
-      return { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
+      return { readOnlyHint: true, openWorldHint: false };
     case "W":
-      return { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+      return { destructiveHint: false, openWorldHint: false };
     case "D":
-      return { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+      return { destructiveHint: true, openWorldHint: false };
     case "O":
-      return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
+      return { destructiveHint: true };
   }
 }
