@@ -15,35 +15,40 @@ import type { ToolContext } from "./context.ts";
 
 /** `device_serial` where one online device may be picked for the caller (see device_args.ts). */
 export const serialParam = z.string().optional().describe(
-  "Serial from list_devices; optional when exactly one device is online",
+  "Default: the only online device",
 );
-export const requiredSerialParam = z.string().describe("Serial from list_devices");
-export const packageParam = z.string().describe("Application id, like com.example.app");
+export const requiredSerialParam = z.string().describe("Device serial (list_devices)");
+export const packageParam = z.string().describe("Application id (com.example.app)");
 export const allowForeignParam = z.boolean().optional().describe(
-  "Act on a package that is not this project's app; only when the user asked for that package",
+  "Act on a package outside this project; only when the user asked for it",
 );
 
 // ── UI reading and acting ────────────────────────────────────────────────────────────────────
 
 export const maxRowsParam = z.number().int().min(1).max(MAX_ROWS).optional().describe(
-  `Rows of the element list to show (default ${DEFAULT_MAX_ROWS}, max ${MAX_ROWS})`,
+  `Rows shown (default ${DEFAULT_MAX_ROWS})`,
 );
 export const targetParam = z.string().describe(
-  "A handle from the latest element list (e7) or a tree path (0.1.2)",
+  "Handle (e7) or tree path (0.1.2)",
 );
 export const expectHashParam = z.string().max(128).optional().describe(
-  "Screen hash from the list you read; refused if the screen changed since",
+  "Refuse if the screen hash is not this",
 );
 
+/**
+ * The UI selector, one schema for every tool that takes one. Its keys are listed with their types
+ * only and their meaning is said once in its description: four tools list it, and per-key
+ * descriptions would cost each of them 600 bytes more.
+ */
 export const selectorParam = z.object({
-  text: z.string().optional().describe("Exact text (whitespace collapsed)"),
-  text_contains: z.string().optional().describe("Text contains this, any case"),
-  content_desc: z.string().optional().describe("Exact content description"),
-  content_desc_contains: z.string().optional().describe("Content description contains this"),
-  hint: z.string().optional().describe("Exact hint of a text field"),
-  resource_id: z.string().optional().describe("Resource id, full or the part after :id/"),
-  class: z.string().optional().describe("Class name, full or short (Button)"),
-  package: z.string().optional().describe("Package of the node"),
+  text: z.string().optional(),
+  text_contains: z.string().optional(),
+  content_desc: z.string().optional(),
+  content_desc_contains: z.string().optional(),
+  hint: z.string().optional(),
+  resource_id: z.string().optional(),
+  class: z.string().optional(),
+  package: z.string().optional(),
   clickable: z.boolean().optional(),
   long_clickable: z.boolean().optional(),
   enabled: z.boolean().optional(),
@@ -52,15 +57,17 @@ export const selectorParam = z.object({
   focused: z.boolean().optional(),
   scrollable: z.boolean().optional(),
   selected: z.boolean().optional(),
-  editable: z.boolean().optional().describe("A text field"),
+  editable: z.boolean().optional(),
 }).strict().describe(
-  "What to match; every key given must match; name at least one text-like key",
+  "Node to match: every key given must match, at least one text-like. text, content_desc, " +
+    "hint: exact (whitespace collapsed); *_contains: substring, any case; resource_id: full or " +
+    "after :id/; class: full or short (Button); package; the flags (editable: a text field)",
 );
 
 /** `timeout_ms` of a UI wait whose default is `def`. */
 export function timeoutParam(def: number) {
   return z.number().int().min(0).max(MAX_WAIT_TIMEOUT_MS).optional().describe(
-    `How long to wait in ms (default ${def}, max ${MAX_WAIT_TIMEOUT_MS})`,
+    `Wait in ms (default ${def})`,
   );
 }
 
@@ -74,5 +81,5 @@ export async function requireScope(ctx: ToolContext, pkg: string, allow: boolean
 }
 
 export const observeAfterParam = z.boolean().optional().describe(
-  "Wait for the screen to settle and return it (default true)",
+  "Return the settled screen (default true)",
 );

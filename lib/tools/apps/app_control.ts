@@ -31,14 +31,13 @@ const launchAppTool = defineTool({
   toolset: "device-admin",
   kind: "W",
   title: "Launch app",
-  description: "Start an installed app (its launcher activity, or activity) with am start -W " +
-    "and report the launch time and state (cold/warm/hot). Fails when am start reports an " +
-    "error even with exit code 0.",
+  description: "Start an installed app (its launcher activity, or activity) with am start -W; " +
+    "returns the launch time and state (cold, warm, hot). An am start error fails it.",
   params: {
     device_serial: requiredSerialParam,
     package: packageParam,
     activity: z.string().optional().describe(
-      "Activity to start, like .MainActivity; default: the launcher activity",
+      "Like .MainActivity; default: the launcher",
     ),
   },
   async run(args, ctx) {
@@ -76,8 +75,7 @@ const stopAppTool = defineTool({
   toolset: "device-admin",
   kind: "D",
   title: "Stop app",
-  description: "Force-stop the project's app (am force-stop). Other packages need " +
-    "allow_foreign_package: true, only when the user asked for them.",
+  description: "Force-stop the project's app (am force-stop).",
   params: {
     device_serial: requiredSerialParam,
     package: packageParam,
@@ -103,14 +101,13 @@ const restartAppTool = defineTool({
   toolset: "device-admin",
   kind: "D",
   title: "Restart app",
-  description: "Force-stop and relaunch the project's app, keeping its data (clear_data: true " +
-    "wipes data and permissions first, needs device_serial). Returns am start -W times and the " +
-    "logcat Displayed time.",
+  description: "Force-stop and relaunch the project's app, keeping its data unless clear_data; " +
+    "returns am start -W times and logcat's Displayed time.",
   params: {
     package: packageParam,
     device_serial: serialParam,
     clear_data: z.boolean().optional().describe(
-      "Run pm clear first: wipes the app's data and runtime permissions (needs device_serial)",
+      "pm clear first: wipes data and permissions (needs device_serial)",
     ),
     allow_foreign_package: allowForeignParam,
   },
@@ -167,12 +164,11 @@ const openDeepLinkTool = defineTool({
   toolset: "device-admin",
   kind: "W",
   title: "Open deep link",
-  description: "Open a URI with am start -W -a VIEW (an app link like myapp://item/42 or " +
-    "https://…), optionally in package. Fails when no app resolves it. Only http, https and " +
-    "the schemes the project's manifests declare in intent filters are allowed.",
+  description: "Open a URI (myapp://item/42, https://…) with am start -W -a VIEW, optionally in " +
+    "package; fails when no app resolves it. Schemes: http, https and the project's.",
   params: {
-    uri: z.string().describe("Absolute URI with a scheme, percent-encoded ASCII"),
-    package: z.string().optional().describe("Only let this app handle it"),
+    uri: z.string().describe("Absolute URI, percent-encoded ASCII"),
+    package: z.string().optional().describe("Only this app may handle it"),
     device_serial: serialParam,
   },
   async run(args, ctx) {
@@ -209,8 +205,7 @@ const openAppSettingsTool = defineTool({
   toolset: "device-admin",
   kind: "W",
   title: "Open app settings",
-  description: "Open the system App info screen of a package (permissions, storage, force " +
-    "stop). Fails when am start reports an error.",
+  description: "Open the system App info screen of a package (permissions, storage, force stop).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = validatePackage(args.package);

@@ -37,9 +37,8 @@ const dumpAppInfo = defineTool({
   toolset: "core",
   kind: "R",
   title: "App info",
-  description: "An installed app's version, SDK levels, install and update times, installer, " +
-    "flags (debuggable), launcher activity, and permissions with their grant state, from " +
-    "dumpsys package.",
+  description: "An installed app from dumpsys package: version, SDK levels, install and update " +
+    "times, installer, flags (debuggable), launcher activity, permissions and grants.",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = validatePackage(args.package);
@@ -57,9 +56,8 @@ const getMemoryInfo = defineTool({
   toolset: "core",
   kind: "R",
   title: "App memory",
-  description: "A running app's memory per process from dumpsys meminfo: total PSS, RSS and " +
-    "swap, the App Summary (Java heap, native heap, code, graphics…), heap sizes, and object " +
-    "counts (activities, views, WebViews).",
+  description: "A running app's memory per process (dumpsys meminfo): PSS, RSS, swap, Java and " +
+    "native heap, graphics, object counts (activities, views, WebViews).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = validatePackage(args.package);
@@ -82,8 +80,9 @@ const getAppRuntimeState = defineTool({
   toolset: "core",
   kind: "R",
   title: "App runtime state",
-  description: "Whether an app is installed, running (its processes and pids), in the " +
-    "foreground (the resumed activity and focused window), and force-stopped.",
+  description:
+    "Whether an app is installed, running (processes, pids), in the foreground (resumed " +
+    "activity, focused window) or force-stopped.",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = validatePackage(args.package);
@@ -139,14 +138,14 @@ const getExitReasons = defineTool({
   toolset: "core",
   kind: "R",
   title: "Why the app exited",
-  description: "Why an app's processes ended (crash, ANR, low memory, killed, user stop…), " +
-    "newest first, from the device's exit history (Android 11+), including crashes logcat " +
-    "never saw. package defaults to the project's app.",
+  description:
+    "Why an app's processes ended (crash, ANR, low memory, killed…), newest first, from " +
+    "the device's exit history (Android 11+), with crashes logcat never saw.",
   params: {
     device_serial: serialParam,
-    package: z.string().optional().describe("Application id; default: the open project's app"),
+    package: z.string().optional().describe("Application id; default: the project's app"),
     limit: z.number().int().optional().describe(
-      `Most exits to return (default ${DEFAULT_EXIT_RECORDS}, max ${MAX_EXIT_RECORDS})`,
+      `Most returned (default ${DEFAULT_EXIT_RECORDS})`,
     ),
   },
   async run(args, ctx) {

@@ -16,13 +16,11 @@ function permissionTool(grant: boolean) {
     kind: grant ? "W" : "D",
     title: grant ? "Grant permission" : "Revoke permission",
     description: grant
-      ? "Grant a runtime permission the project's app requests (pm grant). Other packages need " +
-        "allow_foreign_package: true."
-      : "Revoke a runtime permission from the project's app (pm revoke); Android kills the app's " +
-        "process. Other packages need allow_foreign_package: true.",
+      ? "Grant a runtime permission the project's app requests (pm grant)."
+      : "Revoke a runtime permission from the project's app (pm revoke); Android kills its process.",
     params: {
       package: packageParam,
-      permission: z.string().describe("Permission name, like android.permission.CAMERA"),
+      permission: z.string().describe("Like android.permission.CAMERA"),
       device_serial: serialParam,
       allow_foreign_package: allowForeignParam,
     },

@@ -105,15 +105,15 @@ const runGradleTask = defineTool({
   kind: "O",
   title: "Run a Gradle task",
   description:
-    "Run Gradle tasks in the trusted project and wait for the result: errors with file " +
-    "and line, APKs written. Publishing/uninstall tasks are refused. Sends progress; cancel the " +
-    "request to stop the build.",
+    "Build in the trusted project and wait: returns errors with file and line, and the " +
+    "APKs written. Publishing/uninstall tasks are refused. Sends progress; cancel to " +
+    "stop.",
   params: {
     task: z.string().max(2000).describe(
-      "Task(s), space-separated: assembleDebug, :app:assembleDemoDebug, clean build",
+      "Task(s): assembleDebug, :app:assembleDemoDebug, clean build",
     ),
     variant: z.string().max(200).optional().describe(
-      "Variant that completes a verb task: task assemble + variant demoDebug → :app:assembleDemoDebug",
+      "Completes a verb task: assemble + demoDebug → :app:assembleDemoDebug",
     ),
   },
   needsProject: true,
@@ -127,15 +127,15 @@ const runTests = defineTool({
   toolset: "core",
   kind: "O",
   title: "Run tests",
-  description: "Run the app's tests through Gradle: unit (test<Variant>UnitTest), connected " +
-    "(connected<Variant>AndroidTest on devices) or a custom test task. Same trust and policy as " +
-    "run_gradle_task.",
+  description:
+    "Run the app's tests through Gradle (unit, connected on devices, or a test task) and " +
+    "wait; returns the result like run_gradle_task, under the same trust and policy.",
   params: {
     test_type: z.string().max(300).describe(
-      "unit, connected, or a test task name such as :feature:testDebugUnitTest",
+      "unit, connected, or a test task (:feature:testDebugUnitTest)",
     ),
     variant: z.string().max(200).optional().describe(
-      "Variant for unit/connected (default: the active variant)",
+      "Default: the active variant",
     ),
   },
   needsProject: true,
@@ -192,8 +192,9 @@ const getBuildStatus = defineTool({
   toolset: "core",
   kind: "R",
   title: "Build status",
-  description: "The running build (task, elapsed time, current task) or the latest one: status, " +
-    "summary, who started or cancelled it, and this server's mode.",
+  description:
+    "Is a build running? Returns it (task, elapsed time, current task) or the latest one: " +
+    "status, summary, who started or cancelled it.",
   params: {},
   needsProject: true,
   async run(_args, ctx) {
@@ -237,13 +238,13 @@ const getBuildErrors = defineTool({
   kind: "R",
   title: "Build errors",
   description:
-    "Errors and warnings of the latest (or a given) build: file, line, column, message, " +
-    "tool (kotlin, java, aapt2, r8, lint, …). Errors without a location have the message only.",
+    "After a failed build: its errors and warnings with file, line, column, message and " +
+    "tool (kotlin, java, aapt2, r8, lint…). Latest build unless build_id.",
   params: {
-    build_id: BUILD_ID.optional().describe("A build number from get_build_status; default latest"),
-    include_warnings: z.boolean().optional().describe("Also list warnings (default true)"),
+    build_id: BUILD_ID.optional().describe("Build number; default the latest"),
+    include_warnings: z.boolean().optional().describe("List warnings too (default true)"),
     limit: z.number().int().min(1).max(MAX_ERRORS).optional().describe(
-      `Most diagnostics returned (default ${DEFAULT_ERRORS}, max ${MAX_ERRORS})`,
+      `Most returned (default ${DEFAULT_ERRORS})`,
     ),
   },
   needsProject: true,
@@ -282,12 +283,14 @@ const getBuildLog = defineTool({
   toolset: "core",
   kind: "R",
   title: "Build log",
-  description: "The last lines of a build's raw Gradle output (latest build by default).",
+  description:
+    "The last lines of a build's raw Gradle output (latest build unless build_id), for a " +
+    "failure its errors do not explain.",
   params: {
     lines: z.number().int().min(1).max(MAX_TAIL_LINES).optional().describe(
-      `Lines from the end (default mcp.default_build_log_lines = ${DEFAULT_TAIL_LINES}, max ${MAX_TAIL_LINES})`,
+      `Lines from the end (default ${DEFAULT_TAIL_LINES}, setting mcp.default_build_log_lines)`,
     ),
-    build_id: BUILD_ID.optional().describe("A build number; default the latest"),
+    build_id: BUILD_ID.optional().describe("Build number; default the latest"),
   },
   needsProject: true,
   async run(args, ctx) {
@@ -316,8 +319,9 @@ const cancelBuild = defineTool({
   toolset: "core",
   kind: "W",
   title: "Cancel the build",
-  description: "Stop the Gradle build running in this keynobi process, whoever started it; it is " +
-    "recorded as cancelled by this agent.",
+  description:
+    "Stop the Gradle build running in this keynobi process, whoever started it; recorded " +
+    "as cancelled by this agent.",
   params: {},
   needsProject: true,
   async run(_args, ctx) {

@@ -16,10 +16,10 @@ const listBuildVariants = defineTool({
   kind: "R",
   title: "Build variants",
   description: "The app module's variants (flavors × build types) with their application ids and " +
-    "tasks, and the active variant.",
+    "tasks, and which one is active.",
   params: {
     module: z.string().max(200).optional().describe(
-      "Application module (:app); default the only one",
+      "App module (:app); default the only one",
     ),
   },
   needsProject: true,
@@ -53,11 +53,11 @@ const setActiveVariantTool = defineTool({
   toolset: "core",
   kind: "W",
   title: "Set the active variant",
-  description: "Make a variant the app module's active one (saved in settings, shared with other " +
-    "keynobi processes); unit/connected tests use it by default.",
+  description: "Make a variant the app module's active one (saved, shared with other keynobi " +
+    "processes); unit and connected tests use it by default.",
   params: {
-    variant: z.string().max(200).describe("A variant from list_build_variants, e.g. demoDebug"),
-    module: z.string().max(200).optional().describe("Application module; default the only one"),
+    variant: z.string().max(200).describe("A variant (demoDebug)"),
+    module: z.string().max(200).optional().describe("App module; default the only one"),
   },
   needsProject: true,
   async run(args, ctx) {
@@ -77,14 +77,15 @@ const findApkPath = defineTool({
   toolset: "core",
   kind: "R",
   title: "Find the APK",
-  description: "The APK a build wrote for a variant (exact match through output-metadata.json); " +
+  description:
+    "The APK a build wrote for a variant (output-metadata.json), to pass to install_apk; " +
     "found: false with the reason when none or several match.",
   params: {
     variant: z.string().max(200).optional().describe(
-      "Variant, e.g. demoDebug; default the active one",
+      "Default: the active variant",
     ),
     module: z.string().max(300).optional().describe(
-      "Application module (:mobile) or the task that built it (:mobile:assembleDebug)",
+      "App module (:mobile) or its task (:mobile:assembleDebug)",
     ),
   },
   needsProject: true,
@@ -135,12 +136,11 @@ const getBuildConfig = defineTool({
   toolset: "core",
   kind: "R",
   title: "Build configuration",
-  description:
-    "A module's Android configuration read from its build file without running Gradle: " +
+  description: "A module's Android configuration from its build file, without running Gradle: " +
     "namespace, application id, SDK levels, version, build types, flavors, variants.",
   params: {
     module: z.string().max(200).optional().describe(
-      "A module directory name such as app; default the application module",
+      "Module directory (app); default the app module",
     ),
   },
   needsProject: true,

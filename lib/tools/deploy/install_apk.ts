@@ -17,13 +17,13 @@ const installApk = defineTool({
   toolset: "device-admin",
   kind: "D",
   title: "Install an APK",
-  description: "Install an APK from an application module's build outputs (find_apk_path gives " +
-    "it) on a device, and record which build it is. Only .apk files under <module>/build/outputs/ " +
-    "inside the project. Sends progress; cancel the request to stop the transfer.",
+  description:
+    "Install a built APK (from find_apk_path; only under <module>/build/outputs/ in the " +
+    "project) on a device and record its build. Sends progress; cancel to stop.",
   params: {
-    device_serial: z.string().max(200).describe("Device serial from list_devices"),
+    device_serial: z.string().max(200).describe("Device serial (list_devices)"),
     apk_path: z.string().max(4096).describe(
-      "APK path, relative to the project or absolute, e.g. app/build/outputs/apk/debug/app-debug.apk",
+      "APK path (find_apk_path), project-relative or absolute",
     ),
   },
   needsProject: true,

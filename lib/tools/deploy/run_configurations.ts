@@ -61,7 +61,7 @@ import { callOpts, optionalSerial } from "../device_args.ts";
 export const MAX_CONFIG_NAME_PARAM = 200;
 
 const configNameParam = z.string().max(MAX_CONFIG_NAME_PARAM).describe(
-  "Configuration name from list_run_configurations",
+  "From list_run_configurations",
 );
 
 export function deployDeps(ctx: ToolContext): DeployDeps {
@@ -170,8 +170,9 @@ const listRunConfigurations = defineTool({
   toolset: "core",
   kind: "R",
   title: "Run configurations",
-  description: "The project's run configurations (created on first read: one per app module and " +
-    "debug variant) with what each would do now (plan, device) or why it cannot run.",
+  description:
+    "The project's run configurations (by default one per app module and debug variant), " +
+    "each with what it would do now or why it cannot run.",
   params: {},
   needsProject: true,
   async run(_args, ctx) {
@@ -282,8 +283,9 @@ const buildRunConfiguration = defineTool({
   toolset: "core",
   kind: "O",
   title: "Build a run configuration",
-  description: "Build a run configuration's task (trusted projects, task policy, progress, " +
-    "cancellation) and return the APK it produced. Never installs or launches.",
+  description:
+    "Build a run configuration's task (trust, task policy, progress, cancellation) and " +
+    "return the APK it produced. Never installs or launches.",
   params: {
     name: configNameParam,
   },
@@ -332,13 +334,12 @@ const runRunConfiguration = defineTool({
   toolset: "device-admin",
   kind: "O",
   title: "Run a run configuration",
-  description: "Build, install and launch a run configuration on its device (or device_serial " +
-    "for lastUsed/ask targets); returns the launch time. Never starts an emulator. Sends " +
-    "progress per phase; cancelling stops the build only.",
+  description: "Build, install and launch a run configuration on its device; returns the launch " +
+    "time. Never starts an emulator. Progress per phase; cancelling stops the build only.",
   params: {
     name: configNameParam,
     device_serial: z.string().max(200).optional().describe(
-      "Device for a lastUsed/ask configuration (serial from list_devices)",
+      "Device for a lastUsed/ask configuration",
     ),
   },
   needsProject: true,

@@ -18,7 +18,6 @@ import {
   validateAvdName,
 } from "../../android/avds.ts";
 import {
-  AVD_BOOT_TIMEOUT_MS,
   AVD_STOP_TIMEOUT_MS,
   isEmulator,
   runningAvds,
@@ -55,8 +54,7 @@ const listAvds = defineTool({
   toolset: "core",
   kind: "R",
   title: "List AVDs",
-  description: "The Android Virtual Devices (emulator -list-avds and the AVD folder) and which " +
-    "are running, with their serials.",
+  description: "The emulators (AVDs) on this machine and which are running, with their serials.",
   params: {},
   async run(_args, ctx) {
     const [{ sdk, home, avds, emulatorError }, devices] = await Promise.all([
@@ -101,11 +99,11 @@ const launchAvd = defineTool({
   toolset: "device-admin",
   kind: "W",
   title: "Launch an AVD",
-  description: `Start an emulator for an AVD (name from list_avds) and wait up to ${
-    AVD_BOOT_TIMEOUT_MS / 1000
-  } s until it has booted; returns its serial. Sends progress; cancel the request to stop waiting.`,
+  description:
+    "Start an emulator for an AVD and wait up to 60 s until it has booted; returns its " +
+    "serial. Sends progress; cancel to stop waiting.",
   params: {
-    name: z.string().max(200).describe("AVD name from list_avds, e.g. Pixel_8_API_35"),
+    name: z.string().max(200).describe("From list_avds (Pixel_8_API_35)"),
   },
   async run(args, ctx) {
     const name = validateAvdName(args.name);
@@ -173,10 +171,9 @@ const stopAvd = defineTool({
   toolset: "device-admin",
   kind: "D",
   title: "Stop an emulator",
-  description: `Power off a running emulator (serial from list_avds/list_devices); succeeds once ` +
-    `adb no longer lists it (up to ${AVD_STOP_TIMEOUT_MS / 1000} s).`,
+  description: "Power off a running emulator; succeeds once adb no longer lists it (up to 30 s).",
   params: {
-    serial: z.string().max(200).describe("Emulator serial, e.g. emulator-5554"),
+    serial: z.string().max(200).describe("Emulator serial (emulator-5554)"),
   },
   async run(args, ctx) {
     const serial = validateSerial(args.serial, "serial");

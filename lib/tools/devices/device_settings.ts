@@ -17,13 +17,14 @@ const setNetworkStateTool = defineTool({
   toolset: "device-admin",
   kind: "D",
   title: "Set network state",
-  description: "Turn Wi-Fi, mobile data or airplane mode on or off; returns previous to revert. " +
-    "Wi-Fi off or airplane mode on is refused for wireless-ADB devices (it would cut adb off).",
+  description:
+    "Turn Wi-Fi, mobile data or airplane mode on or off; returns the previous state to " +
+    "revert. Cutting a wireless-ADB device off is refused.",
   params: {
     device_serial: serialParam,
-    wifi: z.boolean().optional().describe("Wi-Fi on (true) or off (false)"),
-    mobile_data: z.boolean().optional().describe("Mobile data on (true) or off (false)"),
-    airplane_mode: z.boolean().optional().describe("Airplane mode on (true) or off (false)"),
+    wifi: z.boolean().optional().describe("Wi-Fi on or off"),
+    mobile_data: z.boolean().optional().describe("Mobile data on or off"),
+    airplane_mode: z.boolean().optional().describe("Airplane mode on or off"),
   },
   async run(args, ctx) {
     const req = {
@@ -61,11 +62,12 @@ const setDeviceOrientation = defineTool({
   toolset: "device-admin",
   kind: "W",
   title: "Set orientation",
-  description: "Rotate the screen: portrait, landscape, reverse_portrait, reverse_landscape " +
-    "(auto-rotate off), or auto (auto-rotate on). Returns previous.",
+  description:
+    "Rotate the screen to an orientation (auto-rotate off) or back to auto; returns the " +
+    "previous one.",
   params: {
     orientation: z.enum(ORIENTATIONS).describe(
-      "portrait, landscape, reverse_portrait, reverse_landscape, or auto",
+      "auto turns auto-rotate on",
     ),
     device_serial: serialParam,
   },

@@ -59,8 +59,8 @@ const listDevices = defineTool({
   toolset: "core",
   kind: "R",
   title: "List devices",
-  description: "Devices and emulators adb sees: serial, state (device = online), kind " +
-    "(emulator/usb/wireless), model. Use a serial as device_serial in other tools.",
+  description: "Devices and emulators adb sees: serial, state (device = online), kind (emulator, " +
+    "usb, wireless), model. Pass a serial as device_serial.",
   params: {},
   async run(_args, ctx) {
     const devices = await ctx.adb.listDevices(callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));
@@ -89,8 +89,9 @@ const getDeviceInfo = defineTool({
   toolset: "core",
   kind: "R",
   title: "Device info",
-  description: "One device's model, manufacturer, Android version and API level, ABIs, screen " +
-    "size and density (with overrides), emulator and AVD name, battery, build fingerprint.",
+  description:
+    "A device's model, manufacturer, Android version and API level, ABIs, screen size and " +
+    "density, emulator and AVD name, battery, build fingerprint.",
   params: { device_serial: serialParam },
   async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial, DEVICE_TOOL_TIMEOUT_MS);

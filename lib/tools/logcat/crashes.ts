@@ -16,7 +16,7 @@ import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.t
 export const MAX_RETRACED_CRASH_GROUPS = 5;
 
 const retraceParam = z.boolean().optional().describe(
-  "Also deobfuscate with the R8 mapping of the build that crashed (default false)",
+  "Deobfuscate with the crashed build's R8 mapping",
 );
 
 /** `retrace` of a trace: the matching and the in-process retrace of lib/retrace. */
@@ -63,12 +63,12 @@ const getCrashLogs = defineTool({
   toolset: "core",
   kind: "R",
   title: "Crash logs",
-  description: "The newest crashes and ANRs read from logcat (Java exceptions, ANRs, native " +
-    "signals), each with its crash_group_id, and their groups: same type and top app frames, " +
-    "with counts, first/last seen and pids.",
+  description: "After a crash or ANR: the newest ones read from logcat (Java, ANR, native) with " +
+    "their crash_group_id, and the groups (type, top app frames, counts, first/last " +
+    "seen).",
   params: {
     count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
-      `Crashes to return (default ${DEFAULT_CRASH_COUNT}, max ${MAX_CRASH_COUNT})`,
+      `Most returned (default ${DEFAULT_CRASH_COUNT})`,
     ),
     retrace: retraceParam,
   },
@@ -144,13 +144,13 @@ const getCrashStackTrace = defineTool({
   toolset: "core",
   kind: "R",
   title: "Crash stack trace",
-  description: "The newest crash (of a package or crash group) parsed: exception type, " +
-    "message, frames with class/method/file/line (app frames marked), the Caused-by chain, and " +
-    "the log lines around it. retrace: true deobfuscates a release (R8) trace with the mapping " +
-    "of the build that crashed, or says why it cannot.",
+  description:
+    "One crash parsed (the newest, or of a package or group): exception, message, frames " +
+    "with app frames marked, the Caused-by chain, nearby log lines. retrace: true " +
+    "deobfuscates R8.",
   params: {
     package: z.string().optional().describe("The app's package"),
-    crash_group_id: z.string().optional().describe("A crash_group_id from get_crash_logs"),
+    crash_group_id: z.string().optional().describe("From get_crash_logs"),
     retrace: retraceParam,
   },
   async run(args, ctx) {

@@ -50,9 +50,9 @@ const startLogcat = defineTool({
   toolset: "core",
   kind: "W",
   title: "Start logcat",
-  description: "Start streaming a device's logcat into Keynobi's buffer (the device's existing " +
-    "buffer is read first). One stream per device; several devices may stream. Then use " +
-    "get_logcat_entries, get_crash_logs, get_logcat_stats.",
+  description:
+    "Start streaming a device's logcat (its existing buffer first) into Keynobi's buffer, " +
+    "one stream per device; then read it with get_logcat_entries or get_crash_logs.",
   params: { device_serial: serialParam },
   async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial, LOGCAT_DEVICE_TIMEOUT_MS);
@@ -74,8 +74,8 @@ const stopLogcat = defineTool({
   toolset: "core",
   kind: "W",
   title: "Stop logcat",
-  description: "Stop logcat streaming (every device, or device_serial). What was read stays in " +
-    "the buffer; start_logcat resumes.",
+  description: "Stop logcat streaming (every device, or device_serial). What was read stays " +
+    "buffered; start_logcat resumes.",
   params: {
     device_serial: z.string().optional().describe("Stop only this device; default all"),
   },
@@ -103,8 +103,9 @@ const clearLogcat = defineTool({
   toolset: "core",
   kind: "D",
   title: "Clear logcat buffer",
-  description: "Clear Keynobi's logcat buffer and crash records (every device, or " +
-    "device_serial), not the device's buffer. Streams keep running.",
+  description:
+    "Clear Keynobi's logcat buffer and crash records (every device, or device_serial), " +
+    "not the device's buffer; streams keep running.",
   params: {
     device_serial: z.string().optional().describe("Clear only this device; default all"),
   },
@@ -133,23 +134,24 @@ const getLogcatEntries = defineTool({
   toolset: "core",
   kind: "R",
   title: "Read logcat",
-  description: "The newest buffered logcat entries (oldest first) matching the filters: pid, " +
-    "level, tag, message, package, category, crash flag, parsed JSON payload. A text search " +
-    "right after a burst may answer partial with next_before_seq: pass it as before_seq to go on.",
+  description:
+    "Search the buffered logcat: the newest matching entries, oldest first (pid, level, " +
+    "tag, message, package, crash flag, JSON payload). A partial answer gives " +
+    "next_before_seq for before_seq.",
   params: {
     count: z.number().int().min(1).max(MAX_LOGCAT_COUNT).optional().describe(
-      `Entries to return (default ${DEFAULT_LOGCAT_COUNT}, max ${MAX_LOGCAT_COUNT})`,
+      `Most returned (default ${DEFAULT_LOGCAT_COUNT})`,
     ),
     min_level: z.string().optional().describe("Lowest level: V, D, I, W, E or F"),
     tag: z.string().max(MAX_TAG_FILTER_CHARS).optional().describe("Exact tag"),
     text: z.string().max(MAX_TEXT_FILTER_CHARS).optional().describe(
-      "Case-insensitive substring of the message",
+      "Message contains this, any case",
     ),
-    package: z.string().optional().describe("Only lines of this app's processes"),
-    only_crashes: z.boolean().optional().describe("Only lines of crashes and ANRs"),
-    device_serial: z.string().optional().describe("Only this device; default every device"),
+    package: z.string().optional().describe("Only this app's processes"),
+    only_crashes: z.boolean().optional().describe("Only crash and ANR lines"),
+    device_serial: z.string().optional().describe("Only this device"),
     before_seq: z.number().int().min(1).optional().describe(
-      "Only entries older than this seq: a partial answer's next_before_seq",
+      "Older than this seq (next_before_seq)",
     ),
   },
   async run(args, ctx): Promise<ToolOutput> {
@@ -221,8 +223,9 @@ const getLogcatStats = defineTool({
   toolset: "core",
   kind: "R",
   title: "Logcat stats",
-  description: "Per device: stream state (and why it ended), entries stored and evicted, lines " +
-    "per second, counts by level, top tags, crash count.",
+  description:
+    "Per device: stream state (and why it ended), entries stored and evicted, lines per " +
+    "second, counts by level, top tags, crash count.",
   params: {},
   async run(_args, ctx) {
     const s = await ctx.logcat.stats(ctx.signal);

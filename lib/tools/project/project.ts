@@ -158,8 +158,9 @@ const getProjectInfo = defineTool({
   toolset: "core",
   kind: "R",
   title: "Project info",
-  description: "The open Android project: root, modules, application modules, build files, " +
-    "Gradle wrapper, whether it is trusted to build, the JDK builds use, and the session mode.",
+  description: "Start here: the open Android project (root, modules, app modules, build files, " +
+    "Gradle wrapper), whether it is trusted to build, the JDK builds use, and the session " +
+    "mode.",
   params: {},
   async run(_args, ctx) {
     const structured = await projectInfo(ctx);
@@ -172,9 +173,9 @@ const runHealthCheckTool = defineTool({
   toolset: "core",
   kind: "R",
   title: "Health check",
-  description: "Check what building and deploying need: JDK, Android SDK, adb and its server, " +
-    "Gradle wrapper, project and trust (plus retrace and Android CLI, informational). " +
-    "Each failed check has a hint.",
+  description:
+    "When building or deploying fails for setup reasons: checks JDK, Android SDK, adb and " +
+    "its server, Gradle wrapper, project and trust; each failed check has a hint.",
   params: {},
   async run(_args, ctx) {
     const report = await runHealthCheck({

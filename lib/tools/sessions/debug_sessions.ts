@@ -61,15 +61,15 @@ const listDebugSessions = defineTool({
   toolset: "core",
   kind: "R",
   title: "List debug sessions",
-  description: "Debug sessions, newest first: one per install of an app on a device (by " +
-    "install_apk or run_run_configuration) with its build, state, and crash, ANR, exit and launch " +
-    "counts. Then get_debug_session or compare_debug_sessions.",
+  description: "Installs of an app on a device, newest first (by install_apk or " +
+    "run_run_configuration): build, state, crash, ANR, exit and launch counts. Then " +
+    "get_debug_session.",
   params: {
     limit: z.number().int().min(1).max(MAX_SESSION_LIST_LIMIT).optional().describe(
-      `Sessions to list (default ${DEFAULT_SESSION_LIST_LIMIT}, max ${MAX_SESSION_LIST_LIMIT})`,
+      `Most listed (default ${DEFAULT_SESSION_LIST_LIMIT})`,
     ),
     package: z.string().optional().describe("Only this app's sessions"),
-    device_serial: z.string().optional().describe("Only this device: a serial or an AVD name"),
+    device_serial: z.string().optional().describe("Only this device: serial or AVD name"),
     state: z.string().optional().describe(`One of ${SESSION_STATES.join(", ")}`),
     only_crashing: z.boolean().optional().describe("Only sessions with a crash or an ANR"),
   },
@@ -119,24 +119,23 @@ const getDebugSession = defineTool({
   toolset: "core",
   kind: "R",
   title: "Read a debug session",
-  description: "One debug session: its build (with source commit), who installed it, counts, the " +
-    "timeline (install, launches, crashes, ANRs, exits, agent actions; page older events with " +
-    "before_seq), its crashes with attribution, and with capture_seq the log lines kept with " +
-    "that crash.",
+  description:
+    "One debug session: build and source commit, installer, counts, timeline (install, " +
+    "launches, crashes, ANRs, exits, agent actions), crashes with attribution, a crash's " +
+    "log lines.",
   params: {
-    session_id: z.string().max(64).describe("A session id from list_debug_sessions"),
+    session_id: z.string().max(64).describe("From list_debug_sessions"),
     max_events: z.number().int().min(0).max(MAX_EVENTS_RETURNED).optional().describe(
-      `Newest timeline events to return (default ${DEFAULT_EVENTS_RETURNED}, max ` +
-        `${MAX_EVENTS_RETURNED}; 0 for none)`,
+      `Newest events (default ${DEFAULT_EVENTS_RETURNED}; 0: none)`,
     ),
     before_seq: z.number().int().min(1).optional().describe(
-      "Only events before this seq (the next_before_seq of the previous page)",
+      "Older than this seq (next_before_seq)",
     ),
     capture_seq: z.number().int().min(1).optional().describe(
-      "The seq of a crash or ANR: also return the log lines kept with it",
+      "A crash's seq: add its kept log lines",
     ),
     log_lines: z.number().int().min(1).max(MAX_CAPTURE_LOG_LINES).optional().describe(
-      `Lines of the capture (default ${DEFAULT_CAPTURE_LOG_LINES}, max ${MAX_CAPTURE_LOG_LINES})`,
+      `Capture lines (default ${DEFAULT_CAPTURE_LOG_LINES})`,
     ),
   },
   async run(args, ctx) {
@@ -209,12 +208,12 @@ const compareDebugSessions = defineTool({
   toolset: "core",
   kind: "R",
   title: "Compare debug sessions",
-  description: "What changed between a good install and a crashing one: build, source commit and " +
-    "changed build files, launch time (only when comparable), crash signatures new and gone, exit " +
-    "reasons. Without from/to it picks the newest good session and the first later crashing one.",
+  description: "Why a newer install crashes: build, commit and changed build files, launch time, " +
+    "crash signatures new and gone, exit reasons. Default: newest good vs the first later " +
+    "crashing.",
   params: {
-    from: z.string().max(64).optional().describe("The earlier (good) session id"),
-    to: z.string().max(64).optional().describe("The later (crashing) session id"),
+    from: z.string().max(64).optional().describe("Earlier (good) session id"),
+    to: z.string().max(64).optional().describe("Later (crashing) session id"),
   },
   async run(args, ctx) {
     if ((args.from === undefined) !== (args.to === undefined)) {

@@ -15,13 +15,14 @@ const findUiElements = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Find elements",
-  description: "Nodes of the current screen matching a selector (text, text_contains, " +
-    "content_desc, resource_id, class, … and state keys), with tree paths and handles.",
+  description:
+    "Find nodes on the current screen by selector; returns each match with its tree path " +
+    "and handle.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
     limit: z.number().int().min(1).max(MAX_FIND_RESULTS).optional().describe(
-      `Results (default ${DEFAULT_FIND_RESULTS}, max ${MAX_FIND_RESULTS})`,
+      `Matches (default ${DEFAULT_FIND_RESULTS})`,
     ),
   },
   async run(args, ctx) {
@@ -51,8 +52,9 @@ const findUiParent = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Find an element's parent",
-  description: "The parent node of a handle or tree path on the current screen (for example the " +
-    "clickable row around a label).",
+  description:
+    "The parent of a handle or tree path on the current screen, such as the clickable row " +
+    "around a label.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,

@@ -52,20 +52,19 @@ const uiPinch = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Pinch (two fingers)",
-  description: "Two fingers move apart (scale > 1, zoom in) or together (scale < 1, zoom out) " +
-    "around a center (an element's handle or tree path, or x and y; default the screen's " +
-    "center), then the settled screen. Needs an emulator (gRPC multi-touch); on other devices " +
-    "it refuses, since ADB input has one pointer.",
+  description:
+    "Zoom: two fingers apart (scale > 1) or together around an element or point (default: " +
+    "screen center); returns the settled screen. Emulators only (gRPC multi-touch).",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
-    x: z.number().int().optional().describe("Center, device pixels from the left (with y)"),
-    y: z.number().int().optional().describe("Center, device pixels from the top (with x)"),
+    x: z.number().int().optional().describe("Center x, device px"),
+    y: z.number().int().optional().describe("Center y, device px"),
     scale: z.number().min(MIN_PINCH_SCALE).max(MAX_PINCH_SCALE).describe(
-      `End span / start span (${MIN_PINCH_SCALE}–${MAX_PINCH_SCALE}; 2 zooms in, 0.5 out)`,
+      "End span / start span: 2 zooms in, 0.5 out",
     ),
     duration_ms: z.number().int().min(MIN_PINCH_MS).max(MAX_PINCH_MS).optional().describe(
-      `Finger travel time (default ${DEFAULT_PINCH_MS})`,
+      `Travel ms (default ${DEFAULT_PINCH_MS})`,
     ),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -138,28 +137,27 @@ const uiDrag = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Press, hold and drag",
-  description: "Presses at the start (an element's handle or tree path, or start_x/start_y), " +
-    "holds hold_ms (long enough to pick an item up), moves through waypoints to the end " +
-    "(end_x/end_y), dwells dwell_ms and lifts: long-press-to-reorder, drag and drop. Emulators " +
-    "use gRPC touch; other devices input motionevent.",
+  description: "Press at the start (element or start_x/start_y), hold hold_ms, move through " +
+    "waypoints to the end, dwell, lift: reorder a list, drag and drop. Returns the " +
+    "settled screen.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
-    start_x: z.number().int().optional().describe("Start, device pixels (with start_y)"),
-    start_y: z.number().int().optional().describe("Start, device pixels from the top"),
-    end_x: z.number().int().describe("End, device pixels from the left"),
-    end_y: z.number().int().describe("End, device pixels from the top"),
+    start_x: z.number().int().optional().describe("Start x, device px"),
+    start_y: z.number().int().optional().describe("Start y, device px"),
+    end_x: z.number().int().describe("End x, device px"),
+    end_y: z.number().int().describe("End y, device px"),
     waypoints: z.array(pointSchema).max(MAX_DRAG_WAYPOINTS).optional().describe(
-      `Points passed between start and end, in order (at most ${MAX_DRAG_WAYPOINTS})`,
+      "Points passed on the way, in order",
     ),
     hold_ms: z.number().int().min(0).max(MAX_DRAG_HOLD_MS).optional().describe(
-      `Hold before moving (default ${DEFAULT_DRAG_HOLD_MS}; 0 for a plain drag)`,
+      `Hold ms before moving (default ${DEFAULT_DRAG_HOLD_MS}; 0: plain drag)`,
     ),
     move_ms: z.number().int().min(MIN_DRAG_MOVE_MS).max(MAX_DRAG_MOVE_MS).optional().describe(
-      `Travel time of the whole path (default ${DEFAULT_DRAG_MOVE_MS})`,
+      `Travel ms (default ${DEFAULT_DRAG_MOVE_MS})`,
     ),
     dwell_ms: z.number().int().min(0).max(MAX_DRAG_DWELL_MS).optional().describe(
-      `Pause at the end before lifting (default ${DEFAULT_DRAG_DWELL_MS})`,
+      `Pause ms before lifting (default ${DEFAULT_DRAG_DWELL_MS})`,
     ),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -237,18 +235,19 @@ const uiSwipe = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Swipe",
-  description: "Drags from (start_x, start_y) to (end_x, end_y) and pauses before lifting, so " +
-    "lists move by exactly that distance; fling: true lifts at speed instead.",
+  description:
+    "Drag from start to end and pause before lifting, so a list moves exactly that far " +
+    "(fling: true flings); returns the settled screen.",
   params: {
     device_serial: serialParam,
-    start_x: z.number().int().describe("Start, device pixels from the left"),
-    start_y: z.number().int().describe("Start, device pixels from the top"),
-    end_x: z.number().int().describe("End, device pixels from the left"),
-    end_y: z.number().int().describe("End, device pixels from the top"),
+    start_x: z.number().int().describe("Start x, device px"),
+    start_y: z.number().int().describe("Start y, device px"),
+    end_x: z.number().int().describe("End x, device px"),
+    end_y: z.number().int().describe("End y, device px"),
     duration_ms: z.number().int().min(MIN_SWIPE_MS).max(MAX_SWIPE_MS).optional().describe(
-      `Finger travel time (default ${DEFAULT_SWIPE_MS})`,
+      `Travel ms (default ${DEFAULT_SWIPE_MS})`,
     ),
-    fling: z.boolean().optional().describe("Lift without pausing (a fling)"),
+    fling: z.boolean().optional().describe("Lift without pausing"),
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
@@ -304,15 +303,15 @@ const uiScrollUntilElement = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Scroll until an element shows",
-  description: "Scrolls the screen's scrollable area (direction down = show what is below) " +
-    "until a selector matches, at most max_swipes times; reports progress, stops on " +
-    "cancellation or at the end of the list. Returns the matches and the settled screen.",
+  description:
+    "Scroll the scrollable area (down shows what is below) until a selector matches, at " +
+    "most max_swipes times; returns the matches and the settled screen.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
     direction: z.enum(["down", "up", "left", "right"]).optional().describe("Default down"),
     max_swipes: z.number().int().min(1).max(MAX_SCROLL_SWIPES).optional().describe(
-      `Default ${DEFAULT_SCROLL_SWIPES}, max ${MAX_SCROLL_SWIPES}`,
+      `Most swipes (default ${DEFAULT_SCROLL_SWIPES})`,
     ),
     max_rows: maxRowsParam,
   },

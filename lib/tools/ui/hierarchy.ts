@@ -22,17 +22,18 @@ const getUiHierarchy = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Read the screen",
-  description: "The screen as a compact element list: a header (package, activity, keyboard, " +
-    'loading, screen hash), then [handle] Class "label" #id @(x,y) WxH flags per element (@: ' +
-    'where a tap lands; fields: "value" hint "…"). Act by handle (e7). format: tree or xml.',
+  description:
+    "Read the screen: a header (package, activity, keyboard, loading, screen hash), then " +
+    '[handle] Class "label" #id @(tap x,y) WxH flags per element. Act by handle (e7). ' +
+    "format: tree or xml.",
   params: {
     device_serial: serialParam,
     format: z.enum(["elements", "tree", "xml"]).optional().describe(
-      "elements (default), tree, or xml",
+      "Default elements",
     ),
     max_rows: maxRowsParam,
     max_nodes: z.number().int().min(1).max(MAX_TREE_NODES_SHOWN).optional().describe(
-      `format tree: nodes to show (default ${DEFAULT_TREE_NODES}, max ${MAX_TREE_NODES_SHOWN})`,
+      `Tree nodes shown (default ${DEFAULT_TREE_NODES})`,
     ),
   },
   async run(args, ctx) {
@@ -90,8 +91,9 @@ const listClickableElements = defineTool({
   toolset: "ui",
   kind: "R",
   title: "List clickable elements",
-  description: "Only the rows of the element list that can be tapped, long-pressed, checked or " +
-    "typed into, with their handles.",
+  description:
+    "Only the element rows that can be tapped, long-pressed, checked or typed into, with " +
+    "their handles.",
   params: { device_serial: serialParam, max_rows: maxRowsParam },
   async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
@@ -118,12 +120,12 @@ const compareUiState = defineTool({
   toolset: "ui",
   kind: "R",
   title: "What changed on screen",
-  description: "Reads the screen and lists what was added, removed or changed since the last " +
-    "element list a tool returned for this device.",
+  description: "What was added, removed or changed on screen since the last element list a tool " +
+    "returned for this device.",
   params: {
     device_serial: serialParam,
     limit: z.number().int().min(1).max(MAX_COMPARE_RESULTS).optional().describe(
-      `Changes listed per kind (default ${DEFAULT_COMPARE_RESULTS}, max ${MAX_COMPARE_RESULTS})`,
+      `Changes per kind (default ${DEFAULT_COMPARE_RESULTS})`,
     ),
   },
   async run(args, ctx) {

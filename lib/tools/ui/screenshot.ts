@@ -30,19 +30,18 @@ const screenshot = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Screenshot",
-  description: "A PNG (or JPEG) of the screen, long edge at most max_dimension (default " +
-    `${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look): an emulator's gRPC ` +
-    "frame, else screencap (path says which). Multiply image coordinates by scale for device " +
-    "pixels, or tap by handle with ui_tap_element.",
+  description: `The screen as PNG or JPEG, long edge max_dimension (default ` +
+    `${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look). Image pixels × ` +
+    `scale = device pixels; tapping by handle cannot miss.`,
   params: {
     device_serial: serialParam,
     max_dimension: z.number().int().optional().describe(
       `Long edge in pixels (default ${DEFAULT_MAX_DIMENSION}, ${SMALL_FRAME_DIMENSION}–` +
         `${MAX_MAX_DIMENSION}); not with full_size`,
     ),
-    full_size: z.boolean().optional().describe("The capture as the device sent it"),
+    full_size: z.boolean().optional().describe("The capture unscaled"),
     format: z.enum(["png", "jpeg"]).optional().describe(
-      "png (default: exact pixels, text stays sharp) or jpeg (smaller bytes, same pixel count)",
+      "png (default, sharp text) or jpeg (fewer bytes)",
     ),
     quality: z.number().int().min(MIN_JPEG_QUALITY).max(MAX_JPEG_QUALITY).optional().describe(
       `JPEG quality (default ${DEFAULT_JPEG_QUALITY}, ${MIN_JPEG_QUALITY}–${MAX_JPEG_QUALITY}); ` +

@@ -24,12 +24,13 @@ const uiTap = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Tap a point",
-  description: "Taps device pixels (x, y), then returns the settled screen. Prefer " +
-    "ui_tap_element with a handle: it cannot miss.",
+  description:
+    "Tap device pixels (x, y); returns the settled screen. Prefer ui_tap_element with a " +
+    "handle: it cannot miss.",
   params: {
     device_serial: serialParam,
-    x: z.number().int().describe("Device pixels from the left"),
-    y: z.number().int().describe("Device pixels from the top"),
+    x: z.number().int().describe("Device px"),
+    y: z.number().int().describe("Device px"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
@@ -55,9 +56,10 @@ const uiTapElement = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Tap an element",
-  description: "Taps an element by handle (e7) or tree path where nothing covers it, then " +
-    "returns the settled screen. Hides the keyboard first if only it covers the element; refuses " +
-    "a covered element or a handle from an older screen.",
+  description:
+    "Tap an element (handle or tree path) where nothing covers it; returns the settled " +
+    "screen. Hides a keyboard that covers it; refuses a covered element or a stale " +
+    "handle.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
@@ -92,13 +94,14 @@ const uiLongPress = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Long-press",
-  description: "Presses and holds an element (handle or tree path) or a point (x, y) for " +
-    "duration_ms, then returns the settled screen.",
+  description:
+    "Press and hold an element (handle or tree path) or a point (x, y) for duration_ms; " +
+    "returns the settled screen.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
-    x: z.number().int().optional().describe("Device pixels, with y, instead of tree_path"),
-    y: z.number().int().optional().describe("Device pixels from the top, with x"),
+    x: z.number().int().optional().describe("Device px, instead of tree_path"),
+    y: z.number().int().optional().describe("Device px"),
     duration_ms: z.number().int().min(MIN_LONG_PRESS_MS).max(MAX_LONG_PRESS_MS).optional()
       .describe(
         `How long to hold (default ${DEFAULT_LONG_PRESS_MS}, ${MIN_LONG_PRESS_MS}–${MAX_LONG_PRESS_MS})`,

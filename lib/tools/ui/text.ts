@@ -38,12 +38,12 @@ const uiTypeText = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Type text",
-  description: "Types text into the focused field with input text (printable ASCII; newline " +
-    "presses Enter). Max 1,000 bytes. For other characters use ui_type_text_unicode.",
+  description: "Type printable ASCII into the focused field (newline presses Enter; max 1,000 " +
+    "bytes); returns the settled screen. Other characters: ui_type_text_unicode.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe("The text; spaces and any ASCII punctuation are fine"),
-    clear_before: z.boolean().optional().describe("Clear the focused field first (default false)"),
+    text: z.string().describe("Printable ASCII"),
+    clear_before: z.boolean().optional().describe("Clear the field first"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
@@ -72,13 +72,13 @@ const uiFillInput = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Fill a text field",
-  description: "Taps a text field (handle or tree path), clears it (clear_before, default true) " +
-    "and types text (printable ASCII, max 1,000 bytes). Refuses a disabled or non-editable node.",
+  description: "Tap a text field (handle or tree path), clear it and type ASCII text (max 1,000 " +
+    "bytes); returns the settled screen. Refuses a disabled or non-editable node.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
-    text: z.string().describe("The text to put in the field"),
-    clear_before: z.boolean().optional().describe("Clear the field first (default true)"),
+    text: z.string().describe("Printable ASCII"),
+    clear_before: z.boolean().optional().describe("Clear first (default true)"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
@@ -112,11 +112,11 @@ const uiTypeTextUnicode = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Type any text (ADB keyboard)",
-  description: "Types any Unicode text into the focused field through the ADB keyboard IME " +
-    "(com.android.adbkeyboard/.AdbIME, which must be installed and selected). Max 1,000 bytes.",
+  description: "Type any Unicode text (max 1,000 bytes) into the focused field through the ADB " +
+    "keyboard IME (com.android.adbkeyboard/.AdbIME, installed and selected).",
   params: {
     device_serial: serialParam,
-    text: z.string().describe("The text, any characters"),
+    text: z.string().describe("Any characters"),
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
@@ -174,7 +174,7 @@ const clearFocusedInput = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Clear the focused field",
-  description: "Deletes the text of the focused text field.",
+  description: "Delete the text of the focused text field; returns the settled screen.",
   params: {
     device_serial: serialParam,
     observe_after: observeAfterParam,
@@ -199,8 +199,8 @@ const hideSoftKeyboard = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Hide the keyboard",
-  description: "Hides the soft keyboard when it is shown (Back), deciding as the element list " +
-    "does; does nothing otherwise, so it never navigates back by mistake.",
+  description: "Hide the soft keyboard if it is shown (Back); otherwise do nothing, so it never " +
+    "navigates back by mistake.",
   params: {
     device_serial: serialParam,
     observe_after: observeAfterParam,
@@ -253,12 +253,11 @@ const sendUiKey = defineTool({
   toolset: "ui",
   kind: "W",
   title: "Press a key",
-  description: "Presses a key (BACK, HOME, ENTER, DEL, TAB, …, or a key code). enter taps the " +
-    "keyboard's action key (Search, Go, Next) when a keyboard is shown, since search fields " +
-    "ignore KEYCODE_ENTER.",
+  description: "Press a key (BACK, HOME, ENTER, DEL, TAB… or a code); enter taps the keyboard's " +
+    "action key (Search, Go) when a keyboard shows. Returns the settled screen.",
   params: {
     device_serial: serialParam,
-    key: z.string().describe("Key name (BACK, KEYCODE_HOME, enter) or code (4)"),
+    key: z.string().describe("BACK, KEYCODE_HOME, enter… or a code (4)"),
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },

@@ -34,13 +34,14 @@ const waitForElement = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Wait for an element",
-  description: "Reads the screen repeatedly until a selector matches (or with gone: true, until " +
-    "nothing matches). Reports progress; stops when the request is cancelled.",
+  description:
+    "Wait until a selector matches (gone: true: until nothing does), reading the screen " +
+    "repeatedly; returns the matches. Reports progress; cancel to stop.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
     timeout_ms: timeoutParam(DEFAULT_WAIT_TIMEOUT_MS),
-    gone: z.boolean().optional().describe("Wait until nothing matches instead"),
+    gone: z.boolean().optional().describe("Wait until nothing matches"),
   },
   async run(args, ctx) {
     const { serial, r } = await waitFor(ctx, args, DEFAULT_WAIT_TIMEOUT_MS);
@@ -81,8 +82,9 @@ const uiWaitForIdle = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Wait for the screen to settle",
-  description: "Waits until the screen stops changing and no spinner or progress bar is shown, " +
-    "then returns the element list.",
+  description:
+    "Wait until the screen stops changing and no spinner or progress bar shows; returns " +
+    "the element list.",
   params: {
     device_serial: serialParam,
     timeout_ms: timeoutParam(DEFAULT_IDLE_TIMEOUT_MS),
@@ -121,12 +123,13 @@ const uiAssertElement = defineTool({
   toolset: "ui",
   kind: "R",
   title: "Assert an element",
-  description: "Passes when a selector matches on screen (exists: false — when nothing matches) " +
-    "within timeout_ms; otherwise a tool error saying what is there instead.",
+  description:
+    "Pass when a selector matches (exists: false: when nothing does) within timeout_ms; " +
+    "otherwise a tool error saying what is on screen instead.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
-    exists: z.boolean().optional().describe("Expect a match (default true) or none (false)"),
+    exists: z.boolean().optional().describe("false: expect no match"),
     timeout_ms: timeoutParam(DEFAULT_ASSERT_TIMEOUT_MS),
   },
   async run(args, ctx) {
