@@ -5,7 +5,7 @@
  * - spawn → `initialize` answered (budget ≤ 150 ms median)
  * - a trivial tool call round trip over stdio (budget ≤ 2 ms median): a refused call (pure
  *   dispatch) and `list_devices` against the simulator
- * - the size in bytes of `tools/list` for each toolset
+ * - the size in bytes of `tools/list` in every toolset mode, before → after
  * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
  * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
  * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)

@@ -5,6 +5,12 @@
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { TOOLSETS } from "../lib/mcp/tool_def.ts";
+import {
+  TOOL_LIST_GOAL_AVERAGE_BYTES,
+  TOOL_LIST_GOAL_BYTES,
+  toolListBudget,
+  toolsetModes,
+} from "../lib/mcp/tool_list_size.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { runStdioSoak } from "../tests/mcp/stdio_soak.ts";
 
@@ -114,6 +120,9 @@ async function buildBundle(): Promise<string | null> {
   }
   return new URL("../dist/bundle/main.js", import.meta.url).pathname;
 }
+
+/** main when issue 12's tool-list work started: the "before" of the tools/list rows. */
+export const TOOL_LIST_BEFORE_REF = "94e2faa";
 
 /** The commit before the engine moved onto the SDK (main when issue 13 started). */
 export const BEFORE_REF = "24cc107";
@@ -254,23 +263,43 @@ export async function benchMcp(
     budget: "≤ 150 MB",
   });
 
-  for (const set of [...TOOLSETS, "all"]) {
+  // tools/list over the wire in every toolset mode, before issue 12's cuts (the tree at
+  // TOOL_LIST_BEFORE_REF) → now.
+  const listBefore = await extractTree(TOOL_LIST_BEFORE_REF, "keynobi-tool-list-before-");
+  const listed = async (entry: string[], sets: readonly string[]) => {
     const t = new RawSession(
-      [...after.entry, "--mcp", ...(set === "all" ? [] : ["--toolsets", set])],
+      [
+        ...entry,
+        "--mcp",
+        ...(sets.length === TOOLSETS.length ? [] : ["--toolsets", sets.join(",")]),
+      ],
       o.env,
       o.home,
     );
     await t.request(1, "initialize", INIT);
     const list = await t.request(2, "tools/list");
+    await t.close();
     const bytes = enc.encode(JSON.stringify(list.result)).length;
     const count = (list.result as { tools: unknown[] }).tools.length;
+    return `${bytes.toLocaleString("en")} bytes (${count} tools, ${
+      Math.round(bytes / count)
+    } per tool)`;
+  };
+  for (const sets of toolsetModes()) {
+    const now = await listed(after.entry, sets);
+    const then = listBefore
+      ? await listed(["run", ...RUN_FLAGS, `${listBefore}/main.ts`], sets).catch((e) =>
+        `unavailable (${(e as Error).message})`
+      )
+      : null;
     add({
-      what: `tools/list size, ${set}`,
-      value: `${bytes} bytes (${count} tools, ${Math.round(bytes / count)} per tool)`,
-      budget: set === "all" ? "≤ 25,000 bytes" : "—",
+      what: `tools/list size, ${sets.length === TOOLSETS.length ? "all toolsets" : sets.join(",")}`,
+      value: then ? `before ${then} → after ${now}` : now,
+      budget: `${toolListBudget(sets).toLocaleString("en")} bytes; issue-12 goal ` +
+        `${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} and ${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool`,
     });
-    await t.close();
   }
+  if (listBefore) await Deno.remove(listBefore, { recursive: true }).catch(() => {});
 
   if (o.soakRequests > 0) {
     const third = Math.round(o.soakRequests / 3);
