@@ -11,6 +11,8 @@
  * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)
  * - keynobi app: attach → initialize, relay vs standalone round trip, RSS with 16 sessions
  *   (scripts/bench_attach.ts)
+ * - keynobi app's dashboard: a build line to the page's stream at 5,000 lines/s, the page's
+ *   worst lateness under that and 10,000 activity entries (scripts/bench_dashboard.ts)
  * - issue 9, before → after: logcat soak, ingest, queries, memory per entry, screenshots
  *   (scripts/bench_bounded.ts)
  */
@@ -24,6 +26,7 @@ import { trustProject } from "../lib/core/settings.ts";
 import { benchBounded } from "./bench_bounded.ts";
 import { benchMcp, INIT, prepareBefore, RawSession } from "./bench_mcp.ts";
 import { benchAttach } from "./bench_attach.ts";
+import { benchDashboard } from "./bench_dashboard.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
@@ -101,6 +104,17 @@ try {
 
   // keynobi app: attach → initialize, the relay's added round trip, RSS with 16 sessions.
   results.push(...await benchAttach({ env, home, runs: 20 }));
+
+  // keynobi app's dashboard: a build line to the page's event stream at 5,000 lines/s, and the page
+  // under that load plus 10,000 activity entries (headless Chromium, when installed). Its own
+  // data directory: the 10,000 entries stay out of the other rows' activity log.
+  results.push(
+    ...await benchDashboard({
+      env: { ...env, KEYNOBI_HOME: `${home}/keynobi-dashboard` },
+      home,
+      project: sim.projects["sample-kts"],
+    }),
+  );
 
   // Gradle output parsing (the build worker's hot path), on the real logs when they are beside us.
   {

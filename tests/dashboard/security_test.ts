@@ -267,3 +267,25 @@ Deno.test("dashboard: it never listens on a non-loopback address", async () => {
     assertEquals(connected, false, `reachable on ${i.address}`);
   }
 });
+
+Deno.test("keynobi app --ui-port: a port in use is a clear error (exit 1, socket released); --no-ui serves none", async () => {
+  await using world = await startWorld();
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  const busy = await runKeynobi(world, ["app", "--ui-port", String(port)]);
+  taken.close();
+  assertEquals(busy.code, 1, busy.stderr);
+  assertStringIncludes(busy.stderr, `cannot start the dashboard on 127.0.0.1:${port}`);
+  assertStringIncludes(busy.stderr, "choose another --ui-port, or --no-ui");
+  let socketLeft = true;
+  try {
+    await Deno.lstat(`${world.dataDir}/mcp.sock`);
+  } catch {
+    socketLeft = false;
+  }
+  assertEquals(socketLeft, false, "the socket is released");
+  await using app = await startApp(world, ["--no-ui"]);
+  const status = await runKeynobi(world, ["status"]);
+  assertStringIncludes(status.stdout, "dashboard: off (--no-ui)");
+  assert(!app.stderr().includes("dashboard:"), app.stderr());
+});
