@@ -3,17 +3,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { keynobiArgv, type World } from "../e2e/harness.ts";
 import type { AppProcess } from "../e2e/app_harness.ts";
+import { pollUntil } from "../wait.ts";
 
 /** The dashboard URL the app printed on stderr (it follows the ready line). */
 export async function dashboardUrl(app: AppProcess): Promise<URL> {
-  for (let i = 0; i < 100; i++) {
-    const m = /keynobi app dashboard: open (http:\/\/127\.0\.0\.1:\d+\/\?k=[0-9a-f]+)/.exec(
-      app.stderr(),
-    );
-    if (m) return new URL(m[1]);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the app printed no dashboard URL:\n${app.stderr()}`);
+  const m = await pollUntil(
+    () =>
+      /keynobi app dashboard: open (http:\/\/127\.0\.0\.1:\d+\/\?k=[0-9a-f]+)/.exec(app.stderr()),
+    (m) => m !== null,
+    "the dashboard URL on the app's stderr",
+    { timeoutMs: 5_000 },
+  );
+  return new URL(m![1]);
 }
 
 export interface Agent {

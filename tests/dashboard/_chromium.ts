@@ -3,6 +3,7 @@
  * Deno's own WebSocket: no npm browser package, no browser download. `findChromium()` is null
  * where it is not installed; tests then skip with a note.
  */
+import { pollUntil } from "../wait.ts";
 
 /** How long Chromium may take to print its DevTools address. */
 export const CHROMIUM_START_TIMEOUT_MS = 20_000;
@@ -165,21 +166,20 @@ export async function launchChromium(binary: string): Promise<Browser> {
         send,
         eval: evaluate,
         async waitFor<T>(expression: string, what: string, timeoutMs = 20_000): Promise<T> {
-          const deadline = Date.now() + timeoutMs;
-          let last: unknown = null;
-          while (Date.now() < deadline) {
-            try {
-              last = await evaluate<T>(expression);
-              if (last) return last as T;
-            } catch (e) {
-              last = (e as Error).message;
-            }
-            await new Promise((r) => setTimeout(r, 100));
+          try {
+            return await pollUntil(
+              () => evaluate<T>(expression).catch((e) => (e as Error).message as unknown as T),
+              (v) =>
+                v === true || (v !== false && v !== null && v !== undefined && v !== 0 &&
+                  typeof v !== "string"),
+              what,
+              { timeoutMs, intervalMs: 100 },
+            );
+          } catch (e) {
+            throw new Error(
+              `${(e as Error).message}; page errors: ${errors.join(" | ").slice(0, 1000)}`,
+            );
           }
-          throw new Error(
-            `timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 1000)}; ` +
-              `page errors: ${errors.join(" | ").slice(0, 1000)}`,
-          );
         },
         async screenshot(path: string) {
           const r = await send<{ data: string }>("Page.captureScreenshot", {

@@ -6,6 +6,7 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
 import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
+import { pollUntil } from "../wait.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -47,16 +48,6 @@ class Api {
   }
 }
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T;
-  for (let i = 0; i < 100; i++) {
-    last = await fn();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last!).slice(0, 1500)}`);
-}
-
 async function userEntries(world: World): Promise<J[]> {
   return (await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`)).trim().split("\n")
     .map((l) => JSON.parse(l)).filter((e) => e.kind === "user");
@@ -72,7 +63,11 @@ Deno.test("dashboard state: a version mismatch says what to do; standalone serve
     keepOpen: true,
   });
   assertEquals(old.answer?.accepted, true);
-  const st = await until(() => api.state(), (s) => s.app.attached.length === 1, "the old session");
+  const st = await pollUntil(
+    () => api.state(),
+    (s) => s.app.attached.length === 1,
+    "the old session",
+  );
   assertEquals(st.app.mismatches, [{ kind: "attached", pid: Deno.pid, version: "0.0.9" }]);
   assertStringIncludes(st.app.mismatch_hint, "restart that AI client");
   old.conn.close();
@@ -89,7 +84,7 @@ Deno.test("dashboard state: a version mismatch says what to do; standalone serve
       version: "0.0.8",
     }),
   );
-  const later = await until(
+  const later = await pollUntil(
     () => api.state(),
     (s) => s.app.standalone.length === 1 && s.app.attached.length === 0,
     "the standalone server",
@@ -176,14 +171,14 @@ Deno.test("dashboard state: crashes grouped with counts, devices with the agent'
   await a.client.callTool({ name: "start_logcat", arguments: { device_serial: SERIAL } });
   logcat.crash("com.example.crashy", "java");
   logcat.crash("com.example.crashy", "java");
-  const st = await until(
+  const st = await pollUntil(
     () => api.state(),
     (s) => s.crashes.groups?.[0]?.count === 2,
     "one crash group counted twice",
   );
   assertEquals(st.crashes.groups[0].package, "com.example.crashy");
   await a.client.callTool({ name: "screenshot", arguments: { device_serial: SERIAL } });
-  const dev = await until(
+  const dev = await pollUntil(
     () => api.state(),
     (s) => s.devices.some((d: J) => d.serial === SERIAL && d.screenshot?.kept),
     "the screenshot",
@@ -231,7 +226,7 @@ Deno.test("dashboard state: debug sessions with launch time and crash count; a s
   });
   await call("launch_app", { device_serial: SERIAL, package: PKG });
   logcat.crash(PKG, "java");
-  const st = await until(
+  const st = await pollUntil(
     () => api.state(),
     (s) => s.sessions[0]?.counts?.crashes === 1 && s.sessions[0]?.launch_ms !== null,
     "the session with its launch and crash",
@@ -254,7 +249,7 @@ Deno.test("dashboard state: debug sessions with launch time and crash count; a s
     { timeout: 120_000 },
   ) as J;
   assertEquals(failed.isError, true);
-  const after = await until(
+  const after = await pollUntil(
     () => api.state(),
     (x) => x.builds.history[0]?.status === "failed",
     "the failed build",
