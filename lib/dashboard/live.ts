@@ -42,6 +42,12 @@ export const INITIAL_BUILD_LINES = 500;
 export const MAX_LINES_PER_EVENT = 1_000;
 /** Activity entries in one `activity` event. */
 export const MAX_ACTIVITY_PER_EVENT = 2_000;
+/**
+ * Sections read less often: the setup commands look at the bundle's sources (hundreds of stats),
+ * and change only when the user rebuilds or installs (an action re-reads them at once).
+ */
+export const SLOW_SECTION_MS = 30_000;
+const SLOW_SECTIONS: ReadonlySet<string> = new Set(["setup"]);
 /** A comment line keeps idle connections open through proxies and sleep. */
 export const HEARTBEAT_MS = 15_000;
 
@@ -81,6 +87,8 @@ export class LiveHub {
   readonly #tails = new Map<number, Tail>();
   #activity = { offset: -1, ino: null as number | null, lastLine: "" };
   #timers: ReturnType<typeof setInterval>[] = [];
+  /** When each slow section was last read. */
+  #slowReadAt = new Map<SectionName, number>();
   #refreshing: Promise<void> | null = null;
   #ticking = false;
   #closed = false;
@@ -116,7 +124,13 @@ export class LiveHub {
       projects: () => projectsSection(h),
       setup: () => setupSection(h),
     };
+    const now = performance.now();
     await Promise.all(SECTION_NAMES.map(async (name) => {
+      if (SLOW_SECTIONS.has(name) && this.#sections.has(name)) {
+        const at = this.#slowReadAt.get(name);
+        if (at !== undefined && now - at < SLOW_SECTION_MS) return;
+      }
+      if (SLOW_SECTIONS.has(name)) this.#slowReadAt.set(name, now);
       let value: unknown;
       try {
         value = await readers[name]();
@@ -128,6 +142,13 @@ export class LiveHub {
       this.#sections.set(name, { json, value });
       this.#broadcast(frame("section", { name, value }));
     }));
+  }
+
+  /** Something the user did may have changed every section: read them all now. */
+  async changed(): Promise<void> {
+    await this.#refreshing?.catch(() => {});
+    this.#slowReadAt.clear();
+    await this.refresh();
   }
 
   /** A new page: its stream, starting with every section, recent activity and running logs. */

@@ -185,7 +185,10 @@ export function startDashboard(host: DashboardHost, opts: DashboardOptions = {})
       }
       if (path === "/api/actions/run") {
         const body = await readBody(req) as { token?: unknown } | null;
-        return json(await actions.run(body?.token));
+        const outcome = await actions.run(body?.token);
+        // The page sees the result of its action right away, not at the next refresh.
+        await hub.changed().catch(() => {});
+        return json(outcome);
       }
       if (path === "/api/actions/copied") {
         const body = await readBody(req) as { what?: unknown } | null;
