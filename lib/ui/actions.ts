@@ -241,6 +241,14 @@ export async function runInput(
   }
 }
 
+/** Where drag() reads the time and how it waits between events (tests pass a virtual one). */
+export interface ActionClock {
+  now(): number;
+  delay(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const SYSTEM_CLOCK: ActionClock = { now: () => performance.now(), delay };
+
 export interface DragResult {
   /** `motionevent` (DOWN, MOVEs, a pause, UP) or `swipe` (the fallback). */
   method: "motionevent" | "swipe";
@@ -259,15 +267,17 @@ export async function drag(
   to: Point,
   ms: number,
   signal?: AbortSignal,
+  clock: ActionClock = SYSTEM_CLOCK,
 ): Promise<DragResult> {
-  const started = performance.now();
+  const { now, delay } = clock;
+  const started = now();
   try {
     await runInput(adb, serial, motionArgv("DOWN", from), signal);
   } catch (e) {
     if (e instanceof ToolError && e.code === "command_failed") {
       const slow = slowSwipeMs(from, to, ms);
       await runInput(adb, serial, swipeArgv(from, to, slow), signal);
-      return { method: "swipe", durationMs: Math.round(performance.now() - started) };
+      return { method: "swipe", durationMs: Math.round(now() - started) };
     }
     throw e;
   }
@@ -282,7 +292,7 @@ export async function drag(
     // Always lift the finger, even when cancelled midway.
     await runInput(adb, serial, motionArgv("UP", to)).catch(() => {});
   }
-  return { method: "motionevent", durationMs: Math.round(performance.now() - started) };
+  return { method: "motionevent", durationMs: Math.round(now() - started) };
 }
 
 /**

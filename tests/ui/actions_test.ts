@@ -1,6 +1,7 @@
 /** lib/ui/actions.ts: input argv, text rules, the unicode snippet, pacing and drags. */
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import {
+  type ActionClock,
   ActionPacer,
   chooseInterval,
   clearKeys,
@@ -15,6 +16,7 @@ import {
   MAX_TYPE_TEXT_BYTES,
   parseInputShown,
   parseSelectedIme,
+  PAUSE_BEFORE_LIFT_MS,
   singleQuoteForSnippet,
   slowSwipeMs,
   unicodeTextArgv,
@@ -134,20 +136,34 @@ Deno.test("ActionPacer waits out the gap per device and remembers lists", async 
   assertEquals(pacer.lastList("a"), "second");
 });
 
+/** A clock that only moves when drag() waits on it. */
+function virtualClock(): ActionClock {
+  let t = 1_000;
+  return {
+    now: () => t,
+    delay: (ms: number) => {
+      t += ms;
+      return Promise.resolve();
+    },
+  };
+}
+
 Deno.test("drag() sends DOWN, MOVEs, a pause, UP; falls back to a slow swipe", async () => {
+  const clock = virtualClock();
   const sent: { argv: readonly string[]; at: number }[] = [];
   const adb = {
     shell(_s: string, argv: readonly string[]) {
-      sent.push({ argv, at: performance.now() });
+      sent.push({ argv, at: clock.now() });
       return Promise.resolve(shellResult(""));
     },
   };
-  const r = await drag(adb, "s", { x: 10, y: 900 }, { x: 10, y: 500 }, 40);
+  const r = await drag(adb, "s", { x: 10, y: 900 }, { x: 10, y: 500 }, 40, undefined, clock);
   assertEquals(r.method, "motionevent");
   const actions = sent.map((e) => e.argv[2]);
   assertEquals(actions, ["DOWN", "MOVE", "MOVE", "MOVE", "MOVE", "UP"]);
   assertEquals(sent.at(-1)!.argv.slice(3), ["10", "500"]);
-  assert(sent.at(-1)!.at - sent.at(-2)!.at >= 140, "paused before lifting");
+  assertEquals(sent.at(-1)!.at - sent.at(-2)!.at, PAUSE_BEFORE_LIFT_MS, "paused before lifting");
+  assertEquals(r.durationMs, 40 + PAUSE_BEFORE_LIFT_MS, "the moves spread over the drag's time");
 
   const old: (readonly string[])[] = [];
   const oldAdb = {
@@ -160,7 +176,7 @@ Deno.test("drag() sends DOWN, MOVEs, a pause, UP; falls back to a slow swipe", a
       );
     },
   };
-  const f = await drag(oldAdb, "s", { x: 10, y: 900 }, { x: 10, y: 500 }, 40);
+  const f = await drag(oldAdb, "s", { x: 10, y: 900 }, { x: 10, y: 500 }, 40, undefined, clock);
   assertEquals(f.method, "swipe");
   assertEquals(old.at(-1)!.slice(0, 6), ["input", "swipe", "10", "900", "10", "500"]);
   assert(Number(old.at(-1)![6]) >= 600);
