@@ -1,12 +1,12 @@
-import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { devicesTools } from "../../lib/tools/devices/devices.ts";
-import { AdbClient } from "../../lib/adb/client.ts";
-import { parseServerSocketSpec } from "../../lib/adb/server_address.ts";
-import type { ToolContext } from "../../lib/tools/context.ts";
-import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
-import { startSimulator } from "../sim/mod.ts";
-import { testToolContext } from "../tool_context.ts";
-import { assertRejectsCode, FakeConnection, fakeConnector, lp } from "./_fake.ts";
+import { assertEquals, assertStringIncludes } from "../../assert.ts";
+import { devicesTools } from "../../../lib/tools/devices/devices.ts";
+import { AdbClient } from "../../../lib/adb/client.ts";
+import { parseServerSocketSpec } from "../../../lib/adb/server_address.ts";
+import type { ToolContext } from "../../../lib/tools/context.ts";
+import type { ToolOutput } from "../../../lib/mcp/tool_def.ts";
+import { startSimulator } from "../../sim/mod.ts";
+import { testToolContext } from "../../tool_context.ts";
+import { assertRejectsCode, FakeConnection, fakeConnector, lp } from "../../adb/_fake.ts";
 
 interface LooseTool {
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;

@@ -3,20 +3,17 @@
  * sending anything, and how they read what comes back. End-to-end runs against the simulator are
  * in tests/e2e/apps_test.ts.
  */
-import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
-import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { appInfoTools } from "../../lib/tools/apps/app_info.ts";
-import { appControlTools } from "../../lib/tools/apps/app_control.ts";
-import { permissionTools } from "../../lib/tools/apps/permissions.ts";
-import { deviceSettingsTools } from "../../lib/tools/devices/device_settings.ts";
-import { readDisplayed } from "../../lib/android/launch.ts";
-import type { AdbClient, AdbDevice } from "../../lib/adb/client.ts";
-import { ToolError } from "../../lib/core/errors.ts";
-import type { ToolContext } from "../../lib/tools/context.ts";
-import type { ToolOutput } from "../../lib/mcp/tool_def.ts";
-import { testToolContext } from "../tool_context.ts";
-import { FakeAdb } from "../fake_adb.ts";
-import { waitUntil } from "../wait.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../assert.ts";
+import { appInfoTools } from "../../../lib/tools/apps/app_info.ts";
+import { appControlTools } from "../../../lib/tools/apps/app_control.ts";
+import { permissionTools } from "../../../lib/tools/apps/permissions.ts";
+import { deviceSettingsTools } from "../../../lib/tools/devices/device_settings.ts";
+import type { AdbClient, AdbDevice } from "../../../lib/adb/client.ts";
+import { ToolError } from "../../../lib/core/errors.ts";
+import type { ToolContext } from "../../../lib/tools/context.ts";
+import type { ToolOutput } from "../../../lib/mcp/tool_def.ts";
+import { testToolContext } from "../../tool_context.ts";
+import { FakeAdb } from "../../fake_adb.ts";
 
 /** The app and device-settings tools these tests drive. */
 const appsTools = [
@@ -522,44 +519,4 @@ Deno.test("every string parameter refuses hostile values before any device comma
       }
     }
   }
-});
-
-Deno.test("readDisplayed() stops waiting when the request is cancelled", async () => {
-  const adb = new FakeAdb(() => ({ out: "" }));
-  const ac = new AbortController();
-  const waiting = readDisplayed(
-    adb as never,
-    "emulator-5554",
-    "com.example.app",
-    null,
-    { signal: ac.signal },
-    60_000,
-  );
-  waiting.catch(() => {});
-  await waitUntil(() => adb.calls.length >= 1, "the first look at the log");
-  ac.abort();
-  await rejects(waiting, "cancelled");
-  assert(adb.argvs.length >= 1 && adb.argvs.length < 10, `${adb.argvs.length} looks`);
-});
-
-Deno.test("readDisplayed() gives up after its wait with no Displayed line", async () => {
-  const adb = new FakeAdb(() => ({
-    out: "01-02 03:04:05.000  500  520 I ActivityTaskManager: Displayed com.other/.M for " +
-      "user 0: +5ms\n",
-  }));
-  const found = await readDisplayed(adb as never, "e", "com.example.app", null, {}, 300);
-  assertEquals(found, null);
-});
-
-Deno.test("intentFilterSchemes() reads the schemes of intent filters only", () => {
-  const xml = `<manifest><application>
-    <activity android:name=".A"><intent-filter>
-      <action android:name="android.intent.action.VIEW" />
-      <data android:scheme="MyApp" android:host="x" /><data android:scheme='geo'/>
-      <data android:scheme="\${appAuthRedirectScheme}" />
-    </intent-filter></activity>
-    <!-- <intent-filter><data android:scheme="commented" /></intent-filter> -->
-    <provider android:name=".P"><data android:scheme="outside" /></provider>
-  </application></manifest>`;
-  assertEquals(intentFilterSchemes(xml), ["myapp", "geo"]);
 });
