@@ -9,6 +9,7 @@ import { resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
 import { queryApp } from "../attach/attach_client.ts";
+import type { AttachedSessionInfo } from "./app.ts";
 import { VERSION } from "../version.ts";
 
 interface AppStatus {
@@ -17,16 +18,6 @@ interface AppStatus {
   project: string | null;
   started_at: string;
   uptime_s: number;
-}
-
-interface AttachedStatus {
-  session_id: string;
-  pid: number;
-  client_name: string | null;
-  version: string;
-  project: string | null;
-  follows_app: boolean;
-  since: string;
 }
 
 const RESTART_HINT = "restart your MCP client to use the new binary";
@@ -41,7 +32,8 @@ export async function statusCommand(
     listSessionRecords(dataDir),
   ]);
   const app = (answer?.app ?? null) as AppStatus | null;
-  const attached = (Array.isArray(answer?.attached) ? answer.attached : []) as AttachedStatus[];
+  const attached =
+    (Array.isArray(answer?.attached) ? answer.attached : []) as AttachedSessionInfo[];
   const reference = app?.version ?? VERSION;
   const mismatches: string[] = [];
   if (app && app.version !== VERSION) {

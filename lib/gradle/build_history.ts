@@ -22,6 +22,7 @@ import {
   pruneBuildLogs,
   removeBuildLogs,
 } from "./build_log.ts";
+import type { BuiltApk } from "./built_apks.ts";
 import { MAX_CHANGED_FILES, MAX_HASHED_BUILD_FILES, type Provenance } from "./provenance.ts";
 import { type BuildMapping, isSha256, MAX_MAPPINGS_PER_BUILD } from "../retrace/mapping_store.ts";
 
@@ -82,21 +83,6 @@ export function describeOrigin(origin: Origin | null | undefined): string {
   })`;
 }
 
-export interface BuildApk {
-  module: string;
-  variant: string;
-  path: string;
-  /** `null` when the APK could not be hashed. */
-  sha256: string | null;
-  bytes: number;
-  application_id: string | null;
-  /**
-   * SHA-256 of the `output-metadata.json` this APK was found through, as the build read it; the
-   * package scope counts a build output's id only when its metadata hashes to a recorded one.
-   */
-  metadata_sha256?: string | null;
-}
-
 export interface BuildRecord {
   /** Increasing across processes, never reused (see the module comment). */
   id: number;
@@ -129,7 +115,7 @@ export interface BuildRecord {
   /** That process's executable (to tell a reused PID from it). */
   binary: string;
   gradle_pid: number | null;
-  apks: BuildApk[];
+  apks: BuiltApk[];
   /** The R8 mappings this build wrote, as kept in `<data dir>/mappings/` (lib/retrace). */
   mappings: BuildMapping[];
   provenance: Provenance | null;
@@ -207,9 +193,9 @@ export function boundDiagnostics(v: unknown): unknown[] {
   return out;
 }
 
-function parseApks(v: unknown): BuildApk[] {
+function parseApks(v: unknown): BuiltApk[] {
   if (!Array.isArray(v)) return [];
-  const out: BuildApk[] = [];
+  const out: BuiltApk[] = [];
   for (const a of v.slice(0, MAX_APKS_PER_RECORD)) {
     if (!isRecord(a) || typeof a.path !== "string") continue;
     out.push({
@@ -527,7 +513,7 @@ export interface BuildRecordPatch {
   cancelled_by?: Origin | null;
   reason?: string | null;
   gradle_pid?: number | null;
-  apks?: BuildApk[];
+  apks?: BuiltApk[];
   mappings?: BuildMapping[];
   provenance?: Provenance | null;
   log?: BuildLogInfo;

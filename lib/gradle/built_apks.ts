@@ -20,16 +20,22 @@ export const MAX_HASHED_APK_BYTES = 1024 * 1024 * 1024;
 /** Entries walked per module before giving up. */
 export const MAX_APK_WALK_ENTRIES = 5_000;
 
+/** An APK a build wrote, as collected here and as its build record keeps it. */
 export interface BuiltApk {
   module: string;
   variant: string;
   /** Relative to the project root. */
   path: string;
+  /** `null` when the APK could not be hashed. */
   sha256: string | null;
   bytes: number;
   application_id: string | null;
-  /** SHA-256 of the `output-metadata.json` bytes read (the package scope matches on it). */
-  metadata_sha256: string | null;
+  /**
+   * SHA-256 of the `output-metadata.json` this APK was found through, as the build read it; the
+   * package scope counts a build output's id only when its metadata hashes to a recorded one.
+   * Always set when collected; records read back have `null` where it was not written.
+   */
+  metadata_sha256?: string | null;
 }
 
 export async function sha256File(path: string): Promise<string> {

@@ -165,11 +165,13 @@ export interface SessionCrash {
   kind: "java" | "anr" | "native";
   pid: number;
   package: string | null;
+  /** Logcat time as printed, and when the worker read it (ISO). */
   time: string;
   received_at: string;
   summary: string;
   signature: string;
   crash_group_id: string | null;
+  /** Still collecting lines after it. */
   open: boolean;
   lines: string[];
 }

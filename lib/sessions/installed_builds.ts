@@ -11,7 +11,6 @@ import { ensureDataDir, installedBuildsPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { log } from "../core/log.ts";
 import {
-  type BuildApk,
   type BuildRecord,
   clip,
   describeOrigin,
@@ -19,6 +18,7 @@ import {
   type Origin,
   parseOrigin,
 } from "../gradle/build_history.ts";
+import type { BuiltApk } from "../gradle/built_apks.ts";
 
 /** Records kept (one per device and package); the oldest installs are dropped. */
 export const MAX_INSTALLED_BUILDS = 500;
@@ -143,8 +143,8 @@ export function matchBuildRecord(
   records: readonly BuildRecord[],
   sha256: string,
   project: string | null = null,
-): { record: BuildRecord; apk: BuildApk } | null {
-  let best: { record: BuildRecord; apk: BuildApk } | null = null;
+): { record: BuildRecord; apk: BuiltApk } | null {
+  let best: { record: BuildRecord; apk: BuiltApk } | null = null;
   for (const r of records) {
     if (project !== null && r.project !== project) continue;
     const apk = r.apks.find((a) => a.sha256 === sha256);
