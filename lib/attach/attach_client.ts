@@ -3,6 +3,7 @@
  * `ATTACH_TIMEOUT`, send the handshake, read the app's answer. Also the one-line queries the CLI
  * sends (`keynobi status`, `keynobi open`).
  */
+import { boundedWait } from "../core/abortable.ts";
 import { attachSocketPath } from "../core/data_dir.ts";
 import type { ToolsetName } from "../mcp/tool_def.ts";
 import {
@@ -29,18 +30,10 @@ export type AttachOutcome =
 
 /** Connect within `timeoutMs`; null when nothing answers (no file, refused, or too slow). */
 async function connectWithin(path: string, timeoutMs: number): Promise<Deno.UnixConn | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const pending = Deno.connect({ transport: "unix", path });
-  try {
-    const r = await Promise.race([
-      pending,
-      new Promise<null>((res) => timer = setTimeout(res, timeoutMs, null)),
-    ]);
-    if (r === null) pending.then((c) => c.close(), () => {});
-    return r;
-  } finally {
-    clearTimeout(timer);
-  }
+  const r = await boundedWait(pending, timeoutMs);
+  if (r === undefined) pending.then((c) => c.close(), () => {});
+  return r ?? null;
 }
 
 /** Send one line, read one line back (both bounded), within `timeoutMs`. */

@@ -11,6 +11,7 @@
  * app's project (`keynobi open`). Parsing and deciding are pure; reading the line is bounded.
  */
 import { isAbsolute, normalize } from "node:path";
+import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
 
 /** The handshake revision this release speaks. */
@@ -193,12 +194,12 @@ export async function readHandshakeLine(
   const what = opts.what ?? "the attach handshake";
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((r) => timer = setTimeout(r, timeoutMs, "timeout"));
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), timeout]);
-      if (next === "timeout") {
+      const next = await raceAbort(reader.read(), deadline.signal);
+      if (next === ABORTED) {
         throw new HandshakeError(`${what} did not arrive within ${timeoutMs} ms`);
       }
       if (next.done) throw new HandshakeError(`the connection closed before ${what} ended`);

@@ -6,6 +6,7 @@
  * is how peers of another uid are kept out: Deno does not expose the peer's credentials
  * (SO_PEERCRED / getpeereid), so the check is the socket's mode and the folder's.
  */
+import { boundedWait } from "../core/abortable.ts";
 import { attachSocketPath } from "../core/data_dir.ts";
 
 /** `sun_path` holds this many bytes of path (the rest is the terminating NUL). */
@@ -27,14 +28,10 @@ export interface ClaimedSocket {
 }
 
 async function answers(path: string): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const pending = Deno.connect({ transport: "unix", path });
   try {
-    const c = await Promise.race([
-      pending,
-      new Promise<null>((r) => timer = setTimeout(r, PROBE_TIMEOUT_MS, null)),
-    ]);
-    if (c === null) {
+    const c = await boundedWait(pending, PROBE_TIMEOUT_MS);
+    if (c === undefined) {
       pending.then((x) => x.close(), () => {});
       // Accepting nothing within the probe: a hung instance still owns it.
       return true;
@@ -43,8 +40,6 @@ async function answers(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

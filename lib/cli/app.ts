@@ -4,6 +4,7 @@
  * their state, the open project, the live session registry and `<data dir>/mcp.sock`. Each
  * accepted connection is one more SDK session (`newToolSession`) over our line transport.
  */
+import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -110,16 +111,8 @@ class AttachedTransport extends LineTransport {
   }
 }
 
-async function within<T>(p: Promise<T>, ms = QUIT_STEP_TIMEOUT_MS): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<undefined>((r) => timer = setTimeout(r, ms, undefined)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function within<T>(p: Promise<T>, ms = QUIT_STEP_TIMEOUT_MS): Promise<T | undefined> {
+  return boundedWait(p, ms);
 }
 
 export async function runApp(opts: AppOptions): Promise<number> {

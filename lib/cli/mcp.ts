@@ -7,6 +7,7 @@
  */
 import { explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
 import { setLastActiveProject } from "../core/settings.ts";
+import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -55,16 +56,8 @@ export interface McpLaunchOptions {
 export const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Resolve with `p`, or after `ms` with undefined; the timer never outlives the wait. */
-async function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<undefined>((r) => timer = setTimeout(r, ms, undefined)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T | undefined> {
+  return boundedWait(p, ms);
 }
 
 export async function runMcp(opts: McpLaunchOptions): Promise<number> {

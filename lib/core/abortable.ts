@@ -53,6 +53,15 @@ export function raceTimeout<T>(op: Promise<T>, ms: number): Promise<T | Aborted>
 }
 
 /**
+ * A bounded wait: settles like `op`, or resolves `undefined` after `ms` (`op` is left running).
+ * The shutdown steps, probes and flushes that give up after a while all wait with this.
+ */
+export async function boundedWait<T>(op: Promise<T>, ms: number): Promise<T | undefined> {
+  const r = await raceTimeout(op, ms);
+  return r === ABORTED ? undefined : r;
+}
+
+/**
  * Resolves after `ms` (a negative or NaN wait counts as 0). Rejects as soon as `signal` aborts
  * (at once if it already has) with `abortError()` when given, else with the signal's reason. Its
  * timer and listener are cleared whichever comes first. Every pause in lib/ and workers/ is this.

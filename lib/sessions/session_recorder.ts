@@ -9,7 +9,8 @@
  * `CRASH_POLL_INTERVAL_MS` while a stream runs and before every session read, and records each
  * once, on the open session of its device and package.
  */
-import { delay } from "../core/abortable.ts";
+import { boundedWait, delay } from "../core/abortable.ts";
+import type { SessionCrash } from "../logcat/logcat_protocol.ts";
 import { log } from "../core/log.ts";
 import { applySessionOps, type SessionOp } from "./session_store.ts";
 import type { Attribution } from "./session_model.ts";
@@ -25,25 +26,7 @@ export const CRASH_SETTLE_MS = 500;
 /** Longest `close()` waits for the queue to be written. */
 export const CLOSE_FLUSH_TIMEOUT_MS = 5_000;
 
-/** A crash as the logcat worker reports it for sessions (lib/logcat/logcat_service.ts). */
-export interface CrashForSession {
-  crash_id: number;
-  device: string;
-  kind: "java" | "anr" | "native";
-  pid: number;
-  package: string | null;
-  /** Logcat time as printed, and when the worker read it (ISO). */
-  time: string;
-  received_at: string;
-  summary: string;
-  signature: string;
-  crash_group_id: string | null;
-  /** Still collecting lines after it. */
-  open: boolean;
-  lines: string[];
-}
-
-export type CrashSource = (afterId: number) => Promise<CrashForSession[]>;
+export type CrashSource = (afterId: number) => Promise<SessionCrash[]>;
 
 export class SessionRecorder {
   readonly #dataDir: string;
@@ -134,7 +117,7 @@ export class SessionRecorder {
   async #pull(): Promise<void> {
     const source = this.#crashSource!;
     let crashes = await source(this.#lastCrashId);
-    const young = (c: CrashForSession) =>
+    const young = (c: SessionCrash) =>
       c.open && Date.now() - Date.parse(c.received_at) < CRASH_SETTLE_MS;
     if (crashes.some(young)) {
       await delay(CRASH_SETTLE_MS);
@@ -152,18 +135,13 @@ export class SessionRecorder {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#crashSource = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.flush(),
-      new Promise<void>((r) => timer = setTimeout(r, CLOSE_FLUSH_TIMEOUT_MS)),
-    ]);
-    clearTimeout(timer);
+    await boundedWait(this.flush(), CLOSE_FLUSH_TIMEOUT_MS);
     this.#closed = true;
   }
 }
 
 /** The session change that records crash `c` (keyed, so another process seeing it adds nothing). */
-export function crashOp(c: CrashForSession): SessionOp {
+export function crashOp(c: SessionCrash): SessionOp {
   const kind = c.kind === "anr" ? "anr" : "crash";
   const at = new Date(Date.parse(c.received_at) || Date.now());
   const attribution: Attribution = {

@@ -1,5 +1,5 @@
 import { assertEquals, assertRejects } from "../assert.ts";
-import { ABORTED, delay, raceAbort, raceTimeout } from "../../lib/core/abortable.ts";
+import { ABORTED, boundedWait, delay, raceAbort, raceTimeout } from "../../lib/core/abortable.ts";
 
 /** An AbortSignal that counts the abort listeners attached to it right now. */
 function countingSignal(): { ctl: AbortController; listeners: () => number } {
@@ -69,4 +69,14 @@ Deno.test("delay rejects with the signal's reason, or the error it was given, an
   const given = delay(60_000, later.signal, () => new Error("given"));
   later.abort();
   assertEquals((await assertRejects(() => given)).message, "given");
+});
+
+Deno.test("boundedWait settles like the operation, or resolves undefined at its bound", async () => {
+  assertEquals(await boundedWait(Promise.resolve(7), 60_000), 7);
+  const e = await assertRejects(() => boundedWait(Promise.reject(new Error("boom")), 60_000));
+  assertEquals(e.message, "boom");
+  let late!: (v: string) => void;
+  const never = new Promise<string>((r) => late = r);
+  assertEquals(await boundedWait(never, 1), undefined);
+  late("after");
 });
