@@ -3,6 +3,7 @@
  * interfaces; `tcp_connection.ts` is the one adapter that does real socket I/O, and tests hand the
  * client a scripted fake.
  */
+import { concatBytes } from "../core/bytes.ts";
 import type { AdbServerAddress } from "./server_address.ts";
 
 /** A bidirectional byte stream to the ADB server. */
@@ -67,16 +68,4 @@ export class ByteReader {
     if (chunk === null) this.#eof = true;
     return chunk;
   }
-}
-
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }

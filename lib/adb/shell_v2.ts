@@ -3,7 +3,7 @@
  * payload, in both directions. adbd splits payloads as it likes, so the decoder accepts packets
  * split across reads and several per read; zero-length packets are legal.
  */
-import { concatBytes } from "./connection.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 export const ShellPacketId = {
   stdin: 0,

@@ -10,6 +10,7 @@
  * `public.xml` (android:name 0x01010003, versionCode 0x0101021b, versionName 0x0101021c,
  * minSdkVersion 0x0101020c, targetSdkVersion 0x01010270, enabled 0x0101000e, exported 0x01010010).
  */
+import { concatBytes } from "../core/bytes.ts";
 
 /** Largest APK the install path reads into memory. */
 export const MAX_APK_BYTES = 1024 * 1024 * 1024;
@@ -194,10 +195,7 @@ async function inflateRaw(data: Uint8Array, max: number): Promise<Uint8Array> {
     if (total > max) fail(`the entry inflates to more than ${max} bytes`);
     parts.push(chunk);
   }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) (out.set(p, off), off += p.length);
-  return out;
+  return concatBytes(parts, total);
 }
 
 /** The bytes of one entry (stored or deflated), at most `max`. */

@@ -12,6 +12,7 @@
  */
 import { isAbsolute, normalize } from "node:path";
 import { ABORTED, raceAbort } from "../core/abortable.ts";
+import { concatBytes } from "../core/bytes.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
 
 /** The handshake revision this release speaks. */
@@ -212,12 +213,7 @@ export async function readHandshakeLine(
       chunks.push(head);
       size += head.length;
       if (nl === -1) continue;
-      const all = new Uint8Array(size);
-      let o = 0;
-      for (const c of chunks) {
-        all.set(c, o);
-        o += c.length;
-      }
+      const all = concatBytes(chunks, size);
       let line: string;
       try {
         line = new TextDecoder("utf-8", { fatal: true }).decode(all);

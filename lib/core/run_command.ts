@@ -7,6 +7,7 @@
  * When the timeout fires we also stop reading: the killed child's grandchildren (a JVM's workers,
  * a shell's background jobs) may hold its pipes open for as long as they live.
  */
+import { concatBytes } from "./bytes.ts";
 
 /** The longest timeout `runCommand` accepts; longer ones are cut to it. */
 export const MAX_RUN_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -56,13 +57,7 @@ function collector(max: number) {
       size += part.length;
     },
     text(): string {
-      const all = new Uint8Array(size);
-      let at = 0;
-      for (const c of chunks) {
-        all.set(c, at);
-        at += c.length;
-      }
-      return new TextDecoder().decode(all);
+      return new TextDecoder().decode(concatBytes(chunks, size));
     },
   };
 }

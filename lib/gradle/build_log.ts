@@ -9,6 +9,7 @@
  */
 import { dirname, join } from "node:path";
 import { log } from "../core/log.ts";
+import { joinBytes } from "../core/bytes.ts";
 
 /** A log file never grows past about this. */
 export const MAX_BUILD_LOG_BYTES = 8 * 1024 * 1024;
@@ -181,7 +182,7 @@ export class BuildLogWriter {
       this.#timer = undefined;
     }
     if (this.#pendingBytes === 0) return;
-    const data = concat(this.#pending, this.#pendingBytes);
+    const data = joinBytes(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#chain = this.#chain.then(() => this.#writeAll(data));
@@ -216,7 +217,7 @@ export class BuildLogWriter {
       const parts: Uint8Array[] = truncated ? [encoder.encode(omittedMarker(dropped) + "\n")] : [];
       parts.push(...tail);
       const size = parts.reduce((n, p) => n + p.length, 0);
-      const data = concat(parts, size);
+      const data = joinBytes(parts, size);
       this.#chain = this.#chain.then(() => this.#writeAll(data));
     }
     await this.#chain;
@@ -229,17 +230,6 @@ export class BuildLogWriter {
     } catch { /* already closed */ }
     return { path: this.path, bytes, lines: this.#lines, truncated };
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 export interface LogTail {
@@ -283,7 +273,7 @@ export async function readLogTail(path: string, lines = DEFAULT_TAIL_LINES): Pro
       chunks.unshift(buf.subarray(0, filled));
       read += len;
     }
-    const text = new TextDecoder().decode(concat(chunks, chunks.reduce((n, c) => n + c.length, 0)));
+    const text = new TextDecoder().decode(joinBytes(chunks));
     const all = text.split("\n");
     if (all[all.length - 1] === "") all.pop();
     // Unless we reached the start, the first piece may be a partial line.

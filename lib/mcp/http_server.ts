@@ -13,6 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { concatBytes } from "../core/bytes.ts";
 import { HTTP_MCP_PATH, type HttpAddress, isLoopback, originOf } from "./http_address.ts";
 import { classifyValue, type JsonRpcId, MAX_MESSAGE_BYTES, RpcCode } from "./jsonrpc.ts";
 import { admissionError } from "./request_gate.ts";
@@ -105,13 +106,7 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array | null>
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks, size);
 }
 
 export function serveHttp(opts: HttpServeOptions): HttpMcpServer {

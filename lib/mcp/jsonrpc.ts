@@ -4,6 +4,7 @@
  * it routes nothing (the SDK's `Server` does, lib/mcp/session.ts). Batches are refused: no protocol
  * revision we negotiate has them (lib/mcp/session.ts SUPPORTED_PROTOCOL_VERSIONS).
  */
+import { joinBytes } from "../core/bytes.ts";
 
 export type JsonRpcId = string | number;
 
@@ -266,7 +267,7 @@ export async function* linesOf(
   const finish = (): LineEvent | null => {
     let line: string;
     try {
-      line = decoder.decode(concat(chunks, size));
+      line = decoder.decode(joinBytes(chunks, size));
     } catch {
       return { dropped: "invalid_utf8" };
     }
@@ -307,17 +308,6 @@ export async function* linesOf(
     const ev = finish();
     if (ev !== null) yield ev;
   }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 /** The error answered for a line `readLines` dropped. */

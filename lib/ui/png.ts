@@ -9,6 +9,7 @@
  * Format facts: the PNG specification (ISO/IEC 15948), chunks IHDR / PLTE / tRNS / IDAT / IEND,
  * filter types 0–4, CRC-32 over chunk type and data.
  */
+import { concatBytes } from "../core/bytes.ts";
 
 /** The eight bytes every PNG starts with. */
 export const PNG_SIGNATURE: readonly number[] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -234,13 +235,7 @@ export async function decodePng(bytes: Uint8Array): Promise<RgbaImage> {
   if (h.colorType === 3 && !palette) {
     throw new PngError("Cannot decode PNG: palette image without PLTE");
   }
-  const total = idat.reduce((s, c) => s + c.length, 0);
-  const joined = new Uint8Array(total);
-  let o = 0;
-  for (const c of idat) {
-    joined.set(c, o);
-    o += c.length;
-  }
+  const joined = concatBytes(idat);
   const stride = h.width * channels;
   const expected = h.height * (stride + 1);
   const raw = await inflate(joined, expected);
@@ -442,13 +437,7 @@ export async function encodePng(img: RgbaImage, opts: EncodeOptions = {}): Promi
     chunk("IDAT", idat),
     chunk("IEND", new Uint8Array(0)),
   ];
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Per destination index: the source indexes it covers and how much of each (sums to 1). */

@@ -1,0 +1,22 @@
+/** Byte buffers: joining chunks read from a stream. The one place lib/ writes that loop. */
+
+/**
+ * `parts` in order, as one new array (`size`, when the caller counted it already, saves a pass).
+ * Always a copy, so the result never shares memory with a chunk a reader may reuse.
+ */
+export function concatBytes(parts: readonly Uint8Array[], size?: number): Uint8Array {
+  let total = size ?? 0;
+  if (size === undefined) { for (const p of parts) total += p.length; }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Like `concatBytes`, but a single part is returned as it is (no copy). */
+export function joinBytes(parts: readonly Uint8Array[], size?: number): Uint8Array {
+  return parts.length === 1 ? parts[0] : concatBytes(parts, size);
+}
