@@ -6,11 +6,9 @@
  * mapping, natural display space) and §4.4 (slots, pressure, NEVER_EXPIRE, lift = pressure 0).
  */
 import type { TouchEventMsg, TouchMsg } from "./grpc_client.ts";
+import { type Point, pointsAlong } from "./points.ts";
 
-export interface Point {
-  x: number;
-  y: number;
-}
+export type { Point };
 
 /** Pressure of a finger that is down (the emulator's MTS_PRESSURE_RANGE_MAX, as Studio sends). */
 export const TOUCH_PRESSURE = 0x400;
@@ -104,15 +102,7 @@ function step(touches: TouchMsg[], afterMs: number): TouchStep {
 
 /** Points from `from` (excluded) to `to` (included), `MOVE_STEP_MS` apart over `ms`. */
 export function strokePoints(from: Point, to: Point, ms: number): Point[] {
-  const n = Math.max(1, Math.min(MAX_STROKE_STEPS, Math.round(ms / MOVE_STEP_MS)));
-  const out: Point[] = [];
-  for (let i = 1; i <= n; i++) {
-    out.push({
-      x: Math.round(from.x + (to.x - from.x) * i / n),
-      y: Math.round(from.y + (to.y - from.y) * i / n),
-    });
-  }
-  return out;
+  return pointsAlong(from, to, Math.min(MAX_STROKE_STEPS, Math.round(ms / MOVE_STEP_MS)));
 }
 
 export function tapSteps(p: Point): TouchStep[] {

@@ -8,6 +8,7 @@
  * `INPUT_TIMEOUT_MS` deadline.
  */
 import { delay } from "../core/abortable.ts";
+import { type Point, pointsAlong } from "../emulator/points.ts";
 import { ToolError } from "../core/errors.ts";
 import { invalidParams } from "../core/errors.ts";
 import type { DeviceShell } from "../adb/client.ts";
@@ -43,10 +44,7 @@ export const MAX_CLEAR_KEYS = 1_000;
 /** The ADB keyboard IME (github.com/senzhk/ADBKeyBoard) that takes text by broadcast. */
 export const ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME";
 
-export interface Point {
-  x: number;
-  y: number;
-}
+export type { Point };
 
 export function tapArgv(p: Point): string[] {
   return ["input", "tap", String(p.x), String(p.y)];
@@ -71,15 +69,7 @@ export function keyeventArgv(keys: readonly string[]): string[] {
 
 /** The points a drag passes through after DOWN (the last one is `to`). */
 export function dragPath(from: Point, to: Point, steps = DRAG_STEPS): Point[] {
-  const n = Math.max(1, Math.floor(steps));
-  const out: Point[] = [];
-  for (let i = 1; i <= n; i++) {
-    out.push({
-      x: Math.round(from.x + (to.x - from.x) * i / n),
-      y: Math.round(from.y + (to.y - from.y) * i / n),
-    });
-  }
-  return out;
+  return pointsAlong(from, to, steps);
 }
 
 /** `input swipe`'s duration when motion events are missing: slow enough to move, not fling. */
