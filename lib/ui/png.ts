@@ -458,12 +458,8 @@ function coverage(src: number, dst: number): { start: Int32Array; weights: Float
   return { start, weights };
 }
 
-/**
- * Area-average downscale to `width` × `height` (each no larger than the source): every output
- * pixel is the mean of the source area it covers, with partial pixels weighted by how much of
- * them it covers. Channels are averaged independently (screenshots are opaque).
- */
-export function resizeAreaAverage(img: RgbaImage, width: number, height: number): RgbaImage {
+/** Both downscales take whole sizes from 1 up to the source's; anything else is a RangeError. */
+function checkDownscale(img: RgbaImage, width: number, height: number): void {
   if (
     !Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 ||
     width > img.width || height > img.height
@@ -472,6 +468,15 @@ export function resizeAreaAverage(img: RgbaImage, width: number, height: number)
       `Cannot resize ${img.width}x${img.height} to ${width}x${height}: only downscaling is supported`,
     );
   }
+}
+
+/**
+ * Area-average downscale to `width` × `height` (each no larger than the source): every output
+ * pixel is the mean of the source area it covers, with partial pixels weighted by how much of
+ * them it covers. Channels are averaged independently (screenshots are opaque).
+ */
+export function resizeAreaAverage(img: RgbaImage, width: number, height: number): RgbaImage {
+  checkDownscale(img, width, height);
   const sw = img.width, sh = img.height, src = img.data;
   const cx = coverage(sw, width);
   const cy = coverage(sh, height);
@@ -580,14 +585,7 @@ function reduceRow(
  * 38 dB against it: tests/ui/png_test.ts).
  */
 export function resizeBox(img: RgbaImage, width: number, height: number): RgbaImage {
-  if (
-    !Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 ||
-    width > img.width || height > img.height
-  ) {
-    throw new RangeError(
-      `Cannot resize ${img.width}x${img.height} to ${width}x${height}: only downscaling is supported`,
-    );
-  }
+  checkDownscale(img, width, height);
   const sw = img.width, src = img.data;
   const x = boxAxis(sw, width);
   const y = boxAxis(img.height, height);
