@@ -9,7 +9,13 @@ import { isToolError, type ToolErrorData } from "../core/errors.ts";
 import { closestName } from "./closest.ts";
 import { argumentStrings } from "./activity_log.ts";
 import { RpcCode, RpcError } from "./jsonrpc.ts";
-import { annotationsFor, type ImageContent, type ToolDef, type ToolsetName } from "./tool_def.ts";
+import {
+  annotationsFor,
+  argumentRefusal,
+  type ImageContent,
+  type ToolDef,
+  type ToolsetName,
+} from "./tool_def.ts";
 import { hiddenToolMessage } from "./toolsets.ts";
 import type { PromptDef } from "./prompts.ts";
 import type { ResourceProvider } from "./resources.ts";
@@ -220,7 +226,8 @@ export class SessionHandlers<Ctx> {
     }
     const parsed = z.object(tool.params).safeParse(args);
     if (!parsed.success) {
-      return refusal(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error.issues)}`);
+      const r = argumentRefusal(tool.name, parsed.error.issues);
+      return refusal(r.message, r.data);
     }
     if (tool.needsProject) {
       const refusedBecause = this.#opts.projectRefusal?.() ?? null;
@@ -385,13 +392,6 @@ function refusal(message: string, data?: Record<string, unknown>): ToolCallResul
 function firstText(r: ToolCallResult): string {
   for (const c of r.content) if (c.type === "text") return c.text;
   return "";
-}
-
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.slice(0, 5).map((i) => {
-    const where = i.path.length ? i.path.join(".") : "arguments";
-    return `${where}: ${i.message}`;
-  }).join("; ");
 }
 
 /**

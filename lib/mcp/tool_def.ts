@@ -2,7 +2,8 @@
  * The shape of one tool in the registry. Everything the server serves about a tool —
  * `tools/list`, annotations, toolset hiding, `instructions`, the docs tables — derives from this.
  */
-import type { z } from "zod";
+import { z } from "zod";
+import { isToolError, type ToolErrorData } from "../core/errors.ts";
 
 /** R read-only, W changes state, D destructive or hard to reverse, O runs project code. */
 export type ToolKind = "R" | "W" | "D" | "O";
@@ -43,6 +44,61 @@ export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {
    */
   needsProject?: true;
   run(args: z.infer<z.ZodObject<Shape>>, ctx: Ctx): Promise<ToolOutput>;
+}
+
+/** Where a validated parameter's refusal rides in its zod issue (`issue.params`). */
+export const REFUSAL_ISSUE_KEY = "keynobiRefusal";
+
+/**
+ * A parameter that carries its own check: `validate` (one of lib/core/validation.ts's, which
+ * throw an invalid_params `ToolError`) runs when the arguments are parsed, before the handler,
+ * and the parsed value is what it returns. A refusal is the validator's own message: the server
+ * answers it as if the handler had thrown it.
+ */
+export function validated<T extends z.ZodType, R>(
+  schema: T,
+  validate: (value: z.output<T>) => R,
+) {
+  return schema.transform((value, ctx): R => {
+    try {
+      return validate(value);
+    } catch (e) {
+      if (!isToolError(e) || e.code !== "invalid_params") throw e;
+      ctx.issues.push({
+        code: "custom",
+        message: e.message,
+        input: value,
+        params: { [REFUSAL_ISSUE_KEY]: e.toErrorData() },
+      });
+      return z.NEVER;
+    }
+  });
+}
+
+/**
+ * The refusal for arguments that failed `params`: a validated parameter's own (its validator's
+ * message and data), else zod's first issues, each named by where it is.
+ */
+export function argumentRefusal(
+  tool: string,
+  issues: readonly z.core.$ZodIssue[],
+): { message: string; data?: Record<string, unknown> } {
+  const own = refusalOf(issues);
+  if (own) return own.data === undefined ? { message: own.message } : own;
+  const described = issues.slice(0, 5).map((i) => {
+    const where = i.path.length ? i.path.join(".") : "arguments";
+    return `${where}: ${i.message}`;
+  }).join("; ");
+  return { message: `Invalid arguments for ${tool}: ${described}` };
+}
+
+/** The refusal a validated parameter raised, if one did, among a failed parse's issues. */
+export function refusalOf(issues: readonly z.core.$ZodIssue[]): ToolErrorData | null {
+  for (const i of issues) {
+    const data = i.code === "custom" ? i.params?.[REFUSAL_ISSUE_KEY] : undefined;
+    if (data) return data as ToolErrorData;
+  }
+  return null;
 }
 
 /** Identity helper that keeps `args` typed from `params`. */

@@ -5,7 +5,6 @@
  */
 import type { CallOptions } from "../adb/client.ts";
 import { resolveDeviceSerial } from "../adb/select_device.ts";
-import { validateSerial } from "../core/validation.ts";
 import type { ToolContext } from "./context.ts";
 
 /** Default bound on the device listing that picks a device when `device_serial` is left out. */
@@ -14,11 +13,6 @@ export const DEVICE_LISTING_TIMEOUT_MS = 10_000;
 /** Call options for a device call made for `ctx`'s request: its signal, and `timeoutMs` if given. */
 export function callOpts(ctx: Pick<ToolContext, "signal">, timeoutMs?: number): CallOptions {
   return timeoutMs === undefined ? { signal: ctx.signal } : { signal: ctx.signal, timeoutMs };
-}
-
-/** `device_serial` validated when given (invalid_params), else `undefined`: no device is picked. */
-export function optionalSerial(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : validateSerial(value);
 }
 
 /**

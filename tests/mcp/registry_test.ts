@@ -130,7 +130,9 @@ Deno.test("prompts: every call they prescribe is one the server accepts", () => 
             : /^\d+$/.test(raw)
             ? Number(raw)
             : raw.startsWith("<")
-            ? (key === "apk_path" ? "app/build/outputs/apk/debug/app-debug.apk" : "x")
+            ? (key === "apk_path"
+              ? "app/build/outputs/apk/debug/app-debug.apk"
+              : sample[key] ?? "x")
             : raw;
         }
         const unknown = Object.keys(call).filter((k) => !(k in tool.params));

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool } from "../define_tool.ts";
 import { invalidParams } from "../../core/errors.ts";
-import { validateDeepLink, validatePackage, validateSerial } from "../../core/validation.ts";
+import { validateDeepLink } from "../../core/validation.ts";
 import { openAppSettings, openDeepLink, restartApp, stopApp } from "../../android/app_control.ts";
 import { launchApp } from "../../android/launch.ts";
 import { launchOp } from "../../sessions/session_events.ts";
@@ -16,9 +16,9 @@ import { projectLinkSchemes } from "../../android/link_schemes.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import {
   allowForeignParam,
+  optionalPackageParam,
   packageParam,
   requiredSerialParam,
-  requireScope,
   serialParam,
 } from "../params.ts";
 
@@ -41,8 +41,8 @@ const launchAppTool = defineTool({
     ),
   },
   async run(args, ctx) {
-    const serial = validateSerial(args.device_serial);
-    const pkg = validatePackage(args.package);
+    const serial = args.device_serial;
+    const pkg = args.package;
     const r = await launchApp(ctx.adb, serial, pkg, args.activity, callOpts(ctx));
     ctx.sessions.record(launchOp(serial, pkg, {
       total_ms: r.timing?.total_ms ?? null,
@@ -82,9 +82,8 @@ const stopAppTool = defineTool({
     allow_foreign_package: allowForeignParam,
   },
   async run(args, ctx) {
-    const serial = validateSerial(args.device_serial);
-    const pkg = validatePackage(args.package);
-    await requireScope(ctx, pkg, args.allow_foreign_package);
+    const serial = args.device_serial;
+    const pkg = args.package;
     const r = await stopApp(ctx.adb, serial, pkg, callOpts(ctx));
     return {
       structured: { device_serial: serial, package: pkg, stopped: !r.running_after, ...r },
@@ -112,8 +111,7 @@ const restartAppTool = defineTool({
     allow_foreign_package: allowForeignParam,
   },
   async run(args, ctx) {
-    const pkg = validatePackage(args.package);
-    if (args.device_serial !== undefined) validateSerial(args.device_serial);
+    const pkg = args.package;
     const clear = args.clear_data === true;
     if (clear && args.device_serial === undefined) {
       throw invalidParams(
@@ -121,7 +119,6 @@ const restartAppTool = defineTool({
           "from list_devices",
       );
     }
-    await requireScope(ctx, pkg, args.allow_foreign_package);
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await restartApp(ctx.adb, serial, pkg, { clearData: clear }, callOpts(ctx));
     const t = r.launch.timing;
@@ -168,13 +165,13 @@ const openDeepLinkTool = defineTool({
     "package; fails when no app resolves it. Schemes: http, https and the project's.",
   params: {
     uri: z.string().describe("Absolute URI, percent-encoded ASCII"),
-    package: z.string().optional().describe("Only this app may handle it"),
+    package: optionalPackageParam("Only this app may handle it"),
     device_serial: serialParam,
   },
   async run(args, ctx) {
     const schemes = ctx.project ? await projectLinkSchemes(ctx.project.root) : [];
     const uri = validateDeepLink(args.uri, "uri", schemes);
-    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
+    const pkg = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await openDeepLink(ctx.adb, serial, uri, pkg, callOpts(ctx));
     return {
@@ -208,7 +205,7 @@ const openAppSettingsTool = defineTool({
   description: "Open the system App info screen of a package (permissions, storage, force stop).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
-    const pkg = validatePackage(args.package);
+    const pkg = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await openAppSettings(ctx.adb, serial, pkg, callOpts(ctx));
     return {

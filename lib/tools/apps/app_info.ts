@@ -21,13 +21,12 @@ import {
 } from "../../android/exit_info.ts";
 import { renderMeminfo } from "../../android/meminfo.ts";
 import { invalidParams } from "../../core/errors.ts";
-import { validatePackage } from "../../core/validation.ts";
 import { projectPackageScope } from "../../gradle/package_scope.ts";
 import { defineTool } from "../define_tool.ts";
 import { exitOps } from "../../sessions/session_events.ts";
 import type { ToolContext } from "../context.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
-import { packageParam, serialParam } from "../params.ts";
+import { optionalPackageParam, packageParam, serialParam } from "../params.ts";
 
 /** Candidate application ids considered for `get_exit_reasons`' default package. */
 export const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;
@@ -41,7 +40,7 @@ const dumpAppInfo = defineTool({
     "times, installer, flags (debuggable), launcher activity, permissions and grants.",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
-    const pkg = validatePackage(args.package);
+    const pkg = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const info = await readPackageInfo(ctx.adb, serial, pkg, callOpts(ctx));
     return {
@@ -60,7 +59,7 @@ const getMemoryInfo = defineTool({
     "native heap, graphics, object counts (activities, views, WebViews).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
-    const pkg = validatePackage(args.package);
+    const pkg = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const dump = await readMeminfo(ctx.adb, serial, pkg, callOpts(ctx));
     return {
@@ -85,7 +84,7 @@ const getAppRuntimeState = defineTool({
     "activity, focused window) or force-stopped.",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
-    const pkg = validatePackage(args.package);
+    const pkg = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const s = await readRuntimeState(ctx.adb, serial, pkg, callOpts(ctx));
     const procs = s.processes.map((p) => `${p.name} (pid ${p.pid})`).join(", ");
@@ -143,7 +142,7 @@ const getExitReasons = defineTool({
     "the device's exit history (Android 11+), with crashes logcat never saw.",
   params: {
     device_serial: serialParam,
-    package: z.string().optional().describe("Application id; default: the project's app"),
+    package: optionalPackageParam("Application id; default: the project's app"),
     limit: z.number().int().optional().describe(
       `Most returned (default ${DEFAULT_EXIT_RECORDS})`,
     ),
@@ -153,7 +152,7 @@ const getExitReasons = defineTool({
     if (limit < 1 || limit > MAX_EXIT_RECORDS) {
       throw invalidParams(`Invalid limit ${limit}: it must be from 1 to ${MAX_EXIT_RECORDS}`);
     }
-    const explicit = args.package === undefined ? undefined : validatePackage(args.package);
+    const explicit = args.package;
     const serial = await deviceFor(ctx, args.device_serial);
     const pkg = explicit ?? await defaultPackage(ctx, serial);
     const history = await readExitHistory(ctx.adb, serial, pkg, callOpts(ctx));

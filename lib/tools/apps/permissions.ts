@@ -2,12 +2,10 @@
  * `grant_runtime_permission` and `revoke_runtime_permission` (pm grant / pm revoke): thin adapters
  * over lib/android/app_control.ts, package scope checked before any device command.
  */
-import { z } from "zod";
 import { changePermission } from "../../android/app_control.ts";
-import { validatePackage, validatePermission, validateSerial } from "../../core/validation.ts";
 import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
-import { allowForeignParam, packageParam, requireScope, serialParam } from "../params.ts";
+import { allowForeignParam, packageParam, permissionParam, serialParam } from "../params.ts";
 
 function permissionTool(grant: boolean) {
   return defineTool({
@@ -20,15 +18,13 @@ function permissionTool(grant: boolean) {
       : "Revoke a runtime permission from the project's app (pm revoke); Android kills its process.",
     params: {
       package: packageParam,
-      permission: z.string().describe("Like android.permission.CAMERA"),
+      permission: permissionParam,
       device_serial: serialParam,
       allow_foreign_package: allowForeignParam,
     },
     async run(args, ctx) {
-      const pkg = validatePackage(args.package);
-      const permission = validatePermission(args.permission);
-      if (args.device_serial !== undefined) validateSerial(args.device_serial);
-      await requireScope(ctx, pkg, args.allow_foreign_package);
+      const pkg = args.package;
+      const permission = args.permission;
       const serial = await deviceFor(ctx, args.device_serial);
       const r = await changePermission(ctx.adb, serial, pkg, permission, grant, callOpts(ctx));
       const killed = !grant && r.was_running && !r.running_after;

@@ -4,13 +4,13 @@
  */
 import { basename } from "node:path";
 import { z } from "zod";
-import { validateSerial } from "../../core/validation.ts";
 import { openCheckedApk } from "../../deploy/apk_file.ts";
 import { apkManifestOf, installAndRecord } from "../../deploy/deploy.ts";
 import { defineTool } from "../define_tool.ts";
 import { recordedLine } from "../../sessions/installed_builds.ts";
 import { projectRoot } from "../build_support.ts";
 import { appModuleDirs, deployDeps } from "./run_configurations.ts";
+import { requiredSerialParam } from "../params.ts";
 
 const installApk = defineTool({
   name: "install_apk",
@@ -21,7 +21,7 @@ const installApk = defineTool({
     "Install a built APK (from find_apk_path; only under <module>/build/outputs/ in the " +
     "project) on a device and record its build. Sends progress; cancel to stop.",
   params: {
-    device_serial: z.string().max(200).describe("Device serial (list_devices)"),
+    device_serial: requiredSerialParam,
     apk_path: z.string().max(4096).describe(
       "APK path (find_apk_path), project-relative or absolute",
     ),
@@ -29,7 +29,7 @@ const installApk = defineTool({
   needsProject: true,
   async run(args, ctx) {
     const root = projectRoot(ctx);
-    const serial = validateSerial(args.device_serial);
+    const serial = args.device_serial;
     const apk = await openCheckedApk(root, args.apk_path, await appModuleDirs(root));
     let out;
     try {

@@ -55,7 +55,8 @@ import {
 } from "../build_support.ts";
 import type { ToolContext } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";
-import { callOpts, optionalSerial } from "../device_args.ts";
+import { callOpts } from "../device_args.ts";
+import { serialFilterParam } from "../params.ts";
 
 /** Longest configuration name accepted as a parameter. */
 export const MAX_CONFIG_NAME_PARAM = 200;
@@ -338,14 +339,12 @@ const runRunConfiguration = defineTool({
     "time. Never starts an emulator. Progress per phase; cancelling stops the build only.",
   params: {
     name: configNameParam,
-    device_serial: z.string().max(200).optional().describe(
-      "Device for a lastUsed/ask configuration",
-    ),
+    device_serial: serialFilterParam("Device for a lastUsed/ask configuration"),
   },
   needsProject: true,
   async run(args, ctx): Promise<ToolOutput> {
     const root = await requireTrusted(ctx);
-    const requested = optionalSerial(args.device_serial);
+    const requested = args.device_serial;
     const l = await loadAll(ctx, true);
     const c = findConfig(l, args.name);
     const plan = resolvePlan(c, l.facts, { requested });

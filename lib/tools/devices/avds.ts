@@ -27,10 +27,10 @@ import {
 } from "../../android/emulator_launch.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
-import { validateSerial } from "../../core/validation.ts";
 import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
 import { callOpts } from "../device_args.ts";
+import { serialArg } from "../params.ts";
 
 /** Bound on the device calls these tools make. */
 export const AVD_TOOL_TIMEOUT_MS = 15_000;
@@ -173,10 +173,10 @@ const stopAvd = defineTool({
   title: "Stop an emulator",
   description: "Power off a running emulator; succeeds once adb no longer lists it (up to 30 s).",
   params: {
-    serial: z.string().max(200).describe("Emulator serial (emulator-5554)"),
+    serial: serialArg("serial").describe("Emulator serial (emulator-5554)"),
   },
   async run(args, ctx) {
-    const serial = validateSerial(args.serial, "serial");
+    const serial = args.serial;
     const devices = await ctx.adb.listDevices(callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     const d = devices.find((x) => x.serial === serial);
     if (!d) {

@@ -8,7 +8,7 @@ import { setNetworkState, setOrientation } from "../../android/app_control.ts";
 import { checkNetworkRequest, describeNetwork } from "../../android/network.ts";
 import { ORIENTATION_QUADRANT, ORIENTATIONS } from "../../android/orientation.ts";
 import { defineTool } from "../define_tool.ts";
-import { callOpts, deviceFor, optionalSerial } from "../device_args.ts";
+import { callOpts, deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
 import { pathFields } from "../ui/paths.ts";
 
@@ -32,7 +32,7 @@ const setNetworkStateTool = defineTool({
       mobile_data: args.mobile_data,
       airplane_mode: args.airplane_mode,
     };
-    const given = optionalSerial(args.device_serial);
+    const given = args.device_serial;
     // Refused before anything runs; a device picked from the listing is checked again.
     checkNetworkRequest(given ?? "", req);
     const serial = given ?? await deviceFor(ctx, undefined);

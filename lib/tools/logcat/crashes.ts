@@ -4,13 +4,13 @@
  */
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { validatePackage } from "../../core/validation.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
 import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
 import { defineTool } from "../define_tool.ts";
 import { retraceCrash, type RetraceResult } from "../../retrace/retrace_crash.ts";
 import type { ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
+import { optionalPackageParam } from "../params.ts";
 
 /** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
 export const MAX_RETRACED_CRASH_GROUPS = 5;
@@ -149,12 +149,12 @@ const getCrashStackTrace = defineTool({
     "with app frames marked, the Caused-by chain, nearby log lines. retrace: true " +
     "deobfuscates R8.",
   params: {
-    package: z.string().optional().describe("The app's package"),
+    package: optionalPackageParam("The app's package"),
     crash_group_id: z.string().optional().describe("From get_crash_logs"),
     retrace: retraceParam,
   },
   async run(args, ctx) {
-    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
+    const pkg = args.package;
     const group = args.crash_group_id;
     if (group !== undefined && !CRASH_GROUP_ID.test(group)) {
       throw invalidParams(

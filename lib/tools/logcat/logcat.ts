@@ -7,7 +7,6 @@
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
-import { validatePackage } from "../../core/validation.ts";
 import { LEVEL_LETTERS, parseLevelName } from "../../logcat/line_parser.ts";
 import type { DeviceStats } from "../../logcat/logcat_protocol.ts";
 import type { LogEntryOut } from "../../logcat/pipeline.ts";
@@ -15,8 +14,8 @@ import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/ring_store.
 import type { ToolOutput } from "../../mcp/tool_def.ts";
 import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
-import { deviceFor, optionalSerial } from "../device_args.ts";
-import { serialParam } from "../params.ts";
+import { deviceFor } from "../device_args.ts";
+import { optionalPackageParam, serialFilterParam, serialParam } from "../params.ts";
 
 /** get_logcat_entries: default (`mcp.logcat_default_count`) and maximum count. */
 export const DEFAULT_LOGCAT_COUNT = 200;
@@ -77,10 +76,10 @@ const stopLogcat = defineTool({
   description: "Stop logcat streaming (every device, or device_serial). What was read stays " +
     "buffered; start_logcat resumes.",
   params: {
-    device_serial: z.string().optional().describe("Stop only this device; default all"),
+    device_serial: serialFilterParam("Stop only this device; default all"),
   },
   async run(args, ctx) {
-    const serial = optionalSerial(args.device_serial);
+    const serial = args.device_serial;
     const r: { stopped: string[]; kept_for_others?: { serial: string; sessions: number }[] } =
       await ctx.logcat.stop(serial, ctx.signal);
     const kept = r.kept_for_others ?? [];
@@ -107,10 +106,10 @@ const clearLogcat = defineTool({
     "Clear Keynobi's logcat buffer and crash records (every device, or device_serial), " +
     "not the device's buffer; streams keep running.",
   params: {
-    device_serial: z.string().optional().describe("Clear only this device; default all"),
+    device_serial: serialFilterParam("Clear only this device; default all"),
   },
   async run(args, ctx) {
-    const serial = optionalSerial(args.device_serial);
+    const serial = args.device_serial;
     const r = await ctx.logcat.clear(serial, ctx.signal);
     return {
       structured: { cleared: r.cleared },
@@ -147,9 +146,9 @@ const getLogcatEntries = defineTool({
     text: z.string().max(MAX_TEXT_FILTER_CHARS).optional().describe(
       "Message contains this, any case",
     ),
-    package: z.string().optional().describe("Only this app's processes"),
+    package: optionalPackageParam("Only this app's processes"),
     only_crashes: z.boolean().optional().describe("Only crash and ANR lines"),
-    device_serial: z.string().optional().describe("Only this device"),
+    device_serial: serialFilterParam("Only this device"),
     before_seq: z.number().int().min(1).optional().describe(
       "Older than this seq (next_before_seq)",
     ),
@@ -165,8 +164,8 @@ const getLogcatEntries = defineTool({
         );
       }
     }
-    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
-    const serial = optionalSerial(args.device_serial);
+    const pkg = args.package;
+    const serial = args.device_serial;
     const count = args.count ?? (await settingsNumbers(ctx)).count;
     const r = await ctx.logcat.entries({
       count,

@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { validatePackage, validateSerial } from "../../core/validation.ts";
 import { defineTool } from "../define_tool.ts";
 import { isSessionId, SESSION_STATES, type SessionState } from "../../sessions/session_model.ts";
 import {
@@ -27,6 +26,7 @@ import {
 } from "../../sessions/session_query.ts";
 import { listSessionSummaries, readSession } from "../../sessions/session_store.ts";
 import type { ToolContext } from "../context.ts";
+import { optionalPackageParam, serialFilterParam } from "../params.ts";
 
 async function caughtUp(ctx: ToolContext): Promise<void> {
   await ctx.sessions.syncCrashes().catch(() => {});
@@ -68,16 +68,14 @@ const listDebugSessions = defineTool({
     limit: z.number().int().min(1).max(MAX_SESSION_LIST_LIMIT).optional().describe(
       `Most listed (default ${DEFAULT_SESSION_LIST_LIMIT})`,
     ),
-    package: z.string().optional().describe("Only this app's sessions"),
-    device_serial: z.string().optional().describe("Only this device: serial or AVD name"),
+    package: optionalPackageParam("Only this app's sessions"),
+    device_serial: serialFilterParam("Only this device: serial or AVD name"),
     state: z.string().optional().describe(`One of ${SESSION_STATES.join(", ")}`),
     only_crashing: z.boolean().optional().describe("Only sessions with a crash or an ANR"),
   },
   async run(args, ctx) {
-    const pkg = args.package === undefined ? undefined : validatePackage(args.package);
-    const device = args.device_serial === undefined
-      ? undefined
-      : validateSerial(args.device_serial);
+    const pkg = args.package;
+    const device = args.device_serial;
     if (args.state !== undefined && !(SESSION_STATES as readonly string[]).includes(args.state)) {
       throw invalidParams(
         `Invalid state ${JSON.stringify(args.state.slice(0, 40))}: use one of ${

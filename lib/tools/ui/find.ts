@@ -7,7 +7,7 @@ import { ToolError } from "../../core/errors.ts";
 import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { expectHashParam, selectorParam, serialParam, targetParam } from "../params.ts";
-import { matchData, matchLine, selectorOf } from "./render.ts";
+import { matchData, matchLine } from "./render.ts";
 import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS } from "../../ui/selector_rules.ts";
 
 const findUiElements = defineTool({
@@ -26,7 +26,7 @@ const findUiElements = defineTool({
     ),
   },
   async run(args, ctx) {
-    const selector = selectorOf(args.selector);
+    const selector = args.selector;
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await ctx.ui.find({ serial, selector, limit: args.limit }, { signal: ctx.signal });
     const lines = [

@@ -37,7 +37,7 @@ import {
 } from "../params.ts";
 import { act, inputPath, named, screenTarget } from "./act.ts";
 import { pathNote } from "./paths.ts";
-import { listData, matchData, matchLine, selectorOf } from "./render.ts";
+import { listData, matchData, matchLine } from "./render.ts";
 import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS, type Point } from "../../ui/actions.ts";
 import type { Bounds } from "../../ui/hierarchy.ts";
 
@@ -316,7 +316,7 @@ const uiScrollUntilElement = defineTool({
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    const selector = selectorOf(args.selector);
+    const selector = args.selector;
     const direction = args.direction ?? "down";
     const maxSwipes = args.max_swipes ?? DEFAULT_SCROLL_SWIPES;
     const serial = await deviceFor(ctx, args.device_serial);

@@ -1,17 +1,11 @@
 /**
  * How the UI tools render what the worker answers: element rows and lists, the screen header,
- * selector matches; and the selector check. Pure.
+ * selector matches. Pure.
  */
 import type { ToolContext } from "../context.ts";
 import type { ElementList, ElementRow } from "../../ui/element_list.ts";
 import { shortClass, shortResourceId } from "../../ui/names.ts";
 import type { Match } from "../../ui/protocol.ts";
-import { type UiSelector, validateSelector } from "../../ui/selector_rules.ts";
-
-/** The selector from a call, checked (invalid_params) before anything runs. */
-export function selectorOf(value: unknown): UiSelector {
-  return validateSelector(value);
-}
 
 export function rowData(r: ElementRow) {
   return {

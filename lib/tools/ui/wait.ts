@@ -8,8 +8,9 @@ import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
 import { maxRowsParam, selectorParam, serialParam, timeoutParam } from "../params.ts";
-import { listData, matchData, matchLine, progressOf, selectorOf } from "./render.ts";
+import { listData, matchData, matchLine, progressOf } from "./render.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../../ui/limits.ts";
+import type { UiSelector } from "../../ui/selector_rules.ts";
 
 /** `ui_wait_for_idle` and `ui_assert_element` default wait (spec). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
@@ -17,10 +18,10 @@ export const DEFAULT_ASSERT_TIMEOUT_MS = 5_000;
 
 async function waitFor(
   ctx: ToolContext,
-  args: { device_serial?: string; selector: unknown; timeout_ms?: number; gone?: boolean },
+  args: { device_serial?: string; selector: UiSelector; timeout_ms?: number; gone?: boolean },
   def: number,
 ) {
-  const selector = selectorOf(args.selector);
+  const selector = args.selector;
   const serial = await deviceFor(ctx, args.device_serial);
   const r = await ctx.ui.wait(
     { serial, selector, timeoutMs: args.timeout_ms ?? def, gone: args.gone ?? false },
