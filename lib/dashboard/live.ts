@@ -10,7 +10,7 @@
  * number skipped is said, and the page fetches older lines on scroll).
  */
 import { activityLogPath } from "../core/data_dir.ts";
-import { buildLogPath } from "../gradle/build_log.ts";
+import { buildLogPath, MAX_BUILD_LOG_BYTES, MAX_LOG_LINE_BYTES } from "../gradle/build_log.ts";
 import { type ActivityEntry, parseEntry } from "../mcp/activity_log.ts";
 import { log } from "../core/log.ts";
 import { readLinesAfter, readLinesBefore } from "./file_window.ts";
@@ -38,6 +38,8 @@ export const MAX_CLIENT_BACKLOG_BYTES = 8 * 1024 * 1024;
 export const INITIAL_ACTIVITY_ENTRIES = 2_000;
 /** Lines of a running build a page gets when it connects. */
 export const INITIAL_BUILD_LINES = 500;
+/** A running build's log this large has filled its on-disk head (half of MAX_BUILD_LOG_BYTES). */
+const HEAD_FULL_BYTES = Math.floor(MAX_BUILD_LOG_BYTES / 2) - MAX_LOG_LINE_BYTES;
 /** Lines in one `lines` event (the newest of what was read). */
 export const MAX_LINES_PER_EVENT = 1_000;
 /** Activity entries in one `activity` event. */
@@ -75,6 +77,8 @@ function frame(event: string, data: unknown): Uint8Array {
 
 interface Tail {
   offset: number;
+  /** The log reached its on-disk head (the page was told). */
+  headFull: boolean;
   /** Once the build finished: read to the end, then forget it. */
   finished: boolean;
 }
@@ -335,7 +339,9 @@ export class LiveHub {
       (builds?.history ?? []).filter((b) => b.status === "running").map((b) => b.id),
     );
     for (const id of running) {
-      if (!this.#tails.has(id)) this.#tails.set(id, { offset: -1, finished: false });
+      if (!this.#tails.has(id)) {
+        this.#tails.set(id, { offset: -1, finished: false, headFull: false });
+      }
     }
     for (const [id, tail] of this.#tails) {
       if (tail.offset < 0) {
@@ -368,6 +374,12 @@ export class LiveHub {
       }
       if (r.lines.length === 0) {
         if (tail.finished) this.#tails.delete(id);
+        else if (!tail.headFull && r.size >= HEAD_FULL_BYTES) {
+          // Past its on-disk half the log keeps lines in memory until the build ends
+          // (lib/gradle/build_log.ts): say so rather than look stalled.
+          tail.headFull = true;
+          this.#broadcast(frame("log_held", { build_id: id, bytes: r.size }));
+        }
         continue;
       }
       let lines = r.lines;

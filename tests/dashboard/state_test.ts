@@ -7,6 +7,8 @@ import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
 import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { pollUntil } from "../wait.ts";
+import { finishBuildRecord, startBuildRecord } from "../../lib/gradle/build_history.ts";
+import { buildLogPath, MAX_BUILD_LOG_BYTES } from "../../lib/gradle/build_log.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -260,4 +262,73 @@ Deno.test("dashboard state: debug sessions with launch time and crash count; a s
     JSON.stringify(errors),
   );
   assertEquals(after.builds.history[0].error_count >= errors.length, true);
+});
+
+Deno.test("dashboard live feed: a running build's lines stream; past the log's on-disk half the page is told", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  const url = await dashboardUrl(app);
+  const api = new Api(url, await login(url));
+  const stop = new AbortController();
+  const events = await fetch(new URL("/api/events", url), {
+    headers: { cookie: api.cookie },
+    signal: stop.signal,
+  });
+  const seen: { event: string; data: J }[] = [];
+  const reading = (async () => {
+    const dec = new TextDecoder();
+    let buf = "";
+    for await (const chunk of events.body!) {
+      buf += dec.decode(chunk, { stream: true });
+      let end;
+      while ((end = buf.indexOf("\n\n")) >= 0) {
+        const frame = buf.slice(0, end);
+        buf = buf.slice(end + 2);
+        const m = /^event: (\S+)\ndata: (.*)$/s.exec(frame);
+        if (m) seen.push({ event: m[1], data: JSON.parse(m[2]) });
+      }
+    }
+  })().catch(() => {});
+  const record = await startBuildRecord(world.dataDir, {
+    project: world.sim.projects["sample-kts"],
+    task: "assembleDemoDebug",
+    origin: { kind: "agent", session_id: "s", client_name: "elsewhere", standalone: true },
+  });
+  const log = buildLogPath(world.dataDir, record.id);
+  await Deno.mkdir(`${world.dataDir}/build-logs`, { recursive: true });
+  await Deno.writeTextFile(log, "> Task :app:preBuild\n");
+  await pollUntil(
+    () => seen.filter((e) => e.event === "lines" && e.data.build_id === record.id),
+    (l) => l.some((e) => e.data.lines.includes("> Task :app:preBuild")),
+    "the first line on the feed",
+    { intervalMs: 50 },
+  );
+  await Deno.writeTextFile(log, "> Task :app:compileDemoDebugKotlin\n", { append: true });
+  const next = await pollUntil(
+    () => seen.filter((e) => e.event === "lines" && !e.data.reset),
+    (l) => l.length > 0,
+    "the next line",
+    { intervalMs: 50 },
+  );
+  assertEquals(next[0].data.lines, ["> Task :app:compileDemoDebugKotlin"]);
+  // The log reaches its on-disk half (as BuildLogWriter writes it): the feed says the rest waits.
+  const filler = "x".repeat(1023) + "\n";
+  await Deno.writeTextFile(log, filler.repeat(Math.ceil(MAX_BUILD_LOG_BYTES / 2 / 1024)), {
+    append: true,
+  });
+  await pollUntil(
+    () => seen.filter((e) => e.event === "log_held"),
+    (l) => l.length === 1 && l[0].data.build_id === record.id,
+    "the log_held notice",
+    { intervalMs: 50 },
+  );
+  const lines = seen.filter((e) => e.event === "lines" && !e.data.reset);
+  assert(
+    lines.every((e) => e.data.lines.length <= 1_000),
+    "at most MAX_LINES_PER_EVENT per event",
+  );
+  assert(lines.some((e) => e.data.skipped_lines > 0), "a burst says how many lines it skipped");
+  stop.abort();
+  await reading;
+  await finishBuildRecord(world.dataDir, record.id, { status: "success" });
 });

@@ -48,7 +48,8 @@ export const PAGE_HTML = String.raw`<!doctype html>
 
   <section class="card" id="card-projects">
     <h2>Projects</h2>
-    <p>Open: <b id="open-project">none</b> <span id="open-trust" class="pill"></span></p>
+    <p>Open: <b id="open-project">none</b> <span id="open-trust" class="pill"></span>
+      <button id="trust-open" class="small" hidden>Trust it</button></p>
     <div id="project-form" class="inline">
       <input id="project-path" type="text" placeholder="/path/to/android/project" spellcheck="false" autocomplete="off">
       <button type="button" id="do-open">Open</button>

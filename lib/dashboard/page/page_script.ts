@@ -240,6 +240,9 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       var pill = $("open-trust");
       pill.textContent = p.open ? (trusted ? "trusted" : "not trusted: builds are refused") : "";
       pill.className = p.open ? (trusted ? "pill on" : "pill off") : "pill";
+      var trustOpen = $("trust-open");
+      trustOpen.hidden = !p.open || trusted;
+      trustOpen.onclick = function () { act({ action: "trust_project", path: p.open }); };
       if (!$("project-path").value && p.open) $("project-path").placeholder = p.open;
       fill($("trusted-table").tBodies[0], (p.trusted || []).map(function (t) {
         return h("tr", null, h("td", { text: t.root + (t.exists ? "" : " (folder missing)") }),
@@ -349,10 +352,12 @@ export const PAGE_SCRIPT = String.raw`"use strict";
   }
   function logInfo() {
     $("log-info").textContent = log.build === null ? "" : log.lines + " lines shown" + (log.atStart ? " (from the start)" : "") +
-      (log.pending ? ", " + log.pending + " newer lines" : "");
+      (log.pending ? ", " + log.pending + " newer lines" : "") +
+      (log.held ? " — the log passed its on-disk half: the rest shows when the build ends" : "");
     $("log-follow").hidden = log.following;
   }
   function resetLog(id, from, lines) {
+    if (log.build !== id) log.held = false;
     log.build = id; log.chunks = []; log.lines = 0; log.pending = 0; log.following = true;
     log.atStart = from === 0;
     var box = logBox();
@@ -546,6 +551,13 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     es.addEventListener("activity_reset", function (m) { addActivity(JSON.parse(m.data).entries, true); });
     es.addEventListener("activity", function (m) { addActivity(JSON.parse(m.data).entries, false); });
     es.addEventListener("lines", function (m) { onLines(JSON.parse(m.data)); });
+    es.addEventListener("log_held", function (m) {
+      var d = JSON.parse(m.data);
+      if (d.build_id === log.build) {
+        log.held = true;
+        logInfo();
+      }
+    });
   }
 
   // What the page holds, for the user's bug reports and the browser test.
