@@ -442,12 +442,6 @@ export async function readApkManifestFrom(src: RandomAccess): Promise<ApkManifes
   return manifestFacts(parseAxml(await readZipEntryFrom(src, MANIFEST_ENTRY)));
 }
 
-/** Lowercase hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Chunk size `sha256OfAccess` reads. */
 export const HASH_CHUNK_BYTES = 1024 * 1024;
 

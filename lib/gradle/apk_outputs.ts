@@ -7,6 +7,7 @@
  */
 import { relative } from "node:path";
 import { ToolError } from "../core/errors.ts";
+import { sha256Hex } from "../core/hash.ts";
 import {
   isInside,
   readProjectBytes,
@@ -284,12 +285,6 @@ export interface BuiltOutput {
   sha256: string;
 }
 
-/** The SHA-256 of `bytes` as lowercase hex. */
-export async function sha256OfBytes(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * Every `output-metadata.json` under the modules' `build/outputs/apk/` (bounded walk, read
  * through the project-file checks) that names an application id, with its hash.
@@ -320,7 +315,7 @@ export async function listBuiltOutputs(
             out.push({
               application_id: meta.applicationId,
               path,
-              sha256: await sha256OfBytes(raw),
+              sha256: await sha256Hex(raw),
             });
           }
         }

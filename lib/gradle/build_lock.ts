@@ -16,6 +16,7 @@
  */
 import { join } from "node:path";
 import { buildLocksDir } from "../core/data_dir.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { ToolError } from "../core/errors.ts";
 import { isPid, parseJsonRecord } from "../core/json.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
@@ -74,9 +75,7 @@ export interface AcquireOptions {
 
 /** The first 16 hex digits of the SHA-256 of `canonicalRoot`. */
 export async function buildLockKey(canonicalRoot: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalRoot));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")
-    .slice(0, LOCK_KEY_HEX_CHARS);
+  return (await sha256Hex(canonicalRoot)).slice(0, LOCK_KEY_HEX_CHARS);
 }
 
 export const buildLockPath = (dataDir: string, key: string) =>

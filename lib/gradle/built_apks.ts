@@ -4,12 +4,12 @@
  * the history can say exactly which file a build produced.
  */
 import { dirname, join, relative } from "node:path";
+import { sha256Hex } from "../core/hash.ts";
 import {
   MAX_METADATA_DEPTH,
   MAX_OUTPUT_METADATA_BYTES,
   OUTPUT_METADATA,
   parseOutputMetadata,
-  sha256OfBytes,
 } from "./apk_outputs.ts";
 import { isInside, readProjectBytes } from "../core/project_paths.ts";
 
@@ -39,9 +39,7 @@ export interface BuiltApk {
 }
 
 export async function sha256File(path: string): Promise<string> {
-  const data = await Deno.readFile(path);
-  const digest = await crypto.subtle.digest("SHA-256", data);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return await sha256Hex(await Deno.readFile(path));
 }
 
 async function* metadataFiles(
@@ -84,7 +82,7 @@ export async function collectBuiltApks(
       if (raw === null || raw.truncated) continue;
       const parsed = parseOutputMetadata(new TextDecoder().decode(raw.bytes));
       if (!parsed) continue;
-      const metadataSha = await sha256OfBytes(raw.bytes);
+      const metadataSha = await sha256Hex(raw.bytes);
       for (const el of parsed.elements) {
         const apk = join(dirname(meta), el.outputFile);
         if (!isInside(root, apk)) continue;

@@ -13,6 +13,7 @@
  */
 import { moduleDir, parseSettings } from "./build_files.ts";
 import { readProjectFile } from "../core/project_paths.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { ToolError } from "../core/errors.ts";
 import { runCommand } from "../core/run_command.ts";
 
@@ -202,11 +203,6 @@ export function buildFileCandidates(settingsText: string | null): string[] {
   return [...new Set(files)].slice(0, MAX_HASHED_BUILD_FILES);
 }
 
-async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** `null` when the file is absent or not served (a symlink out of the project, a folder…). */
 async function readServed(root: string, rel: string): Promise<string | null> {
   try {
@@ -225,7 +221,7 @@ export async function hashBuildFiles(root: string): Promise<Record<string, strin
   for (const rel of buildFileCandidates(settings)) {
     const text = await readServed(root, rel);
     if (text === null) continue;
-    out[rel] = await sha256Hex(new TextEncoder().encode(text));
+    out[rel] = await sha256Hex(text);
   }
   return out;
 }

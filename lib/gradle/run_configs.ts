@@ -16,6 +16,7 @@
  */
 import { join } from "node:path";
 import { ensureDataDir } from "../core/data_dir.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord } from "../core/json.ts";
 import { ToolError } from "../core/errors.ts";
@@ -319,11 +320,6 @@ async function readSharedBytes(root: string): Promise<Uint8Array | null> {
   return file.bytes;
 }
 
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The shared configurations as the file is now, parsed from the bytes that were hashed. */
 export async function readSharedConfigs(
   root: string,
@@ -335,7 +331,7 @@ export async function readSharedConfigs(
     return { sha256: null, configurations: [], problems: [(e as Error).message] };
   }
   if (bytes === null) return { sha256: null, configurations: [], problems: [] };
-  const hash = await sha256(bytes);
+  const hash = await sha256Hex(bytes);
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

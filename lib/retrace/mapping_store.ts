@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { isInside } from "../core/project_paths.ts";
 import { log } from "../core/log.ts";
 import { indexMapping, type MappingIndex, readMappingHeader } from "./mapping.ts";
@@ -50,11 +51,6 @@ const SHA256 = /^[0-9a-f]{64}$/;
 /** Whether `s` is a SHA-256 in lower-case hex. Pure. */
 export function isSha256(s: unknown): s is string {
   return typeof s === "string" && SHA256.test(s);
-}
-
-async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", data.slice().buffer);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The `mapping.txt` files under `moduleDirs` written at or after `sinceMs` (epoch ms). */

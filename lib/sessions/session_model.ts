@@ -11,6 +11,7 @@
  */
 import { clip, type Origin, parseOrigin } from "../gradle/build_history.ts";
 import type { Provenance } from "../gradle/provenance.ts";
+import { hexOf } from "../core/hash.ts";
 import { isRecord } from "../core/json.ts";
 
 /** Events kept per session (the oldest dropped first, counted in `dropped_events`). */
@@ -144,9 +145,7 @@ export function isSessionId(s: string): boolean {
 /** A fresh session id; sorts by creation time. */
 export function newSessionId(now: Date): string {
   const rand = crypto.getRandomValues(new Uint8Array(4));
-  return `s-${now.getTime().toString(36).padStart(9, "0")}-${
-    [...rand].map((b) => b.toString(16).padStart(2, "0")).join("")
-  }`;
+  return `s-${now.getTime().toString(36).padStart(9, "0")}-${hexOf(rand)}`;
 }
 
 /** The state as read at `now`: an open session with no recent event is `idle`. Pure. */

@@ -14,6 +14,7 @@
  * capture fails with `io_error` instead of running unserialized.
  */
 import { ABORTED, delay, raceAbort } from "../core/abortable.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { join } from "node:path";
 import { uiAutomatorLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
@@ -44,9 +45,7 @@ export interface UiLockHolder {
 
 /** The first 16 hex digits of the SHA-256 of `serial`. */
 export async function serialLockKey(serial: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(serial));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")
-    .slice(0, 16);
+  return (await sha256Hex(serial)).slice(0, 16);
 }
 
 export async function uiLockPath(dataDir: string, serial: string): Promise<string> {

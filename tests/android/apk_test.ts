@@ -6,8 +6,8 @@ import {
   qualifyClassName,
   readApkManifest,
   readZipEntry,
-  sha256Hex,
 } from "../../lib/android/apk.ts";
+import { sha256Hex } from "../../lib/core/hash.ts";
 import { apkBytes, crc32, zip } from "../sim/gradle/artifacts.ts";
 import { assertEquals, assertRejects, assertThrows } from "../assert.ts";
 

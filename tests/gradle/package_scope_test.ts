@@ -7,7 +7,7 @@ import {
   type PackageScope,
   projectPackageScope,
 } from "../../lib/gradle/package_scope.ts";
-import { sha256OfBytes } from "../../lib/gradle/apk_outputs.ts";
+import { sha256Hex } from "../../lib/core/hash.ts";
 import {
   finishBuildRecord,
   type Origin,
@@ -195,7 +195,7 @@ Deno.test("projectPackageScope(): outputs keynobi's build history recorded count
       sha256: null,
       bytes: 1,
       application_id: "com.example.app.nightly",
-      metadata_sha256: await sha256OfBytes(new TextEncoder().encode(metaText)),
+      metadata_sha256: await sha256Hex(new TextEncoder().encode(metaText)),
     }],
   });
   const scope = await projectPackageScope(p.root, { dataDir: p.data });
