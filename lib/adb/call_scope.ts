@@ -4,6 +4,7 @@
  * so a call never outlives its deadline even over a connection that ignores `close()`.
  */
 import { ABORTED, raceAbort } from "../core/abortable.ts";
+import { boundedInt } from "../core/bounds.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** Options every `AdbClient` call accepts. */
@@ -20,8 +21,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000;
 
 export function clampTimeout(ms: number | undefined): number {
-  if (ms === undefined || !Number.isFinite(ms)) return DEFAULT_COMMAND_TIMEOUT_MS;
-  return Math.min(Math.max(1, Math.floor(ms)), MAX_COMMAND_TIMEOUT_MS);
+  return boundedInt(ms, DEFAULT_COMMAND_TIMEOUT_MS, 1, MAX_COMMAND_TIMEOUT_MS);
 }
 
 export class CallScope {

@@ -9,6 +9,7 @@ import { type Env, processEnv } from "../core/env.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { classifyFailure, FailKind, failureToToolError } from "./adb_errors.ts";
 import { type CallOptions, CallScope } from "./call_scope.ts";
+import { boundedInt } from "../core/bounds.ts";
 import { concatBytes } from "../core/bytes.ts";
 import { ByteReader, type Connection, ConnectionRefused } from "./connection.ts";
 import type { Connector } from "./connection.ts";
@@ -532,9 +533,7 @@ function summarize(command: string): string {
 }
 
 function outputCap(opts: CallOptions): number {
-  const v = opts.maxOutputBytes;
-  if (v === undefined || !Number.isFinite(v)) return DEFAULT_SHELL_OUTPUT_BYTES;
-  return Math.min(Math.max(1, Math.floor(v)), MAX_SHELL_OUTPUT_BYTES);
+  return boundedInt(opts.maxOutputBytes, DEFAULT_SHELL_OUTPUT_BYTES, 1, MAX_SHELL_OUTPUT_BYTES);
 }
 
 function outputTooLarge(cap: number, scope: CallScope): ToolError {

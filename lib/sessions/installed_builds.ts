@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { ensureDataDir, installedBuildsPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { isRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import {
   type BuildRecord,
@@ -63,16 +64,12 @@ export interface InstalledBuild {
   device_last_update_time: string | null;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 const str = (v: unknown) => typeof v === "string" ? clip(v, MAX_INSTALLED_FIELD_CHARS) : null;
 const int = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) ? v : null;
 
 /** A valid record, bounded, or `null`. Pure. */
 export function normalizeInstalled(v: unknown): InstalledBuild | null {
-  if (!isObject(v)) return null;
+  if (!isRecord(v)) return null;
   const serial = str(v.serial);
   const pkg = str(v.package);
   const sha = typeof v.apk_sha256 === "string" && /^[0-9a-f]{64}$/.test(v.apk_sha256)
@@ -116,7 +113,7 @@ export function parseInstalled(text: string): InstalledBuild[] | null {
   } catch {
     return null;
   }
-  if (!isObject(raw) || !Array.isArray(raw.installs)) return null;
+  if (!isRecord(raw) || !Array.isArray(raw.installs)) return null;
   return raw.installs.map(normalizeInstalled).filter((r): r is InstalledBuild => r !== null)
     .slice(-MAX_INSTALLED_BUILDS);
 }

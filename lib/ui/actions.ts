@@ -8,6 +8,7 @@
  * `INPUT_TIMEOUT_MS` deadline.
  */
 import { delay } from "../core/abortable.ts";
+import { boundedInt } from "../core/bounds.ts";
 import { type Point, pointsAlong } from "../emulator/points.ts";
 import { ToolError } from "../core/errors.ts";
 import { invalidParams } from "../core/errors.ts";
@@ -349,8 +350,7 @@ function bounded<V>(m: Map<string, V>, key: string, value: V): void {
 
 /** A gap from the flag or the setting, clamped to 0..MAX; not a number → the default. */
 export function clampInterval(v: unknown): number {
-  if (typeof v !== "number" || !Number.isFinite(v)) return DEFAULT_MIN_ACTION_INTERVAL_MS;
-  return Math.min(MAX_MIN_ACTION_INTERVAL_MS, Math.max(0, Math.floor(v)));
+  return boundedInt(v, DEFAULT_MIN_ACTION_INTERVAL_MS, 0, MAX_MIN_ACTION_INTERVAL_MS);
 }
 
 /** `--min-interval-ms`, else `mcp.min_action_interval_ms` from settings, else the default. */

@@ -24,6 +24,7 @@
  * out; a partly covered one is tapped at the center of its largest uncovered part, which is what
  * `@(x,y) WxH` gives. Rows only the keyboard covers say `under-keyboard` (hide it first).
  */
+import { boundedInt } from "../core/bounds.ts";
 import {
   type Bounds,
   boundsHeight,
@@ -414,8 +415,7 @@ const FLAG_ORDER: readonly ElementFlag[] = [
 ];
 
 function clampRows(v: number | undefined): number {
-  if (v === undefined || !Number.isFinite(v)) return DEFAULT_MAX_ROWS;
-  return Math.min(MAX_ROWS, Math.max(1, Math.floor(v)));
+  return boundedInt(v, DEFAULT_MAX_ROWS, 1, MAX_ROWS);
 }
 
 /** Whether `inner` covers most of `outer` (`SCROLL_NEST_AREA_FRACTION`). */

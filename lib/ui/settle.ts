@@ -24,6 +24,7 @@
  *   an animating one (pixels moving in a tree that looks the same) later.
  */
 import { delay } from "../core/abortable.ts";
+import { boundedInt } from "../core/bounds.ts";
 import { MAX_SETTLE_MAX_MS } from "./limits.ts";
 export { MAX_SETTLE_MAX_MS };
 
@@ -78,8 +79,7 @@ export interface SettleDecision {
 }
 
 function clamp(v: number | undefined, def: number, max: number): number {
-  if (v === undefined || !Number.isFinite(v)) return def;
-  return Math.min(max, Math.max(0, Math.floor(v)));
+  return boundedInt(v, def, 0, max);
 }
 
 export function resolveSettleOptions(o: SettleOptions = {}): Required<SettleOptions> {
