@@ -145,6 +145,12 @@ export function startDashboard(host: DashboardHost, opts: DashboardOptions = {})
       if (path === "/app.css") return asset(PAGE_STYLES, "text/css; charset=utf-8");
       if (path === "/api/state") return json(await hub.snapshot());
       if (path === "/api/events") return await hub.connect();
+      if (path === "/api/skill") {
+        // The shipped skill, for the user to copy into a client other than Claude Code.
+        return new Response(await host.skill(), {
+          headers: { ...COMMON_HEADERS, "content-type": "text/markdown; charset=utf-8" },
+        });
+      }
       let m = /^\/api\/builds\/(\d{1,15})\/log$/.exec(path);
       if (m) {
         const before = intParam(url, "before", 0, Number.MAX_SAFE_INTEGER);

@@ -137,6 +137,8 @@ Deno.test("dashboard actions: open, trust, untrust, skill install (replace only 
   assertEquals((await api.act({ action: "install_skill", replace: true })).ok, true);
   assertEquals(await Deno.readTextFile(skill), shipped);
 
+  const served = await fetch(new URL("/api/skill", url), { headers: { cookie: api.cookie } });
+  assertEquals(await served.text(), shipped, "the skill other clients copy");
   const copied = await api.post("/api/actions/copied", { what: "setup_commands" });
   assertEquals(copied.body, { ok: true, message: "Copied the MCP setup commands" });
   assertEquals((await api.post("/api/actions/copied", { what: "x" })).status, 400);

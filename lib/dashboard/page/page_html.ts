@@ -135,6 +135,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
     <h3>Agent skill</h3>
     <p id="skill-status" class="muted"></p>
     <button id="install-skill">Install for Claude Code</button>
+    <button id="copy-skill">Copy the skill (other clients)</button>
   </section>
 </main>
 <dialog id="confirm">

@@ -520,14 +520,18 @@ export const PAGE_SCRIPT = String.raw`"use strict";
   $("do-open").addEventListener("click", function () { var p = pathInput(); if (p) act({ action: "open_project", path: p }); });
   $("do-trust").addEventListener("click", function () { var p = pathInput() ; if (p) act({ action: "trust_project", path: p }); });
   $("install-skill").addEventListener("click", function () { act({ action: "install_skill" }); });
-  $("copy-setup").addEventListener("click", function () {
-    var text = $("setup-commands").textContent;
+  function copy(text, what) {
     var done = function () {
-      post("/api/actions/copied", { what: "setup_commands" }).then(function (r) { toast(r.message || r.error, !!r.error); });
+      post("/api/actions/copied", { what: what }).then(function (r) { toast(r.message || r.error, !!r.error); });
     };
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(done, function () { toast("The browser refused the clipboard: select the commands and copy them.", true); });
-    } else toast("No clipboard here: select the commands and copy them.", true);
+      navigator.clipboard.writeText(text).then(done, function () { toast("The browser refused the clipboard: select the text and copy it.", true); });
+    } else toast("No clipboard here: select the text and copy it.", true);
+  }
+  $("copy-setup").addEventListener("click", function () { copy($("setup-commands").textContent, "setup_commands"); });
+  $("copy-skill").addEventListener("click", function () {
+    fetch("/api/skill", { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (t) { copy(t, "skill"); },
+      function (e) { toast("The app did not answer: " + e.message, true); });
   });
 
   // ---- the live feed ----
