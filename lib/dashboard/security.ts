@@ -12,6 +12,7 @@
  * - A state change (any method but GET/HEAD) also needs `Origin` equal to the dashboard's own
  *   origin (CSRF): a missing or foreign Origin is 403 and the route does not run.
  */
+import { hexOf } from "../core/hash.ts";
 
 /** The only address the dashboard listens on. */
 export const DASHBOARD_HOST = "127.0.0.1";
@@ -32,8 +33,7 @@ export interface DashboardSecrets {
 }
 
 export function newSecret(bytes = SECRET_BYTES): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return hexOf(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 export function newSecrets(): DashboardSecrets {
