@@ -22,7 +22,7 @@ import { childEnv } from "../tests/child_env.ts";
 import { benchParse } from "./bench_build_parser.ts";
 import { benchElementList, syntheticDump, syntheticScreenDump } from "./bench_ui.ts";
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
-import { trustProject } from "../lib/core/settings.ts";
+import { trustProject } from "../lib/gradle/trust.ts";
 import { benchBounded } from "./bench_bounded.ts";
 import { benchMcp, INIT, prepareBefore, RawSession } from "./bench_mcp.ts";
 import { benchAttach } from "./bench_attach.ts";

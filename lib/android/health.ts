@@ -6,12 +6,12 @@
  */
 import type { Env } from "../core/env.ts";
 import {
-  isTrusted,
   readSettings,
   type Settings,
   type UnknownSettingsKey,
   unknownSettingsKeys,
 } from "../core/settings.ts";
+import { isTrusted } from "../gradle/trust.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import { readGradleProject } from "../gradle/build_files.ts";
 import { inspectWrapper, type WrapperInfo } from "../gradle/wrapper.ts";

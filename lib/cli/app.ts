@@ -8,7 +8,7 @@ import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
-import { setLastActiveProject } from "../core/settings.ts";
+import { setLastActiveProject } from "../gradle/project_root.ts";
 import type { GrpcEndpoint } from "../emulator/discovery.ts";
 import { projectRootFor, type ProjectSelection, selectProject } from "../gradle/project_root.ts";
 import { buildInstructions } from "../mcp/instructions.ts";

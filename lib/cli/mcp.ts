@@ -6,7 +6,7 @@
  * `createSession` (lib/mcp/session.ts) on the process's runtime (lib/cli/runtime.ts).
  */
 import { explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
-import { setLastActiveProject } from "../core/settings.ts";
+import { setLastActiveProject } from "../gradle/project_root.ts";
 import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";

@@ -7,7 +7,7 @@
 import { resolve } from "node:path";
 import type { Env } from "../core/env.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
-import { listProjects, trustProject, untrustProject } from "../core/settings.ts";
+import { listProjects, trustProject, untrustProject } from "../gradle/trust.ts";
 
 export interface CliIo {
   env: Env;

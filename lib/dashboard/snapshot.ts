@@ -6,7 +6,7 @@
  */
 import { type BuildRecord, describeOrigin, listBuildRecords } from "../gradle/build_history.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
-import { listProjects } from "../core/settings.ts";
+import { listProjects } from "../gradle/trust.ts";
 import {
   listSessionSummaries,
   readSession,

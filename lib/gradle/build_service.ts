@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { ToolError } from "../core/errors.ts";
-import { isTrusted } from "../core/settings.ts";
+import { isTrusted } from "./trust.ts";
 import { killGroup, killTree } from "../core/process_tree.ts";
 import { ABORTED, raceTimeout } from "../core/abortable.ts";
 import { BuildOutputParser, type Diagnostic } from "./build_parser.ts";

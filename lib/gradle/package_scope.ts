@@ -15,7 +15,7 @@
  *   project is trusted. A committed build output of an untrusted project widens nothing.
  */
 import { invalidParams, ToolError } from "../core/errors.ts";
-import { isTrusted } from "../core/settings.ts";
+import { isTrusted } from "./trust.ts";
 import { readGradleProject } from "./build_files.ts";
 import { type AndroidModel, type ModuleModel, readAndroidModel } from "./android_model.ts";
 import { listBuiltOutputs } from "./apk_outputs.ts";

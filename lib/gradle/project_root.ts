@@ -3,7 +3,8 @@
  * the client's working directory, else the last active project from settings, else none.
  */
 import { dirname, join, resolve } from "node:path";
-import { readSettings } from "../core/settings.ts";
+import { canonicalPathOrResolved } from "../core/project_paths.ts";
+import { readSettings, updateSettings } from "../core/settings.ts";
 
 export const SETTINGS_FILE_NAMES = ["settings.gradle.kts", "settings.gradle"] as const;
 
@@ -63,6 +64,13 @@ export async function findGradleRoot(start: string): Promise<string | null> {
   return null;
 }
 
+/** The key a path is trusted under: its canonical Gradle root, else its canonical path. */
+export async function trustKeyFor(path: string): Promise<string> {
+  const abs = resolve(path);
+  const root = await findGradleRoot(abs);
+  return root ?? await canonicalPathOrResolved(abs);
+}
+
 /** The Gradle root containing `path`, else the canonical folder itself; `null` if not a folder. */
 export async function projectRootFor(path: string): Promise<string | null> {
   const abs = resolve(path);
@@ -105,4 +113,15 @@ export async function selectProject(
   if (last === undefined) return null;
   const root = await projectRootFor(last);
   return root === null ? null : { root, requested: last, selectedBy: "last_active_project" };
+}
+
+/** Remember `root` (canonicalized) as the project a standalone server falls back to. */
+export async function setLastActiveProject(dataDir: string, root: string): Promise<string> {
+  const key = await trustKeyFor(root);
+  // Every server start calls this: no write (and no lock) when it is already the one.
+  if ((await readSettings(dataDir, { warn: () => {} })).last_active_project === key) return key;
+  await updateSettings(dataDir, (s) => {
+    s.last_active_project = key;
+  });
+  return key;
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
-import { trustProject } from "../../lib/core/settings.ts";
+import { trustProject } from "../../lib/gradle/trust.ts";
 import { selectProject } from "../../lib/gradle/project_root.ts";
 import {
   type AdbServerProbe,

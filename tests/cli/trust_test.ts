@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { projectsCommand, trustCommand, untrustCommand } from "../../lib/cli/trust.ts";
-import { isTrusted } from "../../lib/core/settings.ts";
+import { isTrusted } from "../../lib/gradle/trust.ts";
 import { assertEquals, assertMatch } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
 

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { BuildService } from "../../lib/gradle/build_service.ts";
 import type { BuildRunParams, BuildRunResult } from "../../lib/gradle/build_protocol.ts";
-import { trustProject } from "../../lib/core/settings.ts";
+import { trustProject } from "../../lib/gradle/trust.ts";
 import { getBuildRecord } from "../../lib/gradle/build_history.ts";
 import { readBuildLockHolder } from "../../lib/gradle/build_lock.ts";
 import { probeProcess } from "../../lib/mcp/session_records.ts";

@@ -13,7 +13,7 @@ import {
   type Origin,
   startBuildRecord,
 } from "../../lib/gradle/build_history.ts";
-import { trustProject } from "../../lib/core/settings.ts";
+import { trustProject } from "../../lib/gradle/trust.ts";
 import { parseProperties } from "../../lib/gradle/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { findGradleRoot, selectProject } from "../../lib/gradle/project_root.ts";
-import { setLastActiveProject } from "../../lib/core/settings.ts";
+import { setLastActiveProject } from "../../lib/gradle/project_root.ts";
 import { assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "./_fixture.ts";
 

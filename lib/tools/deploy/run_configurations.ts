@@ -9,7 +9,7 @@ import { z } from "zod";
 import { AVD_TOOL_TIMEOUT_MS } from "../devices/avds.ts";
 import type { AdbDevice } from "../../adb/client.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { isTrusted } from "../../core/settings.ts";
+import { isTrusted } from "../../gradle/trust.ts";
 import { runningAvds } from "../../android/emulator_launch.ts";
 import { readAndroidModel } from "../../gradle/android_model.ts";
 import { findApk } from "../../gradle/apk_outputs.ts";

@@ -4,7 +4,8 @@
  * answer (with a hint), never fail.
  */
 import { defineTool } from "../define_tool.ts";
-import { isTrusted, readSettings } from "../../core/settings.ts";
+import { readSettings } from "../../core/settings.ts";
+import { isTrusted } from "../../gradle/trust.ts";
 import { readGradleProject } from "../../gradle/build_files.ts";
 import { inspectWrapper } from "../../gradle/wrapper.ts";
 import { describeJava, type JavaInfo } from "../../android/jdk.ts";
