@@ -14,7 +14,12 @@ import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
-import { probeProcess, type ProcessProbe, staleReason } from "../mcp/session_records.ts";
+import {
+  knownBinaryPaths,
+  probeProcess,
+  type ProcessProbe,
+  staleReason,
+} from "../core/process_probe.ts";
 import {
   type BuildLogInfo,
   buildLogPath,
@@ -629,18 +634,7 @@ async function ownerGone(
   if (record.pid <= 0) return true;
   const result = await probe(record.pid);
   if (record.binary === "") return result.state === "gone";
-  const known = [record.binary];
-  const real = await Deno.realPath(record.binary).catch(() => null);
-  if (real && real !== record.binary) known.push(real);
-  const asSession = {
-    pid: record.pid,
-    started_at: record.started_at,
-    project: record.project,
-    reason: "",
-    binary: record.binary,
-    version: null,
-  };
-  return staleReason(asSession, result, known) !== null;
+  return staleReason(record, result, await knownBinaryPaths(record.binary)) !== null;
 }
 
 /**

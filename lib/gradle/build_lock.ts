@@ -21,7 +21,7 @@ import { ToolError } from "../core/errors.ts";
 import { isPid, parseJsonRecord } from "../core/json.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { log } from "../core/log.ts";
-import { probeProcess, type ProcessProbe, staleReason } from "../mcp/session_records.ts";
+import { probeProcess, type ProcessProbe, staleProcessReason } from "../core/process_probe.ts";
 import { canonicalProjectRoot, describeOrigin, type Origin, parseOrigin } from "./build_history.ts";
 
 /** A lock file larger than this is not ours and counts as stale. */
@@ -110,18 +110,7 @@ export async function holderIsLive(
   probe: (pid: number) => Promise<ProcessProbe> = probeProcess,
 ): Promise<boolean> {
   if (holder.pid === Deno.pid) return true;
-  const known = [holder.binary];
-  const real = await Deno.realPath(holder.binary).catch(() => null);
-  if (real && real !== holder.binary) known.push(real);
-  const asSession = {
-    pid: holder.pid,
-    started_at: holder.started_at,
-    project: holder.project,
-    reason: "",
-    binary: holder.binary,
-    version: null,
-  };
-  return staleReason(asSession, await probe(holder.pid), known) === null;
+  return await staleProcessReason(holder, probe) === null;
 }
 
 /** `undefined` when there is no lock file, `null` when it is not a valid lock. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { childEnv } from "../child_env.ts";
 import { exists, tempWorld } from "./_fixture.ts";
 import { buildHistoryPath } from "../../lib/core/data_dir.ts";
-import type { ProcessProbe } from "../../lib/mcp/session_records.ts";
+import type { ProcessProbe } from "../../lib/core/process_probe.ts";
 import {
   boundDiagnostics,
   type BuildRecord,

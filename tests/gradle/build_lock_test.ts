@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { childEnv } from "../child_env.ts";
 import { exists, tempWorld } from "./_fixture.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import type { ProcessProbe } from "../../lib/mcp/session_records.ts";
+import type { ProcessProbe } from "../../lib/core/process_probe.ts";
 import {
   buildLockKey,
   buildLockPath,

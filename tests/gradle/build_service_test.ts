@@ -8,7 +8,7 @@ import type { BuildRunParams, BuildRunResult } from "../../lib/gradle/build_prot
 import { trustProject } from "../../lib/gradle/trust.ts";
 import { getBuildRecord } from "../../lib/gradle/build_history.ts";
 import { readBuildLockHolder } from "../../lib/gradle/build_lock.ts";
-import { probeProcess } from "../../lib/mcp/session_records.ts";
+import { probeProcess } from "../../lib/core/process_probe.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { waitUntil } from "../wait.ts";
 

@@ -4,18 +4,14 @@ import {
   currentSessionRecord,
   legacyPidPath,
   listSessionRecords,
-  parsePsLine,
   parseSessionRecord,
-  probeProcess,
-  probeWithProc,
-  probeWithPs,
   pruneStaleSessionRecords,
   removeSessionRecord,
   type SessionRecord,
   sessionRecordPath,
-  staleReason,
   writeSessionRecord,
 } from "../../lib/mcp/session_records.ts";
+import { startIdleChild as startChild } from "../core/_idle_child.ts";
 
 async function tempDataDir() {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-sessions-" });
@@ -25,24 +21,6 @@ async function tempDataDir() {
       await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-/** A real child process (`deno`) that runs until its stdin closes. */
-function startChild() {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "for await (const _ of Deno.stdin.readable) {}"],
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    await child.stdin.close();
-    await child.status;
-  };
-  return { pid: child.pid, end, [Symbol.asyncDispose]: end };
 }
 
 function recordFor(pid: number, binary = Deno.execPath()): SessionRecord {
@@ -125,73 +103,4 @@ Deno.test("parseSessionRecord() reads a record without version as an older relea
   });
   assertEquals(parseSessionRecord(JSON.stringify({ pid: 9 }), "9.json"), null);
   assertEquals(parseSessionRecord("{}", "x.json"), null);
-});
-
-Deno.test("staleReason() decides from the probe", () => {
-  const r = recordFor(10, "/usr/local/bin/keynobi");
-  assert(staleReason(r, { state: "gone" })?.includes("gone"));
-  assertEquals(staleReason(r, { state: "running", binary: null }), null);
-  assertEquals(staleReason(r, { state: "running", binary: "/usr/local/bin/keynobi" }), null);
-  assertEquals(
-    staleReason(r, { state: "running", binary: "/usr/local/bin/keynobi (deleted)" }),
-    null,
-    "an updated binary still runs the old server",
-  );
-  assert(staleReason(r, { state: "running", binary: "/usr/bin/python3" })?.includes("python3"));
-  assertEquals(
-    staleReason(r, { state: "running", binary: "/opt/k", nameOnly: false }, [
-      "/usr/local/bin/keynobi",
-      "/opt/k",
-    ]),
-    null,
-    "the resolved path counts",
-  );
-  assertEquals(staleReason(r, { state: "running", binary: "keynobi", nameOnly: true }), null);
-  assert(staleReason(r, { state: "running", binary: "bash", nameOnly: true }) !== null);
-  const long = recordFor(11, "/opt/keynobi-nightly-build");
-  assertEquals(
-    staleReason(long, { state: "running", binary: "keynobi-nightly", nameOnly: true }),
-    null,
-    "Linux ps cuts names at 15 characters",
-  );
-});
-
-Deno.test("probeWithProc() reads a /proc-like folder", async () => {
-  await using data = await tempDataDir();
-  await Deno.mkdir(join(data.dir, "77"));
-  await Deno.symlink("/usr/local/bin/keynobi (deleted)", join(data.dir, "77", "exe"));
-  await Deno.mkdir(join(data.dir, "78")); // a zombie: no exe link
-  assertEquals(await probeWithProc(77, data.dir), {
-    state: "running",
-    binary: "/usr/local/bin/keynobi (deleted)",
-  });
-  assertEquals(await probeWithProc(78, data.dir), { state: "gone" });
-  assertEquals(await probeWithProc(79, data.dir), { state: "gone" });
-});
-
-Deno.test("parsePsLine() reads stat and name, and a zombie is gone", () => {
-  assertEquals(parsePsLine("Ss   deno\n"), { state: "running", binary: "deno", nameOnly: true });
-  assertEquals(parsePsLine("S /Applications/Keynobi.app/Contents/MacOS/keynobi"), {
-    state: "running",
-    binary: "/Applications/Keynobi.app/Contents/MacOS/keynobi",
-    nameOnly: true,
-  });
-  assertEquals(parsePsLine("Z+   deno <defunct>"), { state: "gone" });
-  assertEquals(parsePsLine(""), { state: "gone" });
-});
-
-Deno.test("probeProcess() and probeWithPs() see a real child start and end", {
-  ignore: Deno.build.os === "windows",
-}, async () => {
-  await using child = startChild();
-  const probe = await probeProcess(child.pid);
-  assertEquals(probe.state, "running");
-  assertEquals(staleReason(recordFor(child.pid), probe), null);
-  assert(staleReason(recordFor(child.pid, "/usr/bin/vim"), probe) !== null);
-  const viaPs = await probeWithPs(child.pid);
-  assert(viaPs.state === "running" && viaPs.binary !== null, JSON.stringify(viaPs));
-  assertEquals(staleReason(recordFor(child.pid), viaPs), null);
-  await child.end();
-  assertEquals(await probeProcess(child.pid), { state: "gone" });
-  assertEquals(await probeWithPs(child.pid), { state: "gone" });
 });
