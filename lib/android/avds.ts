@@ -11,7 +11,7 @@ import { homeDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { invalidParams } from "../core/errors.ts";
 import { runCommand } from "../core/run_command.ts";
-import { parseProperties } from "../gradle/properties.ts";
+import { parseProperties } from "../core/properties.ts";
 
 /** Most AVDs listed. */
 export const MAX_AVDS = 200;

@@ -14,7 +14,7 @@ import { basename, delimiter, dirname, join } from "node:path";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
-import { readProjectProperties, readPropertiesFile } from "../gradle/properties.ts";
+import { readProjectProperties, readPropertiesFile } from "../core/properties.ts";
 import { runCommand } from "../core/run_command.ts";
 
 /** Every tool version probe is killed after this long. */

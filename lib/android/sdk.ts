@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
-import { readProjectProperties, readPropertiesFile } from "../gradle/properties.ts";
+import { readProjectProperties, readPropertiesFile } from "../core/properties.ts";
 import { findExecutable, runProbe, TOOL_PROBE_TIMEOUT_MS } from "./jdk.ts";
 
 /** At most this many entries of `platforms/`, `build-tools/` or `cmdline-tools/` are listed. */

@@ -20,7 +20,7 @@ import {
   parseSettings,
   stripComments,
 } from "./build_files.ts";
-import { MAX_PROPERTIES_BYTES, parseProperties } from "./properties.ts";
+import { MAX_PROPERTIES_BYTES, parseProperties } from "../core/properties.ts";
 
 /** Text beyond this many characters of a build file is not parsed. */
 export const MAX_MODEL_SOURCE_CHARS = MAX_BUILD_FILE_BYTES;

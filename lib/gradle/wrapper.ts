@@ -3,7 +3,7 @@
  * version its `gradle/wrapper/gradle-wrapper.properties` `distributionUrl` names.
  */
 import { join } from "node:path";
-import { readProjectProperties } from "./properties.ts";
+import { readProjectProperties } from "../core/properties.ts";
 
 export interface WrapperInfo {
   ok: boolean;

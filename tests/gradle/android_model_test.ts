@@ -6,7 +6,7 @@ import {
   parseManifestPackage,
   readAndroidModel,
 } from "../../lib/gradle/android_model.ts";
-import { parseProperties } from "../../lib/gradle/properties.ts";
+import { parseProperties } from "../../lib/core/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";

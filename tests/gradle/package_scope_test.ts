@@ -14,7 +14,7 @@ import {
   startBuildRecord,
 } from "../../lib/gradle/build_history.ts";
 import { trustProject } from "../../lib/gradle/trust.ts";
-import { parseProperties } from "../../lib/gradle/properties.ts";
+import { parseProperties } from "../../lib/core/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";

@@ -14,7 +14,7 @@ import {
 } from "../../lib/gradle/variants.ts";
 import { readSettings, updateSettings } from "../../lib/core/settings.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import { parseProperties } from "../../lib/gradle/properties.ts";
+import { parseProperties } from "../../lib/core/properties.ts";
 import {
   assert,
   assertEquals,

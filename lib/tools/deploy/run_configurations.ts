@@ -4,7 +4,7 @@
  * (install, install records, launch). Builds go through the same path as `run_gradle_task`
  * (trust, task policy, build slot, timeout, progress, cancellation, the agent as origin).
  */
-import { projectLinkSchemes } from "../../android/link_schemes.ts";
+import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
 import { z } from "zod";
 import { AVD_TOOL_TIMEOUT_MS } from "../devices/avds.ts";
 import type { AdbDevice } from "../../adb/client.ts";

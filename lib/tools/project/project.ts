@@ -9,7 +9,7 @@ import { isTrusted } from "../../gradle/trust.ts";
 import { readGradleProject } from "../../gradle/build_files.ts";
 import { inspectWrapper } from "../../gradle/wrapper.ts";
 import { describeJava, type JavaInfo } from "../../android/jdk.ts";
-import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../android/health.ts";
+import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../gradle/health.ts";
 import type { SessionMode, ToolContext } from "../context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */

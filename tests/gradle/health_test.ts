@@ -7,9 +7,9 @@ import {
   parseAdbVersion,
   renderHealth,
   runHealthCheck,
-} from "../../lib/android/health.ts";
+} from "../../lib/gradle/health.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { fakeSdk, SAMPLE_PROJECT, tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
+import { fakeSdk, SAMPLE_PROJECT, tempDir, writeScript, writeTree } from "./_fixture.ts";
 
 const answering: AdbServerProbe = { serverVersion: () => Promise.resolve(41) };
 const silent: AdbServerProbe = {

@@ -1,6 +1,6 @@
-/** lib/android/link_schemes.ts: the schemes a manifest's intent filters declare. */
+/** lib/gradle/link_schemes.ts: the schemes a manifest's intent filters declare. */
 import { assertEquals } from "../assert.ts";
-import { intentFilterSchemes } from "../../lib/android/link_schemes.ts";
+import { intentFilterSchemes } from "../../lib/gradle/link_schemes.ts";
 
 Deno.test("intentFilterSchemes() reads the schemes of intent filters only", () => {
   const xml = `<manifest><application>

@@ -4,8 +4,8 @@
  * escapes (`C\:\\Users` on Windows, `https\://` in wrapper URLs).
  */
 
-import { readProjectFile } from "../core/project_paths.ts";
-import { ToolError } from "../core/errors.ts";
+import { readProjectFile } from "./project_paths.ts";
+import { ToolError } from "./errors.ts";
 
 /** Properties files larger than this are not read (they are a few hundred bytes in practice). */
 export const MAX_PROPERTIES_BYTES = 256 * 1024;

@@ -6,7 +6,7 @@
  */
 import { ToolError } from "../core/errors.ts";
 import { readProjectFile } from "../core/project_paths.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
+import { readGradleProject } from "./build_files.ts";
 
 /** A manifest is read up to this many bytes. */
 export const MAX_LINK_MANIFEST_BYTES = 1024 * 1024;

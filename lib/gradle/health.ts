@@ -11,11 +11,11 @@ import {
   type UnknownSettingsKey,
   unknownSettingsKeys,
 } from "../core/settings.ts";
-import { isTrusted } from "../gradle/trust.ts";
-import type { ProjectSelection } from "../gradle/project_root.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
-import { inspectWrapper, type WrapperInfo } from "../gradle/wrapper.ts";
-import { type AndroidCliInfo, describeAndroidCli } from "./android_cli.ts";
+import { isTrusted } from "./trust.ts";
+import type { ProjectSelection } from "./project_root.ts";
+import { readGradleProject } from "./build_files.ts";
+import { inspectWrapper, type WrapperInfo } from "./wrapper.ts";
+import { type AndroidCliInfo, describeAndroidCli } from "../android/android_cli.ts";
 import {
   describeJava,
   findExecutable,
@@ -24,8 +24,8 @@ import {
   pathDirs,
   runProbe,
   TOOL_PROBE_TIMEOUT_MS,
-} from "./jdk.ts";
-import { findRetrace, findSdk, type RetraceInfo, type SdkInfo } from "./sdk.ts";
+} from "../android/jdk.ts";
+import { findRetrace, findSdk, type RetraceInfo, type SdkInfo } from "../android/sdk.ts";
 
 /** How long the health check waits for the ADB server to answer `host:version`. */
 export const ADB_SERVER_PROBE_TIMEOUT_MS = 2_000;
