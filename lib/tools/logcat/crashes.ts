@@ -7,7 +7,7 @@ import { invalidParams, ToolError } from "../../core/errors.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
 import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
 import { defineTool } from "../define_tool.ts";
-import { retraceCrash, type RetraceResult } from "../../retrace/retrace_crash.ts";
+import { retraceCrash, type RetraceResult } from "../../sessions/retrace_crash.ts";
 import type { ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
 import { optionalPackageParam } from "../params.ts";

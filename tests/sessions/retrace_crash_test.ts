@@ -6,7 +6,7 @@
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/gradle/build_history.ts";
 import { clearMappingCache, keepMapping } from "../../lib/retrace/mapping_store.ts";
-import { retraceCrash } from "../../lib/retrace/retrace_crash.ts";
+import { retraceCrash } from "../../lib/sessions/retrace_crash.ts";
 import { FakeAdb } from "../fake_adb.ts";
 import { type InstalledBuild, recordInstall } from "../../lib/sessions/installed_builds.ts";
 

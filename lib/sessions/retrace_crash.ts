@@ -15,10 +15,10 @@
  */
 import type { DeviceShell } from "../adb/client.ts";
 import { type BuildRecord, listBuildRecords, MAX_BUILD_RECORDS } from "../gradle/build_history.ts";
-import { listInstalledBuilds } from "../sessions/installed_builds.ts";
+import { listInstalledBuilds } from "./installed_builds.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
-import { type BuildMapping, loadMapping } from "./mapping_store.ts";
-import { mapIdsInTrace, type RetraceStats, retraceText } from "./retrace_text.ts";
+import { type BuildMapping, loadMapping } from "../retrace/mapping_store.ts";
+import { mapIdsInTrace, type RetraceStats, retraceText } from "../retrace/retrace_text.ts";
 
 /** Each device query of the matching (`pm path`, `sha256sum`, `dumpsys package`) may take this. */
 export const RETRACE_DEVICE_TIMEOUT_MS = 15_000;
