@@ -1,0 +1,268 @@
+/**
+ * Layers: every import in lib/, workers/ and main.ts points down, and no files import each other
+ * in a circle. The imports are read by Deno's own module graph (`deno info --json`, the same
+ * parser that runs the code): static, dynamic with a literal specifier, `export … from`, and
+ * `import type` (a type-only import is a dependency of the reader too). The allowed directions are
+ * written here once, in `LAYERS`; docs/ARCHITECTURE.md's layer list is checked against them.
+ */
+import { assert, assertEquals } from "./assert.ts";
+
+const ROOT = new URL("../", import.meta.url);
+
+/**
+ * Rows from the top down. A file may import files of its own folder and of the folders in the
+ * rows below its own; never a row above, and never another folder of its own row.
+ * `cli → tools → services → adb → core`; `lib/mcp` knows tool definitions, not devices.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["main.ts", "workers"], // entry points: the process, and the worker threads (started by URL)
+  ["lib/cli"], // subcommands and the runtime they share
+  ["lib/tools", "lib/attach", "lib/dashboard"], // the tools; keynobi app's socket, relay, page
+  ["lib/mcp"], // the protocol: framing, sessions, tool definitions, toolsets, activity log
+  ["lib/deploy"], // services, each above what it uses …
+  ["lib/sessions"],
+  ["lib/gradle"],
+  ["lib/ui", "lib/logcat", "lib/retrace"],
+  ["lib/android", "lib/emulator"], // … down to the device facts and the emulator endpoint
+  ["lib/adb"], // the ADB host protocol
+  ["lib/core", "lib/version.ts"], // what everything may use
+];
+
+/** Folders that may import only these, whatever their row allows. */
+export const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
+  "lib/mcp": ["lib/core"], // knows tool definitions, not devices
+};
+
+/** One import as read: the importing file, its line (1-based), what it wrote, what it names. */
+export interface Import {
+  from: string;
+  line: number;
+  specifier: string;
+  to: string;
+}
+
+/** The layer folder a repository path belongs to, or `null` outside every layer. */
+export function folderOf(path: string): string | null {
+  const folders = LAYERS.flat();
+  if (folders.includes(path)) return path;
+  const parts = path.split("/");
+  const folder = parts[0] === "lib" && parts.length > 2 ? `lib/${parts[1]}` : parts[0];
+  return folders.includes(folder) ? folder : null;
+}
+
+function rowOf(folder: string): number {
+  return LAYERS.findIndex((row) => row.includes(folder));
+}
+
+const at = (i: Import) => `${i.from}:${i.line} imports "${i.specifier}" (${i.to})`;
+
+/** What is wrong with one import, or `null` when it points down or stays in its folder. */
+export function importProblem(i: Import): string | null {
+  const from = folderOf(i.from);
+  if (from === null) return null; // not a file of the layers (tests, scripts)
+  const to = folderOf(i.to);
+  if (to === null) {
+    return `${at(i)}: outside lib/ and workers/ (lib never imports tests/ or scripts/)`;
+  }
+  if (to === from) return null;
+  const only = ONLY_IMPORTS[from];
+  if (only && !only.includes(to)) {
+    return `${at(i)}: ${from} may import only ${only.join(", ")}`;
+  }
+  const a = rowOf(from), b = rowOf(to);
+  if (b < a) return `${at(i)}: an upward import (${to} is above ${from})`;
+  if (b === a) return `${at(i)}: a sideways import (${from} and ${to} share a row)`;
+  return null;
+}
+
+/** Files that import each other in a loop (Tarjan's strongly connected components), each sorted. */
+export function circles(imports: readonly Import[]): string[][] {
+  const edges = new Map<string, Set<string>>();
+  for (const i of imports) {
+    if (!edges.has(i.from)) edges.set(i.from, new Set());
+    edges.get(i.from)!.add(i.to);
+  }
+  const index = new Map<string, number>(), low = new Map<string, number>();
+  const stack: string[] = [], onStack = new Set<string>(), out: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next), low.set(v, next), next++;
+    stack.push(v), onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const scc: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      scc.push(w);
+    } while (w !== v);
+    if (scc.length > 1 || edges.get(v)?.has(v)) out.push(scc.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** Each circle with the imports that tie it, one line per import. */
+export function circleProblems(imports: readonly Import[]): string[] {
+  return circles(imports).map((files) => {
+    const inside = new Set(files);
+    const ties = imports.filter((i) => inside.has(i.from) && inside.has(i.to)).map(at);
+    return `a circle of ${files.length} file(s): ${files.join(", ")}\n    ${ties.join("\n    ")}`;
+  });
+}
+
+async function sourceFiles(dir: URL, rel: string, out: string[]): Promise<void> {
+  for await (const e of Deno.readDir(dir)) {
+    const path = `${rel}/${e.name}`;
+    if (e.isDirectory) await sourceFiles(new URL(`${e.name}/`, dir), path, out);
+    else if (e.isFile && e.name.endsWith(".ts")) out.push(path);
+  }
+}
+
+/** Every `.ts` file of lib/ and workers/, and main.ts, as repository paths. */
+async function layerFiles(): Promise<string[]> {
+  const out = ["main.ts"];
+  await sourceFiles(new URL("lib/", ROOT), "lib", out);
+  await sourceFiles(new URL("workers/", ROOT), "workers", out);
+  return out.sort();
+}
+
+interface InfoDependency {
+  specifier: string;
+  code?: { specifier?: string; span?: { start: { line: number } } };
+  type?: { specifier?: string; span?: { start: { line: number } } };
+}
+
+/** Every import of `files` between files of this repository, read by `deno info --json`. */
+async function readImports(files: readonly string[]): Promise<Import[]> {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-layers-" });
+  try {
+    const entry = `${dir}/all.ts`;
+    await Deno.writeTextFile(
+      entry,
+      files.map((f) => `import "${new URL(f, ROOT).href}";\n`).join(""),
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--config", new URL("deno.json", ROOT).pathname, entry],
+      cwd: new URL(".", ROOT).pathname,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(out.stderr);
+    assert(out.success, `deno info failed: ${err}`);
+    const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+      modules: { specifier: string; error?: string; dependencies?: InfoDependency[] }[];
+    };
+    const rel = (href: string | undefined) =>
+      href?.startsWith(ROOT.href) ? decodeURIComponent(href.slice(ROOT.href.length)) : null;
+    const imports: Import[] = [];
+    for (const m of graph.modules) {
+      const from = rel(m.specifier);
+      if (from === null) continue;
+      assertEquals(m.error, undefined, `${from} cannot be read: ${m.error}`);
+      for (const d of m.dependencies ?? []) {
+        for (const r of [d.code, d.type]) {
+          const to = rel(r?.specifier);
+          if (to === null || !r?.span) continue;
+          imports.push({ from, line: r.span.start.line + 1, specifier: d.specifier, to });
+        }
+      }
+    }
+    return imports;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("layers: an upward, sideways or outside import is reported with its file and line", () => {
+  const imp = (from: string, to: string): Import => ({ from, line: 7, specifier: "x", to });
+  assertEquals(importProblem(imp("lib/tools/a.ts", "lib/gradle/b.ts")), null);
+  assertEquals(importProblem(imp("lib/gradle/a.ts", "lib/gradle/b.ts")), null);
+  assertEquals(importProblem(imp("workers/ui.ts", "lib/ui/ui_service.ts")), null);
+  assertEquals(importProblem(imp("tests/x_test.ts", "lib/cli/main.ts")), null);
+  assertEquals(
+    importProblem(imp("lib/core/settings.ts", "lib/gradle/project_root.ts")),
+    'lib/core/settings.ts:7 imports "x" (lib/gradle/project_root.ts): an upward import ' +
+      "(lib/gradle is above lib/core)",
+  );
+  assertEquals(
+    importProblem(imp("lib/ui/a.ts", "lib/logcat/b.ts")),
+    'lib/ui/a.ts:7 imports "x" (lib/logcat/b.ts): a sideways import (lib/ui and lib/logcat ' +
+      "share a row)",
+  );
+  assertEquals(
+    importProblem(imp("lib/mcp/a.ts", "lib/adb/client.ts")),
+    'lib/mcp/a.ts:7 imports "x" (lib/adb/client.ts): lib/mcp may import only lib/core',
+  );
+  assertEquals(
+    importProblem(imp("lib/ui/a.ts", "tests/sim/mod.ts")),
+    'lib/ui/a.ts:7 imports "x" (tests/sim/mod.ts): outside lib/ and workers/ (lib never ' +
+      "imports tests/ or scripts/)",
+  );
+  assertEquals(
+    importProblem(imp("lib/cli/a.ts", "main.ts")),
+    'lib/cli/a.ts:7 imports "x" (main.ts): an upward import (main.ts is above lib/cli)',
+  );
+});
+
+Deno.test("layers: a circle is reported with the imports that tie it", () => {
+  const imp = (from: string, to: string, line: number): Import => ({
+    from,
+    line,
+    specifier: `./${to.split("/").at(-1)}`,
+    to,
+  });
+  const imports = [
+    imp("lib/ui/a.ts", "lib/ui/b.ts", 3),
+    imp("lib/ui/b.ts", "lib/ui/c.ts", 4),
+    imp("lib/ui/c.ts", "lib/ui/a.ts", 5),
+    imp("lib/ui/c.ts", "lib/ui/d.ts", 6),
+    imp("lib/ui/e.ts", "lib/ui/e.ts", 1),
+  ];
+  assertEquals(circles(imports), [["lib/ui/a.ts", "lib/ui/b.ts", "lib/ui/c.ts"], ["lib/ui/e.ts"]]);
+  assertEquals(circleProblems(imports.slice(0, 4)), [
+    "a circle of 3 file(s): lib/ui/a.ts, lib/ui/b.ts, lib/ui/c.ts\n" +
+    '    lib/ui/a.ts:3 imports "./b.ts" (lib/ui/b.ts)\n' +
+    '    lib/ui/b.ts:4 imports "./c.ts" (lib/ui/c.ts)\n' +
+    '    lib/ui/c.ts:5 imports "./a.ts" (lib/ui/a.ts)',
+  ]);
+  assertEquals(circles(imports.slice(3, 4)), []);
+});
+
+Deno.test("layers: every folder of lib/ has a row, and every row's folder exists", async () => {
+  const existing = ["main.ts", "workers"];
+  for await (const e of Deno.readDir(new URL("lib/", ROOT))) {
+    if (e.isDirectory || e.name.endsWith(".ts")) existing.push(`lib/${e.name}`);
+  }
+  assertEquals(LAYERS.flat().sort(), existing.sort());
+});
+
+Deno.test("layers: no import in lib/, workers/ or main.ts points up or sideways, none is in a circle", async () => {
+  const files = await layerFiles();
+  const imports = await readImports(files);
+  const read = new Set(imports.map((i) => i.from));
+  assert(read.has("lib/cli/main.ts") && read.has("workers/ui.ts"), "the graph was read");
+  assert(
+    imports.some((i) => i.from === "lib/tools/ui/act.ts" && i.to === "lib/ui/act_types.ts"),
+    "type-only imports are read",
+  );
+  const problems = [
+    ...imports.map(importProblem).filter((p) => p !== null),
+    ...circleProblems(imports),
+  ];
+  assert(problems.length === 0, `\n${problems.join("\n")}\n`);
+});
+
+Deno.test("layers: docs/ARCHITECTURE.md lists every layer folder, in the rows' order", async () => {
+  const doc = await Deno.readTextFile(new URL("docs/ARCHITECTURE.md", ROOT));
+  const block = /```\n(main\.ts [\s\S]*?)```/.exec(doc)?.[1];
+  assert(block, "ARCHITECTURE.md has its layer list (a code block starting at main.ts)");
+  const listed = [...block.matchAll(/^(lib\/[a-z]+)\s/gm)].map((m) => m[1]);
+  assertEquals(listed, LAYERS.flat().filter((f) => f.startsWith("lib/") && !f.endsWith(".ts")));
+});
