@@ -6,9 +6,6 @@
  */
 import type { ImageMsg, SkinRotationName } from "./grpc_client.ts";
 
-/** The small frame size for cheap checks (droidpilot's 108-class frame), long side in px. */
-export const SMALL_FRAME_DIMENSION = 108;
-
 export const ROTATIONS: Record<SkinRotationName, number> = {
   PORTRAIT: 0,
   LANDSCAPE: 1,

@@ -6,6 +6,7 @@
  * mapping, natural display space) and §4.4 (slots, pressure, NEVER_EXPIRE, lift = pressure 0).
  */
 import type { TouchEventMsg, TouchMsg } from "./grpc_client.ts";
+import { MAX_PINCH_SCALE, MIN_PINCH_SCALE } from "./limits.ts";
 import { type Point, pointsAlong } from "./points.ts";
 
 export type { Point };
@@ -20,28 +21,10 @@ export const MOVE_STEP_MS = 16;
 export const MAX_STROKE_STEPS = 120;
 /** A swipe or drag holds still this long before lifting, so the list does not fling. */
 export const DWELL_BEFORE_LIFT_MS = 150;
-/** Pinch: the scale factor's bounds and the duration's default and bounds. */
-export const MIN_PINCH_SCALE = 0.25;
-export const MAX_PINCH_SCALE = 4;
-export const DEFAULT_PINCH_MS = 400;
-export const MIN_PINCH_MS = 100;
-export const MAX_PINCH_MS = 5_000;
 /** Pinch: the fingers' mean distance, as a share of the screen's short side. */
 export const PINCH_BASE_SPAN_FRACTION = 0.4;
 /** Pinch: the fingers never come closer than this (px), or they would merge. */
 export const MIN_PINCH_SPAN_PX = 48;
-/** Drag: the hold before moving (longer than the 400–500 ms long-press timeout), and bounds. */
-export const DEFAULT_DRAG_HOLD_MS = 700;
-export const MAX_DRAG_HOLD_MS = 10_000;
-/** Drag: the time the finger travels the whole path, and bounds. */
-export const DEFAULT_DRAG_MOVE_MS = 600;
-export const MIN_DRAG_MOVE_MS = 50;
-export const MAX_DRAG_MOVE_MS = 10_000;
-/** Drag: the pause at the end before lifting (the drop target reacts), and bounds. */
-export const DEFAULT_DRAG_DWELL_MS = 300;
-export const MAX_DRAG_DWELL_MS = 5_000;
-/** Drag: waypoints between start and end, at most. */
-export const MAX_DRAG_WAYPOINTS = 16;
 
 /**
  * A point on the screen in rotation `rotation` (0..3, Surface ROTATION_*; the same numbers as the

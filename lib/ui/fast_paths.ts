@@ -16,8 +16,8 @@ import {
   requestBounds,
   rgbToRgba,
   rotatedSize,
-  SMALL_FRAME_DIMENSION,
 } from "../emulator/frames.ts";
+import { SMALL_FRAME_DIMENSION } from "../emulator/limits.ts";
 import { FrameError } from "../emulator/frames.ts";
 import {
   dragSteps,

@@ -60,6 +60,8 @@ Deno.test("the main thread's module closure has no gRPC, capture or settle code"
     "@grpc/proto-loader",
     new URL("lib/emulator/grpc_client.ts", ROOT).href,
     new URL("lib/emulator/link.ts", ROOT).href,
+    new URL("lib/emulator/touch.ts", ROOT).href,
+    new URL("lib/emulator/frames.ts", ROOT).href,
     new URL("lib/ui/fast_paths.ts", ROOT).href,
     new URL("lib/ui/jpeg.ts", ROOT).href,
     new URL("lib/ui/act_service.ts", ROOT).href,

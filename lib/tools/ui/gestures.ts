@@ -25,7 +25,7 @@ import {
   MIN_DRAG_MOVE_MS,
   MIN_PINCH_MS,
   MIN_PINCH_SCALE,
-} from "../../emulator/touch.ts";
+} from "../../emulator/limits.ts";
 import { deviceFor } from "../device_args.ts";
 import {
   expectHashParam,

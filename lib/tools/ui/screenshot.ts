@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
-import { SMALL_FRAME_DIMENSION } from "../../emulator/frames.ts";
+import { SMALL_FRAME_DIMENSION } from "../../emulator/limits.ts";
 import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
