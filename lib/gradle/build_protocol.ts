@@ -12,6 +12,17 @@ import type { BuildRecord, Origin } from "./build_history.ts";
  */
 export const SHUTDOWN_WAIT_MS = 10_000;
 
+/** The build timeout (`mcp.build_timeout_sec`): its default and the range both sides bound it to. */
+export const DEFAULT_BUILD_TIMEOUT_SEC = 600;
+export const MIN_BUILD_TIMEOUT_SEC = 1;
+export const MAX_BUILD_TIMEOUT_SEC = 6 * 60 * 60;
+
+/** A build timeout in ms within MIN..MAX_BUILD_TIMEOUT_SEC; the default when not a finite number. */
+export function boundBuildTimeoutMs(ms: number): number {
+  if (!Number.isFinite(ms)) return DEFAULT_BUILD_TIMEOUT_SEC * 1000;
+  return Math.min(Math.max(ms, MIN_BUILD_TIMEOUT_SEC * 1000), MAX_BUILD_TIMEOUT_SEC * 1000);
+}
+
 export interface BuildRunParams {
   /** Canonical Gradle root; the worker checks again that it is trusted. */
   project: string;

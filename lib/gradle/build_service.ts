@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { ToolError } from "../core/errors.ts";
-import { isTrusted } from "./trust.ts";
+import { isTrusted, untrustedBuildError } from "./trust.ts";
 import { killGroup, killTree } from "../core/process_tree.ts";
 import { ABORTED, raceTimeout } from "../core/abortable.ts";
 import { BuildOutputParser, type Diagnostic } from "./build_parser.ts";
@@ -25,6 +25,7 @@ import { readProvenance } from "./provenance.ts";
 import { collectBuiltApks } from "./built_apks.ts";
 import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
 import {
+  boundBuildTimeoutMs,
   type BuildRunParams,
   type BuildRunResult,
   type RunningBuild,
@@ -37,8 +38,6 @@ export const MAX_RECORDED_DIAGNOSTICS = 100;
 export const TAIL_LINES = 40;
 /** How long a stopped build gets to exit after SIGTERM before SIGKILL. */
 export const KILL_GRACE_MS = 3_000;
-/** Longest build timeout accepted (a bound on the setting). */
-export const MAX_BUILD_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 /**
  * Once `gradlew` has exited, how long its output may stay open (a process it left in the
  * background holding stdout) before keynobi stops reading it and answers.
@@ -131,14 +130,8 @@ export class BuildService {
       );
     }
     // Trust is checked again here, right before anything is made executable or spawned.
-    if (!(await isTrusted(dataDir, p.project))) {
-      throw new ToolError(
-        "invalid_params",
-        `The project ${p.project} is not trusted, so keynobi will not run its Gradle build: ` +
-          `ask the user to run \`keynobi trust ${p.project}\` in a terminal`,
-      );
-    }
-    const timeoutMs = Math.min(Math.max(1000, p.timeoutMs), MAX_BUILD_TIMEOUT_MS);
+    if (!(await isTrusted(dataDir, p.project))) throw untrustedBuildError(p.project);
+    const timeoutMs = boundBuildTimeoutMs(p.timeoutMs);
     const gradlew = join(p.project, Deno.build.os === "windows" ? "gradlew.bat" : "gradlew");
     const lock = await tryAcquireBuildLock(dataDir, p.project, {
       task: p.tasks.join(" "),

@@ -8,7 +8,8 @@
  * applies to a running server at once.
  */
 import { resolve } from "node:path";
-import { readSettings, updateSettings } from "../core/settings.ts";
+import { invalidParams, type ToolError } from "../core/errors.ts";
+import { readSettings, type Settings, updateSettings } from "../core/settings.ts";
 import { findGradleRoot, trustKeyFor } from "./project_root.ts";
 
 /** At most this many trusted projects are kept; trusting one more is refused. */
@@ -16,9 +17,25 @@ export const MAX_TRUSTED_PROJECTS = 500;
 
 /** Whether the Gradle build at (or containing) `root` is trusted. Reads the file every time. */
 export async function isTrusted(dataDir: string, root: string): Promise<boolean> {
-  const key = await trustKeyFor(root);
-  const settings = await readSettings(dataDir);
-  return Object.hasOwn(settings.trusted_projects, key);
+  return await isTrustedIn(await readSettings(dataDir), root);
+}
+
+/** Whether the Gradle build at (or containing) `root` is trusted in settings already read. */
+export async function isTrustedIn(settings: Settings, root: string): Promise<boolean> {
+  return Object.hasOwn(settings.trusted_projects, await trustKeyFor(root));
+}
+
+/**
+ * The refusal of a build of an untrusted project: the one message, whether the main thread refuses
+ * the call or the build worker refuses the request when it checks again before spawning.
+ */
+export function untrustedBuildError(root: string): ToolError {
+  return invalidParams(
+    `The project ${root} is not trusted, so keynobi will not run its Gradle build (that runs ` +
+      `its gradlew and build scripts): ask the user to run \`keynobi trust ${root}\` in a ` +
+      "terminal. Tools that do not build keep working",
+    { trust_hint: `keynobi trust ${root}` },
+  );
 }
 
 export interface TrustResult {

@@ -8,7 +8,7 @@ import { findSdk } from "../android/sdk.ts";
 import { invalidParams } from "../core/errors.ts";
 import { isInside } from "../core/project_paths.ts";
 import { readSettings } from "../core/settings.ts";
-import { isTrusted } from "../gradle/trust.ts";
+import { isTrusted, untrustedBuildError } from "../gradle/trust.ts";
 import { validateModule } from "../core/validation.ts";
 import { type ModuleModel, readAndroidModel } from "../gradle/android_model.ts";
 import { readGradleProject } from "../gradle/build_files.ts";
@@ -18,12 +18,12 @@ import { checkGradleTask } from "../gradle/task_policy.ts";
 import { validateVariant } from "../gradle/variants.ts";
 import { inspectWrapper } from "../gradle/wrapper.ts";
 import type { ToolContext } from "./context.ts";
-import type { BuildRunResult } from "../gradle/build_protocol.ts";
+import {
+  boundBuildTimeoutMs,
+  type BuildRunResult,
+  DEFAULT_BUILD_TIMEOUT_SEC,
+} from "../gradle/build_protocol.ts";
 
-/** Default Gradle timeout (`mcp.build_timeout_sec`), and the range the setting may take. */
-export const DEFAULT_BUILD_TIMEOUT_SEC = 600;
-export const MIN_BUILD_TIMEOUT_SEC = 1;
-export const MAX_BUILD_TIMEOUT_SEC = 6 * 60 * 60;
 /** Most tasks one run_gradle_task call may name. */
 export const MAX_TASKS_PER_BUILD = 8;
 /** How often a build in progress reports (`notifications/progress`). */
@@ -164,25 +164,14 @@ export async function resolveTasks(
 /** Refuse before anything runs when the user has not trusted the project. */
 export async function requireTrusted(ctx: ToolContext): Promise<string> {
   const root = projectRoot(ctx);
-  if (!(await isTrusted(ctx.dataDir, root))) {
-    throw invalidParams(
-      `The project ${root} is not trusted, so keynobi will not run its Gradle build (that runs ` +
-        `its gradlew and build scripts): ask the user to run \`keynobi trust ${root}\` in a ` +
-        "terminal. Tools that do not build keep working",
-      { trust_hint: `keynobi trust ${root}` },
-    );
-  }
+  if (!(await isTrusted(ctx.dataDir, root))) throw untrustedBuildError(root);
   return root;
 }
 
 /** The build timeout from settings, bounded. */
 export async function buildTimeoutMs(ctx: ToolContext): Promise<number> {
   const s = await readSettings(ctx.dataDir);
-  const sec = Number(s.mcp?.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC);
-  const bounded = Number.isFinite(sec)
-    ? Math.min(Math.max(sec, MIN_BUILD_TIMEOUT_SEC), MAX_BUILD_TIMEOUT_SEC)
-    : DEFAULT_BUILD_TIMEOUT_SEC;
-  return bounded * 1000;
+  return boundBuildTimeoutMs(Number(s.mcp?.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC) * 1000);
 }
 
 /** The JDK, SDK and wrapper facts a trusted build runs with. */
