@@ -8,7 +8,6 @@ import { mapEnv } from "../lib/core/env.ts";
 import { BuildClient } from "../lib/gradle/build_client.ts";
 import { LogcatClient } from "../lib/logcat/logcat_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
-import { ActionPacer } from "../lib/ui/actions.ts";
 import { UiClient } from "../lib/ui/client.ts";
 import { SessionRecorder } from "../lib/sessions/session_recorder.ts";
 
@@ -45,7 +44,7 @@ export function testToolContext(overrides: Partial<ToolContext> = {}): ToolConte
     request: { progress: () => {}, clientName: null, sessionId: "test" },
     builds: new BuildClient({ dataDir: "/nonexistent", version: "test" }),
     ui: new UiClient({ dataDir: "/nonexistent", adbServer: { host: "127.0.0.1", port: 5037 } }),
-    uiActions: new ActionPacer(() => Promise.resolve(0)),
+    uiActionIntervalMs: () => Promise.resolve(0),
     logcat: new LogcatClient({
       dataDir: "/nonexistent",
       address: { host: "127.0.0.1", port: 5037 },

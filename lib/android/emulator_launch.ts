@@ -231,3 +231,22 @@ export async function waitGone(
     await delay(AVD_POLL_MS, opts.signal, cancelledByClient);
   }
 }
+
+/**
+ * Powers the emulator off with `reboot -p` over ADB (`adb emu kill` needs the emulator's console
+ * port, which a remote ADB server cannot reach). The device may drop the connection as it powers
+ * off: only a refusal before that (cancelled, unauthorized, or not a tool error) is thrown.
+ */
+export async function powerOffEmulator(
+  adb: AvdAdb,
+  serial: string,
+  opts: CallOptions = {},
+): Promise<void> {
+  try {
+    await adb.shell(serial, ["reboot", "-p"], opts);
+  } catch (e) {
+    if (!(e instanceof ToolError) || e.code === "cancelled" || e.code === "device_unauthorized") {
+      throw e;
+    }
+  }
+}

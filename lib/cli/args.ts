@@ -2,6 +2,7 @@
 import type { ToolsetName } from "../mcp/tool_def.ts";
 import { parseToolsets } from "../mcp/toolsets.ts";
 import { type HttpAddress, parseHttpAddress } from "../mcp/http_address.ts";
+import { MAX_MIN_ACTION_INTERVAL_MS } from "../ui/limits.ts";
 
 export type Command =
   | {
@@ -33,9 +34,6 @@ export type Command =
 
 /** The largest `--ui-port`. */
 export const MAX_UI_PORT = 65_535;
-
-/** The largest `--min-interval-ms` (lib/ui/actions.ts MAX_MIN_ACTION_INTERVAL_MS). */
-export const MAX_MIN_INTERVAL_FLAG_MS = 10_000;
 
 /** `--grpc`: a loopback host and a port (lib/emulator/discovery.ts explicitEndpoint checks it). */
 export const GRPC_FLAG =
@@ -231,9 +229,9 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
       case "--min-interval-ms": {
         if (minIntervalMs !== null) throw new UsageError("--min-interval-ms is given twice");
         const v = value();
-        if (!/^\d{1,5}$/.test(v) || Number(v) > MAX_MIN_INTERVAL_FLAG_MS) {
+        if (!/^\d{1,5}$/.test(v) || Number(v) > MAX_MIN_ACTION_INTERVAL_MS) {
           throw new UsageError(
-            `--min-interval-ms takes milliseconds from 0 to ${MAX_MIN_INTERVAL_FLAG_MS}, got "${v}"`,
+            `--min-interval-ms takes milliseconds from 0 to ${MAX_MIN_ACTION_INTERVAL_MS}, got "${v}"`,
           );
         }
         minIntervalMs = Number(v);

@@ -13,7 +13,7 @@ import { SessionRecorder } from "../sessions/session_recorder.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
 import { discoveryDirs, type GrpcEndpoint } from "../emulator/discovery.ts";
-import { ActionPacer, chooseInterval } from "../ui/actions.ts";
+import { chooseInterval } from "../ui/limits.ts";
 import { readSettings } from "../core/settings.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
@@ -139,7 +139,6 @@ export function newToolSession(
   spec: ToolSessionSpec,
   createSession: CreateSession,
 ): Session<ToolContext> {
-  const uiActions = new ActionPacer(rt.actionInterval);
   const sessionId = spec.sessionId ?? crypto.randomUUID();
   const logcat = spec.logcat?.(sessionId) ?? rt.logcat;
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
@@ -147,7 +146,7 @@ export function newToolSession(
     sessions: rt.sessions,
     builds: rt.builds,
     ui: rt.ui,
-    uiActions,
+    uiActionIntervalMs: rt.actionInterval,
     logcat,
     env: rt.env,
     dataDir: rt.dataDir,

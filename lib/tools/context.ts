@@ -4,7 +4,6 @@ import type { BuildClient } from "../gradle/build_client.ts";
 import type { LogcatClient } from "../logcat/logcat_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/client.ts";
-import type { ActionPacer } from "../ui/actions.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";
@@ -27,8 +26,8 @@ export interface ToolContext {
   logcat: LogcatClient;
   /** This process's UI worker: captures, element lists and handles, settling. */
   ui: UiClient;
-  /** Per device: the minimum gap between UI actions and the last element list returned. */
-  uiActions: ActionPacer;
+  /** The minimum gap between two UI actions on one device now (flag or setting; the worker paces). */
+  uiActionIntervalMs: () => Promise<number>;
   env: Env;
   /** This process's one writer of debug sessions (queued, written in the background). */
   sessions: SessionRecorder;

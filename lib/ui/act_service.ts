@@ -7,7 +7,15 @@
 import { invalidParams, ToolError } from "../core/errors.ts";
 import type { DeviceShell } from "../adb/client.ts";
 import { validateCoordinates } from "../core/validation.ts";
-import { ActionPacer, clearKeys, INPUT_TIMEOUT_MS, keyeventArgv, runInput } from "./actions.ts";
+import {
+  ActionPacer,
+  clearKeys,
+  INPUT_TIMEOUT_MS,
+  inputTextChunks,
+  keyeventArgv,
+  runInput,
+  unicodeTextArgv,
+} from "./actions.ts";
 import type { ActAt, ActGesture, ActParams, ActPoint, ActResult, ActStep } from "./act_types.ts";
 import type { FastPaths, Gesture, GestureResult, PathResult } from "./fast_paths.ts";
 import type { Bounds } from "./hierarchy.ts";
@@ -229,8 +237,10 @@ export class ActService {
           ),
         );
         return;
-      case "input":
-        await runInput(adb, p.serial, step.argv, signal);
+      case "text":
+        for (const chunk of inputTextChunks(step.text)) {
+          await runInput(adb, p.serial, ["input", "text", chunk], signal);
+        }
         return;
       case "clear": {
         if (!target.node) throw noFocusedField();
@@ -244,12 +254,17 @@ export class ActService {
         keys.push(k);
         return;
       }
-      case "shell": {
-        const r = await adb.shell(p.serial, step.argv, { signal, timeoutMs: INPUT_TIMEOUT_MS });
+      case "input_key":
+        await runInput(adb, p.serial, keyeventArgv([step.key]), signal);
+        return;
+      case "unicode_text": {
+        const argv = unicodeTextArgv(step.text);
+        const r = await adb.shell(p.serial, argv, { signal, timeoutMs: INPUT_TIMEOUT_MS });
         if (r.exitCode !== null && r.exitCode !== 0) {
           throw new ToolError(
             "command_failed",
-            `${step.what} failed on ${p.serial} (exit ${r.exitCode}): ${step.hint}`,
+            `am broadcast failed on ${p.serial} (exit ${r.exitCode}): check that the ADB ` +
+              "keyboard is the selected input method, then retry",
             { exit_code: r.exitCode },
           );
         }

@@ -1,6 +1,7 @@
 /**
  * `ui.act`, the one worker request a UI action is: what to check on the screen first, the steps
- * (gestures, `input` commands, clearing a field, keys, one shell command), pacing and settling.
+ * (gestures, typing, clearing a field, keys), pacing and settling. The worker builds every device
+ * command from them; the main thread never writes one.
  * Plain data shared by the main thread (lib/tools/ui/act.ts builds it) and the worker
  * (lib/ui/act_service.ts runs it); type-only imports, so neither side loads the other's code.
  */
@@ -25,14 +26,16 @@ export type ActGesture =
 
 export type ActStep =
   | { kind: "gesture"; gesture: ActGesture }
-  /** An `input …` argv over ADB (typing text). */
-  | { kind: "input"; argv: string[] }
+  /** Types text with `input text` (checked by lib/ui/text_rules.ts before the request). */
+  | { kind: "text"; text: string }
+  /** Types any text with the ADB keyboard's broadcast (its IME checked before the request). */
+  | { kind: "unicode_text"; text: string }
   /** Deletes the target field's text (MOVE_END, then DEL for each character and one more). */
   | { kind: "clear" }
   /** A key: the emulator's `sendKey` when it can, else `input keyevent`. */
   | { kind: "key"; key: string }
-  /** One shell command whose non-zero exit is `command_failed` saying `what` and `hint`. */
-  | { kind: "shell"; argv: string[]; what: string; hint: string };
+  /** A key through `input keyevent` only (BACK to hide the keyboard). */
+  | { kind: "input_key"; key: string };
 
 export type ActTarget =
   | { kind: "none" }

@@ -8,32 +8,19 @@
  * `INPUT_TIMEOUT_MS` deadline.
  */
 import { delay } from "../core/abortable.ts";
-import { boundedInt } from "../core/bounds.ts";
 import { type Point, pointsAlong } from "../emulator/points.ts";
 import { ToolError } from "../core/errors.ts";
-import { invalidParams } from "../core/errors.ts";
 import type { DeviceShell } from "../adb/client.ts";
+import { MAX_SWIPE_MS } from "./gesture_limits.ts";
+import { checkInputText, checkTextLength } from "./text_rules.ts";
+import { clampInterval } from "./limits.ts";
 
 /** Every `input` command's deadline (spec). */
 export const INPUT_TIMEOUT_MS = 30_000;
-/** Most bytes `ui_type_text` / `ui_fill_input` / `ui_type_text_unicode` type in one call (spec). */
-export const MAX_TYPE_TEXT_BYTES = 1_000;
 /** Characters sent per `input text` command (each command has its own deadline). */
 export const INPUT_TEXT_CHUNK_CHARS = 200;
-/** Default minimum gap between two actions on one device (droidpilot's pacing). */
-export const DEFAULT_MIN_ACTION_INTERVAL_MS = 300;
-/** The largest minimum gap the flag or the setting may ask for. */
-export const MAX_MIN_ACTION_INTERVAL_MS = 10_000;
 /** Devices whose last action time is kept. */
 export const MAX_PACED_DEVICES = 64;
-/** Long press: default and bounds of how long the finger stays down. */
-export const DEFAULT_LONG_PRESS_MS = 800;
-export const MIN_LONG_PRESS_MS = 500;
-export const MAX_LONG_PRESS_MS = 10_000;
-/** Swipe: default and bounds of the finger's travel time. */
-export const DEFAULT_SWIPE_MS = 400;
-export const MIN_SWIPE_MS = 50;
-export const MAX_SWIPE_MS = 10_000;
 /** A drag stops this long before lifting, so the list moves by the dragged distance, no fling. */
 export const PAUSE_BEFORE_LIFT_MS = 150;
 /** MOVE events between DOWN and the end point of a drag. */
@@ -42,8 +29,6 @@ export const DRAG_STEPS = 4;
 export const SLOW_SWIPE_MS_PER_100PX = 150;
 /** Most DEL key events one clear sends (the field's text length, capped). */
 export const MAX_CLEAR_KEYS = 1_000;
-/** The ADB keyboard IME (github.com/senzhk/ADBKeyBoard) that takes text by broadcast. */
-export const ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME";
 
 export type { Point };
 
@@ -82,33 +67,6 @@ export function slowSwipeMs(from: Point, to: Point, requested: number): number {
   );
 }
 
-/** UTF-8 length of `s`. */
-export function utf8Bytes(s: string): number {
-  return new TextEncoder().encode(s).length;
-}
-
-/** Refuses text over `MAX_TYPE_TEXT_BYTES` and empty text. */
-export function checkTextLength(text: string, param = "text"): void {
-  if (text.length === 0) {
-    throw invalidParams(`Invalid ${param}: it is empty; pass the text to type`);
-  }
-  const n = utf8Bytes(text);
-  if (n > MAX_TYPE_TEXT_BYTES) {
-    throw invalidParams(
-      `Invalid ${param}: ${n} bytes, the limit is ${MAX_TYPE_TEXT_BYTES}; type it in several calls`,
-    );
-  }
-}
-
-/**
- * Whether `input text` can type `ch`: the virtual keyboard's key map has printable ASCII, newline
- * (Enter) and tab; anything else makes `input text` fail on the device.
- */
-export function inputTextCanType(ch: string): boolean {
-  const c = ch.codePointAt(0)!;
-  return (c >= 0x20 && c <= 0x7e) || ch === "\n" || ch === "\t";
-}
-
 /**
  * The arguments of the `input text` commands that type `text` exactly. Spaces become `%s` (the
  * one escape `input text` knows); a literal `%s` in the text is split across two commands so the
@@ -116,15 +74,7 @@ export function inputTextCanType(ch: string): boolean {
  * anything runs, pointing at ui_type_text_unicode.
  */
 export function inputTextChunks(text: string, chunkChars = INPUT_TEXT_CHUNK_CHARS): string[] {
-  checkTextLength(text);
-  const bad = [...text].filter((ch) => !inputTextCanType(ch));
-  if (bad.length) {
-    const shown = [...new Set(bad)].slice(0, 5).map((c) => JSON.stringify(c)).join(", ");
-    throw invalidParams(
-      `Invalid text: input text cannot type ${shown} (only printable ASCII, newline and tab); ` +
-        "use ui_type_text_unicode, which needs the ADB keyboard IME on the device",
-    );
-  }
+  checkInputText(text);
   const chunks: string[] = [];
   let cur = "";
   let curChars = 0;
@@ -167,26 +117,6 @@ export function unicodeTextSnippet(text: string): string {
 export function unicodeTextArgv(text: string): string[] {
   checkTextLength(text);
   return ["sh", "-c", unicodeTextSnippet(text)];
-}
-
-/** Whether `ime list -s` output lists the ADB keyboard. */
-export function hasAdbKeyboard(imeListOutput: string): boolean {
-  return imeListOutput.split(/\r?\n/).some((l) => l.trim() === ADB_KEYBOARD_IME);
-}
-
-/**
- * `dumpsys input_method`: the selected input method (`mCurMethodId=<id>`), or `null` when the
- * dump does not say (`null` also for `mCurMethodId=null`).
- */
-export function parseSelectedIme(dumpsys: string): string | null {
-  const m = /^\s*mCurMethodId=(\S+)\s*$/m.exec(dumpsys);
-  return m === null || m[1] === "null" ? null : m[1];
-}
-
-/** `dumpsys input_method`: whether the soft keyboard is shown (`mInputShown=true`). */
-export function parseInputShown(dumpsys: string): boolean | null {
-  const m = /\bmInputShown=(true|false)\b/.exec(dumpsys);
-  return m ? m[1] === "true" : null;
 }
 
 /** The `input keyevent` codes that delete `chars` characters before the cursor, from the end. */
@@ -346,15 +276,4 @@ function bounded<V>(m: Map<string, V>, key: string, value: V): void {
     if (oldest === undefined) break;
     m.delete(oldest);
   }
-}
-
-/** A gap from the flag or the setting, clamped to 0..MAX; not a number → the default. */
-export function clampInterval(v: unknown): number {
-  return boundedInt(v, DEFAULT_MIN_ACTION_INTERVAL_MS, 0, MAX_MIN_ACTION_INTERVAL_MS);
-}
-
-/** `--min-interval-ms`, else `mcp.min_action_interval_ms` from settings, else the default. */
-export function chooseInterval(flag: number | null, setting: unknown): number {
-  if (flag !== null) return clampInterval(flag);
-  return clampInterval(setting);
 }

@@ -29,7 +29,7 @@ import type {
 import { instrumentationBusyError } from "./busy.ts";
 import {
   CAPTURE_TOTAL_DEADLINE_MS,
-  MAX_MIN_INTERVAL_MS,
+  MAX_MIN_ACTION_INTERVAL_MS,
   MAX_SETTLE_MAX_MS,
   MAX_WAIT_TIMEOUT_MS,
   SCREENSHOT_TIMEOUT_MS,
@@ -165,7 +165,7 @@ export class UiClient {
     return this.#call(
       "ui.act",
       p,
-      2 * CAPTURE_TOTAL_DEADLINE_MS + MAX_MIN_INTERVAL_MS + MAX_GESTURE_BUDGET_MS + settle,
+      2 * CAPTURE_TOTAL_DEADLINE_MS + MAX_MIN_ACTION_INTERVAL_MS + MAX_GESTURE_BUDGET_MS + settle,
       opts,
     );
   }

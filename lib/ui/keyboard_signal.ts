@@ -9,7 +9,7 @@
  * never show the keyboard.
  */
 import type { Bounds } from "./hierarchy.ts";
-import { parseInputShown } from "./actions.ts";
+import { parseInputShown } from "../android/input_method.ts";
 
 export interface KeyboardState {
   shown: boolean;

@@ -110,7 +110,7 @@ Deno.test("ui.act: a disabled target, a point off the screen and a stale hash se
     const stale = await a.act({
       serial: SERIAL,
       target: { kind: "screen", expectScreenHash: "0000000000000000" },
-      steps: [{ kind: "input", argv: ["input", "text", "x"] }],
+      steps: [{ kind: "text", text: "x" }],
       minIntervalMs: 0,
     }, ctx()).catch((e) => e);
     assert(stale instanceof ToolError && stale.code === "screen_changed", String(stale));
@@ -123,7 +123,7 @@ Deno.test("ui.act: clearing the focused field deletes its characters and one mor
     const r = await a.act({
       serial: SERIAL,
       target: { kind: "focused" },
-      steps: [{ kind: "clear" }, { kind: "input", argv: ["input", "text", "new"] }],
+      steps: [{ kind: "clear" }, { kind: "text", text: "new" }],
       minIntervalMs: 0,
       observeAfter: false,
     }, ctx());
@@ -141,7 +141,7 @@ Deno.test("ui.act: the worker paces actions on one device", async () => {
       a.act({
         serial: SERIAL,
         target: { kind: "none" },
-        steps: [{ kind: "input", argv: ["input", "keyevent", "KEYCODE_BACK"] }],
+        steps: [{ kind: "input_key", key: "KEYCODE_BACK" }],
         minIntervalMs: 200,
         observeAfter: false,
       }, ctx());

@@ -3,25 +3,29 @@ import { assert, assertEquals, assertStringIncludes, assertThrows } from "../ass
 import {
   type ActionClock,
   ActionPacer,
-  chooseInterval,
   clearKeys,
-  DEFAULT_MIN_ACTION_INTERVAL_MS,
   drag,
   dragPath,
-  hasAdbKeyboard,
   inputFailure,
   inputTextChunks,
   longPressArgv,
-  MAX_MIN_ACTION_INTERVAL_MS,
-  MAX_TYPE_TEXT_BYTES,
-  parseInputShown,
-  parseSelectedIme,
   PAUSE_BEFORE_LIFT_MS,
   singleQuoteForSnippet,
   slowSwipeMs,
   unicodeTextArgv,
   unicodeTextSnippet,
 } from "../../lib/ui/actions.ts";
+import {
+  chooseInterval,
+  DEFAULT_MIN_ACTION_INTERVAL_MS,
+  MAX_MIN_ACTION_INTERVAL_MS,
+} from "../../lib/ui/limits.ts";
+import {
+  hasAdbKeyboard,
+  parseInputShown,
+  parseSelectedIme,
+} from "../../lib/android/input_method.ts";
+import { MAX_TYPE_TEXT_BYTES } from "../../lib/ui/text_rules.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { quoteShellArg } from "../../lib/adb/shell_quote.ts";
 import { parseSh } from "../sim/sh_parse.ts";

@@ -65,6 +65,7 @@ Deno.test("the main thread's module closure has no gRPC, capture or settle code"
     new URL("lib/ui/fast_paths.ts", ROOT).href,
     new URL("lib/ui/jpeg.ts", ROOT).href,
     new URL("lib/ui/act_service.ts", ROOT).href,
+    new URL("lib/ui/actions.ts", ROOT).href,
     new URL("lib/ui/ui_service.ts", ROOT).href,
     new URL("lib/ui/capture.ts", ROOT).href,
     new URL("lib/ui/settle.ts", ROOT).href,

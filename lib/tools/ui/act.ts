@@ -42,7 +42,7 @@ export async function act(ctx: ToolContext, o: ActRequest): Promise<ToolOutput> 
     target: o.target,
     points: o.points,
     steps: o.steps,
-    minIntervalMs: await ctx.uiActions.interval(),
+    minIntervalMs: await ctx.uiActionIntervalMs(),
     observeAfter: o.observeAfter,
     maxRows: o.maxRows,
     touched: o.touched ?? null,

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { defineTool } from "../define_tool.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validateCoordinates } from "../../core/validation.ts";
-import type { ActAt, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
+import type { ActAt, ActPoint, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
 import {
   DEFAULT_DRAG_DWELL_MS,
   DEFAULT_DRAG_HOLD_MS,
@@ -38,7 +38,7 @@ import {
 import { act, inputPath, named, screenTarget } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { listData, matchData, matchLine } from "./render.ts";
-import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS, type Point } from "../../ui/actions.ts";
+import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS } from "../../ui/gesture_limits.ts";
 import type { Bounds } from "../../ui/hierarchy.ts";
 
 /** `ui_scroll_until_element`: swipes by default and at most (spec). */
@@ -280,7 +280,7 @@ const uiSwipe = defineTool({
 export function scrollStep(
   area: Bounds,
   direction: "up" | "down" | "left" | "right",
-): { from: Point; to: Point } {
+): { from: ActPoint; to: ActPoint } {
   const cx = Math.round((area.left + area.right) / 2);
   const cy = Math.round((area.top + area.bottom) / 2);
   const h = area.bottom - area.top, w = area.right - area.left;
@@ -371,7 +371,7 @@ const uiScrollUntilElement = defineTool({
             fling: false,
           },
         }],
-        minIntervalMs: await ctx.uiActions.interval(),
+        minIntervalMs: await ctx.uiActionIntervalMs(),
         maxRows: 1,
         activity: false,
         internal: true,

@@ -17,7 +17,11 @@ import {
 import { act, elementTarget, inputPath, named, screenTarget } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { matchData } from "./render.ts";
-import { DEFAULT_LONG_PRESS_MS, MAX_LONG_PRESS_MS, MIN_LONG_PRESS_MS } from "../../ui/actions.ts";
+import {
+  DEFAULT_LONG_PRESS_MS,
+  MAX_LONG_PRESS_MS,
+  MIN_LONG_PRESS_MS,
+} from "../../ui/gesture_limits.ts";
 
 const uiTap = defineTool({
   name: "ui_tap",

@@ -18,20 +18,11 @@ import {
 import { act, elementTarget, inputPath, screenTarget, UI_QUERY_TIMEOUT_MS } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { matchData } from "./render.ts";
-import type { ActStep, ActTarget } from "../../ui/act_types.ts";
-import {
-  ADB_KEYBOARD_IME,
-  hasAdbKeyboard,
-  inputTextChunks,
-  parseSelectedIme,
-  unicodeTextArgv,
-} from "../../ui/actions.ts";
+import type { ActTarget } from "../../ui/act_types.ts";
+import { checkInputText, checkTextLength } from "../../ui/text_rules.ts";
+import { readInputMethodDump, requireAdbKeyboard } from "../../android/input_method.ts";
 import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
 import { MAX_ROWS } from "../../ui/limits.ts";
-
-function typeSteps(chunks: readonly string[]): ActStep[] {
-  return chunks.map((c) => ({ kind: "input", argv: ["input", "text", c] }));
-}
 
 const uiTypeText = defineTool({
   name: "ui_type_text",
@@ -49,7 +40,7 @@ const uiTypeText = defineTool({
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    const chunks = inputTextChunks(args.text);
+    checkInputText(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const target: ActTarget = args.clear_before
       ? { kind: "focused", expectScreenHash: args.expect_screen_hash ?? null }
@@ -59,7 +50,10 @@ const uiTypeText = defineTool({
     return await act(ctx, {
       serial,
       target,
-      steps: [...(args.clear_before ? [{ kind: "clear" } as const] : []), ...typeSteps(chunks)],
+      steps: [
+        ...(args.clear_before ? [{ kind: "clear" } as const] : []),
+        { kind: "text", text: args.text } as const,
+      ],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
       did: () => `Typed ${[...args.text].length} characters`,
@@ -84,7 +78,7 @@ const uiFillInput = defineTool({
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    const chunks = inputTextChunks(args.text);
+    checkInputText(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const clear = args.clear_before ?? true;
     return await act(ctx, {
@@ -96,7 +90,7 @@ const uiFillInput = defineTool({
       steps: [
         { kind: "gesture", gesture: { kind: "tap", at: "target" } },
         ...(clear ? [{ kind: "clear" } as const] : []),
-        ...typeSteps(chunks),
+        { kind: "text", text: args.text } as const,
       ],
       touched: "target",
       observeAfter: args.observe_after,
@@ -121,47 +115,13 @@ const uiTypeTextUnicode = defineTool({
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    const argv = unicodeTextArgv(args.text);
+    checkTextLength(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    const imes = await ctx.adb.shell(
-      serial,
-      ["ime", "list", "-s"],
-      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
-    );
-    if (!hasAdbKeyboard(imes.text())) {
-      throw new ToolError(
-        "command_failed",
-        "The ADB keyboard IME (com.android.adbkeyboard/.AdbIME) is not installed or enabled on " +
-          `${serial}, so nothing was typed: install ADBKeyBoard and select it (ime enable / ime ` +
-          "set), or type ASCII with ui_type_text",
-        { serial },
-      );
-    }
-    // Enabled is not enough: the broadcast reaches the keyboard only when it is the selected one.
-    const dump = await ctx.adb.shell(
-      serial,
-      ["dumpsys", "input_method"],
-      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
-    );
-    const selected = parseSelectedIme(dump.text());
-    if (selected !== null && selected !== ADB_KEYBOARD_IME) {
-      throw new ToolError(
-        "command_failed",
-        `The ADB keyboard is installed on ${serial} but the selected input method is ${selected}, ` +
-          "so nothing was typed: ask the user to select it (adb shell ime set " +
-          `${ADB_KEYBOARD_IME}), or type ASCII with ui_type_text`,
-        { serial, selected_ime: selected },
-      );
-    }
+    await requireAdbKeyboard(ctx.adb, serial, callOpts(ctx, UI_QUERY_TIMEOUT_MS));
     return await act(ctx, {
       serial,
       target: { kind: "none" },
-      steps: [{
-        kind: "shell",
-        argv,
-        what: "am broadcast",
-        hint: "check that the ADB keyboard is the selected input method, then retry",
-      }],
+      steps: [{ kind: "unicode_text", text: args.text }],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
       did: () => `Sent ${[...args.text].length} characters to the ADB keyboard`,
@@ -214,11 +174,9 @@ const hideSoftKeyboard = defineTool({
       { serial, maxRows: MAX_ROWS, activity: false, internal: true },
       { signal: ctx.signal },
     );
-    const dumpsys = dumpTellsKeyboard(now.list) ? null : (await ctx.adb.shell(
-      serial,
-      ["dumpsys", "input_method"],
-      callOpts(ctx, UI_QUERY_TIMEOUT_MS),
-    )).text();
+    const dumpsys = dumpTellsKeyboard(now.list)
+      ? null
+      : await readInputMethodDump(ctx.adb, serial, callOpts(ctx, UI_QUERY_TIMEOUT_MS));
     const state = keyboardState(now.list, dumpsys);
     if (state === null) {
       throw new ToolError(
@@ -237,7 +195,7 @@ const hideSoftKeyboard = defineTool({
     return await act(ctx, {
       serial,
       target: { kind: "none" },
-      steps: [{ kind: "input", argv: ["input", "keyevent", "KEYCODE_BACK"] }],
+      steps: [{ kind: "input_key", key: "KEYCODE_BACK" }],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
       did: () => "Hid the keyboard",
