@@ -266,3 +266,23 @@ Deno.test("layers: docs/ARCHITECTURE.md lists every layer folder, in the rows' o
   const listed = [...block.matchAll(/^(lib\/[a-z]+)\s/gm)].map((m) => m[1]);
   assertEquals(listed, LAYERS.flat().filter((f) => f.startsWith("lib/") && !f.endsWith(".ts")));
 });
+
+/**
+ * Calls that send a device a command over the ADB client (`ctx.adb.shell(…)`, `adb.exec(…)`); a
+ * tool asks a service instead. Listing devices asks the ADB server, not a device, and is allowed.
+ */
+const DEVICE_COMMAND_CALL = /[A-Za-z_$][\w$]*\.(shell|exec|openShellStream|features)\s*\(/g;
+
+Deno.test("layers: no tool sends a device command itself (shell, exec, streams go through a service)", async () => {
+  const files = (await layerFiles()).filter((f) => f.startsWith("lib/tools/"));
+  assert(files.length > 10, "the tools were read");
+  const found: string[] = [];
+  for (const f of files) {
+    const lines = (await Deno.readTextFile(new URL(f, ROOT))).split("\n");
+    lines.forEach((line, i) => {
+      if (/^\s*(\*|\/\/)/.test(line)) return;
+      for (const m of line.matchAll(DEVICE_COMMAND_CALL)) found.push(`${f}:${i + 1}: ${m[0]}`);
+    });
+  }
+  assertEquals(found, []);
+});

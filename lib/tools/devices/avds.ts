@@ -20,6 +20,7 @@ import {
 import {
   AVD_STOP_TIMEOUT_MS,
   isEmulator,
+  powerOffEmulator,
   runningAvds,
   spawnEmulator,
   waitForAvd,
@@ -194,14 +195,7 @@ const stopAvd = defineTool({
       );
     }
     const avd = await runningAvds(ctx.adb, [d], callOpts(ctx));
-    try {
-      await ctx.adb.shell(serial, ["reboot", "-p"], callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
-    } catch (e) {
-      // The device may drop the connection as it powers off; only a refusal before that counts.
-      if (!(e instanceof ToolError) || e.code === "cancelled" || e.code === "device_unauthorized") {
-        throw e;
-      }
-    }
+    await powerOffEmulator(ctx.adb, serial, callOpts(ctx, AVD_TOOL_TIMEOUT_MS));
     ctx.request.progress(1, undefined, `${serial}: powering off`);
     const gone = await waitGone(ctx.adb, serial, callOpts(ctx));
     if (!gone) {
