@@ -5,8 +5,9 @@
  * confirmed by the user (the token back), run through the same code the CLI runs, and written to
  * the activity log as the user's (`kind: "user"`).
  */
-import { isAbsolute } from "node:path";
-import { trustCommand, untrustCommand } from "../cli/trust.ts";
+import { isAbsolute, resolve } from "node:path";
+import { resolveDataDir } from "../core/data_dir.ts";
+import { trustProject, untrustProject } from "../gradle/trust.ts";
 import { describeOrigin } from "../gradle/build_history.ts";
 import { Confirmations } from "./confirmations.ts";
 import type { DashboardHost } from "./host.ts";
@@ -218,18 +219,27 @@ export class DashboardActions {
       }
       case "trust_project":
       case "untrust_project": {
-        const out: string[] = [];
-        const err: string[] = [];
-        const io = {
-          env: this.#host.env,
-          cwd: this.#host.cwd,
-          stdout: (l: string) => out.push(l),
-          stderr: (l: string) => err.push(l),
-        };
-        const code = a.name === "trust_project"
-          ? await trustCommand([a.path], io)
-          : await untrustCommand([a.path], io);
-        return { ok: code === 0, message: (code === 0 ? out : err.length ? err : out)[0] ?? "" };
+        // What `keynobi trust` / `untrust` do and say first (lib/cli/trust.ts), on the same layer.
+        const dataDir = resolveDataDir(this.#host.env);
+        const path = resolve(this.#host.cwd, a.path);
+        try {
+          if (a.name === "trust_project") {
+            const { root, alreadyTrusted } = await trustProject(dataDir, path);
+            return {
+              ok: true,
+              message: `${alreadyTrusted ? "Already trusted" : "Trusted"}: ${root}`,
+            };
+          }
+          const removed = await untrustProject(dataDir, path);
+          return {
+            ok: true,
+            message: removed.length === 0
+              ? `Not trusted: ${path}; nothing changed (\`keynobi projects\` lists trusted projects)`
+              : `Untrusted: ${removed[0]}`,
+          };
+        } catch (e) {
+          return { ok: false, message: (e as Error).message };
+        }
       }
       case "open_project": {
         const r = await this.#host.openProject(a.path);
