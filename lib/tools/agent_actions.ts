@@ -15,8 +15,7 @@
 import { isToolError } from "../core/errors.ts";
 import type { ToolKind } from "../mcp/tool_def.ts";
 import type { AnyTool } from "../mcp/server.ts";
-import type { ToolContext } from "./context.ts";
-import { agentOrigin } from "./build_support.ts";
+import { agentOrigin, type ToolContext } from "./context.ts";
 
 /** The parameters that name the device a tool acts on. */
 export const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;

@@ -1,5 +1,9 @@
-/** What every tool handler receives from the server session that calls it. */
+/** What every tool handler receives from the server session that calls it, and what it reads there. */
 import type { AdbClient } from "../adb/client.ts";
+import { invalidParams } from "../core/errors.ts";
+import type { Settings } from "../core/settings.ts";
+import type { Origin } from "../gradle/build_history.ts";
+import type { BuildCall } from "../gradle/build_setup.ts";
 import type { BuildClient } from "../gradle/build_client.ts";
 import type { LogcatClient } from "../logcat/logcat_client.ts";
 import type { Env } from "../core/env.ts";
@@ -40,4 +44,39 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Progress, the client's name and the session id of the request being served. */
   request: RequestExtras;
+}
+
+/** The project root of a session (the server refuses project tools without one). */
+export function projectRoot(ctx: ToolContext): string {
+  if (!ctx.project) throw invalidParams("No Android project is open");
+  return ctx.project.root;
+}
+
+/** Who asked, as build and session records name it. */
+export function agentOrigin(ctx: ToolContext): Origin {
+  return {
+    kind: "agent",
+    session_id: ctx.request.sessionId,
+    client_name: ctx.request.clientName,
+    standalone: ctx.session.mode === "standalone",
+  };
+}
+
+/** The session's mode as the build tools' last line says it. */
+export function modeLine(ctx: ToolContext): string {
+  return ctx.session.mode === "standalone"
+    ? `[mode: standalone (${ctx.session.standaloneReason ?? "no app"})]`
+    : "[mode: attached]";
+}
+
+/** A build for this call: the session's project, the settings read once for the call, the caller. */
+export function buildCall(ctx: ToolContext, settings: Settings): BuildCall {
+  return {
+    root: projectRoot(ctx),
+    settings,
+    env: ctx.env,
+    builds: ctx.builds,
+    origin: agentOrigin(ctx),
+    signal: ctx.signal,
+  };
 }

@@ -761,7 +761,7 @@ Deno.test("a Dagger chain is bounded", () => {
 });
 
 Deno.test("presentDiagnostic() marks a file outside the project; the text line says so", async () => {
-  const { presentDiagnostic, diagnosticLine } = await import("../../lib/tools/build_support.ts");
+  const { presentDiagnostic, diagnosticLine } = await import("../../lib/gradle/diagnostic_view.ts");
   const inside = presentDiagnostic("/home/dev/Shop", {
     severity: "error",
     source: "java",

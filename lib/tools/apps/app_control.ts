@@ -10,8 +10,8 @@ import { invalidParams } from "../../core/errors.ts";
 import { validateDeepLink } from "../../core/validation.ts";
 import { openAppSettings, openDeepLink, restartApp, stopApp } from "../../android/app_control.ts";
 import { launchApp } from "../../android/launch.ts";
+import { agentOrigin } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";
-import { agentOrigin } from "../build_support.ts";
 import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import {

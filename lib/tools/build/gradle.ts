@@ -18,17 +18,10 @@ import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../gradle/bu
 import { getActiveVariant } from "../../gradle/variants.ts";
 import type { ToolOutput } from "../../mcp/tool_def.ts";
 import { defineTool } from "../define_tool.ts";
-import {
-  agentOrigin,
-  appModel,
-  diagnosticLine,
-  modeLine,
-  presentDiagnostic,
-  projectRoot,
-  resolveTasks,
-  runInWorker,
-} from "../build_support.ts";
-import type { ToolContext } from "../context.ts";
+import { appModel, resolveTasks, runInBuildWorker } from "../../gradle/build_setup.ts";
+import type { Settings } from "../../core/settings.ts";
+import { diagnosticLine, presentDiagnostic } from "../../gradle/diagnostic_view.ts";
+import { agentOrigin, buildCall, modeLine, projectRoot, type ToolContext } from "../context.ts";
 
 /** Diagnostics a build's answer lists inline (get_build_errors has them all). */
 export const INLINE_DIAGNOSTICS = 10;
@@ -40,10 +33,11 @@ const BUILD_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 async function runBuild(
   ctx: ToolContext,
+  settings: Settings,
   kind: "gradle_task" | "tests",
   resolved: { tasks: string[]; variant: string | null; module: string | null },
 ): Promise<ToolOutput> {
-  const result = await runInWorker(ctx, kind, resolved, (secs, task) => {
+  const result = await runInBuildWorker(buildCall(ctx, settings), kind, resolved, (secs, task) => {
     ctx.request.progress(secs, undefined, `${secs} s elapsed${task ? ` — > Task ${task}` : ""}`);
   });
   return renderBuild(ctx, result.record, result.tail);
@@ -118,7 +112,9 @@ const runGradleTask = defineTool({
   },
   needsProject: true,
   async run(args, ctx) {
-    return await runBuild(ctx, "gradle_task", await resolveTasks(ctx, args.task, args.variant));
+    const settings = await readSettings(ctx.dataDir);
+    const resolved = await resolveTasks(projectRoot(ctx), settings, args.task, args.variant);
+    return await runBuild(ctx, settings, "gradle_task", resolved);
   },
 });
 
@@ -140,16 +136,24 @@ const runTests = defineTool({
   },
   needsProject: true,
   async run(args, ctx) {
+    const root = projectRoot(ctx);
+    const settings = await readSettings(ctx.dataDir);
     if (args.test_type === "unit" || args.test_type === "connected") {
-      const model = await appModel(ctx);
-      const variant = args.variant ?? (await getActiveVariant(ctx.dataDir, projectRoot(ctx), model))
+      const model = await appModel(root);
+      const variant = args.variant ?? (await getActiveVariant(ctx.dataDir, root, model))
         .variant?.name;
       if (!variant) throw new ToolError("invalid_params", "The app module has no variants to test");
       const verb = args.test_type === "unit" ? "test" : "connected";
       const task = `${model.module === ":" ? "" : model.module}:${verb}`;
-      return await runBuild(ctx, "tests", await resolveTasks(ctx, task, variant));
+      return await runBuild(
+        ctx,
+        settings,
+        "tests",
+        await resolveTasks(root, settings, task, variant),
+      );
     }
-    return await runBuild(ctx, "tests", await resolveTasks(ctx, args.test_type, args.variant));
+    const resolved = await resolveTasks(root, settings, args.test_type, args.variant);
+    return await runBuild(ctx, settings, "tests", resolved);
   },
 });
 

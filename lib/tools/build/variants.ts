@@ -8,7 +8,8 @@ import { invalidParams, ToolError } from "../../core/errors.ts";
 import { findApk } from "../../gradle/apk_outputs.ts";
 import { getActiveVariant, listVariants, setActiveVariant } from "../../gradle/variants.ts";
 import { defineTool } from "../define_tool.ts";
-import { appModel, projectRoot, variantOfTask } from "../build_support.ts";
+import { appModel, variantOfTask } from "../../gradle/build_setup.ts";
+import { projectRoot } from "../context.ts";
 
 const listBuildVariants = defineTool({
   name: "list_build_variants",
@@ -24,7 +25,7 @@ const listBuildVariants = defineTool({
   },
   needsProject: true,
   async run(args, ctx) {
-    const model = await appModel(ctx, args.module);
+    const model = await appModel(projectRoot(ctx), args.module);
     const variants = listVariants(model);
     const active = await getActiveVariant(ctx.dataDir, projectRoot(ctx), model);
     const structured = {
@@ -61,7 +62,7 @@ const setActiveVariantTool = defineTool({
   },
   needsProject: true,
   async run(args, ctx) {
-    const model = await appModel(ctx, args.module);
+    const model = await appModel(projectRoot(ctx), args.module);
     const v = await setActiveVariant(ctx.dataDir, projectRoot(ctx), model, args.variant);
     return {
       structured: { module: model.module, active: v.name, variant: v },
@@ -93,7 +94,7 @@ const findApkPath = defineTool({
     const root = projectRoot(ctx);
     let model;
     try {
-      model = await appModel(ctx, args.module);
+      model = await appModel(root, args.module);
     } catch (e) {
       if (e instanceof ToolError && e.code === "invalid_params" && args.module === undefined) {
         return {
@@ -151,7 +152,7 @@ const getBuildConfig = defineTool({
         `Invalid module ${JSON.stringify(args.module)}: pass a module directory name like app`,
       );
     }
-    const model = await appModel(ctx, args.module);
+    const model = await appModel(projectRoot(ctx), args.module);
     const variants = listVariants(model);
     const structured = { ...model, variants: variants.map((v) => v.name) };
     const text = [

@@ -8,7 +8,7 @@ import { openCheckedApk } from "../../deploy/apk_file.ts";
 import { apkManifestOf, installAndRecord } from "../../deploy/deploy.ts";
 import { defineTool } from "../define_tool.ts";
 import { recordedLine } from "../../sessions/installed_builds.ts";
-import { projectRoot } from "../build_support.ts";
+import { projectRoot } from "../context.ts";
 import { appModuleDirs, deployDeps } from "./run_configurations.ts";
 import { requiredSerialParam } from "../params.ts";
 

@@ -46,14 +46,9 @@ import {
 } from "../../deploy/deploy.ts";
 import { matchBuildRecord, recordedLine } from "../../sessions/installed_builds.ts";
 import { logReferenceTime, readDisplayed } from "../../android/launch.ts";
-import {
-  agentOrigin,
-  projectRoot,
-  requireTrusted,
-  resolveTasks,
-  runInWorker,
-} from "../build_support.ts";
-import type { ToolContext } from "../context.ts";
+import { requireTrusted, resolveTasks, runInBuildWorker } from "../../gradle/build_setup.ts";
+import { readSettings, type Settings } from "../../core/settings.ts";
+import { agentOrigin, buildCall, projectRoot, type ToolContext } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";
 import { callOpts } from "../device_args.ts";
 import { serialFilterParam } from "../params.ts";
@@ -225,14 +220,15 @@ interface ConfigBuild {
 /** The configuration's task through run_gradle_task's path. */
 async function buildConfig(
   ctx: ToolContext,
+  settings: Settings,
   c: ListedConfiguration,
   task: string,
   variant: string,
   phase: (m: string) => void,
 ): Promise<ConfigBuild> {
-  const resolved = await resolveTasks(ctx, task, undefined);
-  return await runInWorker(
-    ctx,
+  const resolved = await resolveTasks(projectRoot(ctx), settings, task, undefined);
+  return await runInBuildWorker(
+    buildCall(ctx, settings),
     "gradle_task",
     { tasks: resolved.tasks, variant, module: c.module },
     (secs, t) => phase(`building ${c.name}: ${secs} s${t ? ` — > Task ${t}` : ""}`),
@@ -292,14 +288,15 @@ const buildRunConfiguration = defineTool({
   },
   needsProject: true,
   async run(args, ctx) {
-    const root = await requireTrusted(ctx);
+    const settings = await readSettings(ctx.dataDir);
+    const root = await requireTrusted(projectRoot(ctx), settings);
     const l = await loadAll(ctx, false);
     const c = findConfig(l, args.name);
     const b = resolveBuild(c, l.facts);
     if (!b.ok) throw cannotRunError(c, b);
     const phase = progressOf(ctx);
     phase(`building ${c.name}: ${b.task}`);
-    const built = await buildConfig(ctx, c, b.task, b.variant.name, phase);
+    const built = await buildConfig(ctx, settings, c, b.task, b.variant.name, phase);
     const r = built.record;
     const base = {
       configuration: c.name,
@@ -343,19 +340,20 @@ const runRunConfiguration = defineTool({
   },
   needsProject: true,
   async run(args, ctx): Promise<ToolOutput> {
-    const root = await requireTrusted(ctx);
+    const settings = await readSettings(ctx.dataDir);
+    const root = await requireTrusted(projectRoot(ctx), settings);
     const requested = args.device_serial;
     const l = await loadAll(ctx, true);
     const c = findConfig(l, args.name);
     const plan = resolvePlan(c, l.facts, { requested });
     if (!plan.ok) throw cannotRunError(c, plan);
     // The task policy refuses before anything runs.
-    await resolveTasks(ctx, plan.task, undefined);
+    await resolveTasks(root, settings, plan.task, undefined);
     const device = plan.device!;
     const phase = progressOf(ctx);
     const head = { configuration: c.name, plan: plan.summary, task: plan.task };
     phase(`building ${c.name}: ${plan.task}`);
-    const built = await buildConfig(ctx, c, plan.task, plan.variant, phase);
+    const built = await buildConfig(ctx, settings, c, plan.task, plan.variant, phase);
     const r = built.record;
     const buildResult = buildText(r, built.tail);
     if (r.status !== "success") {

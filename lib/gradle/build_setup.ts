@@ -1,50 +1,45 @@
 /**
- * What the build tools share: the application module a call means, the model of it, task names
- * with a variant, the JDK and SDK a build gets, and how diagnostics and records read for a model.
+ * What a build needs before it starts, worked out on the main thread: the application module a
+ * call means and its model, the tasks (each through the task policy, a verb completed with a
+ * variant), trust, the JDK, SDK, wrapper and timeout, and the request to the build worker
+ * (lib/gradle/build_client.ts), which checks trust again right before it spawns. A caller reads
+ * `settings.json` once per call and hands the same `Settings` to every step.
  */
-import { relative } from "node:path";
 import { describeJava } from "../android/jdk.ts";
 import { findSdk } from "../android/sdk.ts";
+import type { Env } from "../core/env.ts";
 import { invalidParams } from "../core/errors.ts";
-import { isInside } from "../core/project_paths.ts";
-import { readSettings } from "../core/settings.ts";
-import { isTrusted, untrustedBuildError } from "../gradle/trust.ts";
+import type { Settings } from "../core/settings.ts";
 import { validateModule } from "../core/validation.ts";
-import { type ModuleModel, readAndroidModel } from "../gradle/android_model.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
-import type { Diagnostic } from "../gradle/build_parser_patterns.ts";
-import type { Origin } from "../gradle/build_history.ts";
-import { checkGradleTask } from "../gradle/task_policy.ts";
-import { validateVariant } from "../gradle/variants.ts";
-import { inspectWrapper } from "../gradle/wrapper.ts";
-import type { ToolContext } from "./context.ts";
+import { type ModuleModel, readAndroidModel } from "./android_model.ts";
+import { readGradleProject } from "./build_files.ts";
+import type { BuildClient } from "./build_client.ts";
+import type { Origin } from "./build_history.ts";
 import {
   boundBuildTimeoutMs,
+  type BuildRunParams,
   type BuildRunResult,
   DEFAULT_BUILD_TIMEOUT_SEC,
-} from "../gradle/build_protocol.ts";
+} from "./build_protocol.ts";
+import { checkGradleTask } from "./task_policy.ts";
+import { isTrustedIn, untrustedBuildError } from "./trust.ts";
+import { validateVariant } from "./variants.ts";
+import { inspectWrapper } from "./wrapper.ts";
 
 /** Most tasks one run_gradle_task call may name. */
 export const MAX_TASKS_PER_BUILD = 8;
 /** How often a build in progress reports (`notifications/progress`). */
 export const BUILD_PROGRESS_INTERVAL_MS = 2_000;
 
-/** The project root of a session (the server refuses project tools without one). */
-export function projectRoot(ctx: ToolContext): string {
-  if (!ctx.project) throw invalidParams("No Android project is open");
-  return ctx.project.root;
-}
-
 /**
  * The application module a call means: `module` (`:app`, `app`, or a task path like
  * `:app:assembleDebug`), else the project's only application module.
  */
 export async function resolveAppModule(
-  ctx: ToolContext,
+  root: string,
   module: string | undefined,
   param = "module",
 ): Promise<{ path: string; dir: string; apps: string[] }> {
-  const root = projectRoot(ctx);
   const info = await readGradleProject(root);
   const apps = info.application_modules;
   if (module !== undefined) {
@@ -94,9 +89,10 @@ export function variantOfTask(task: string, variants: readonly string[]): string
   return null;
 }
 
-export async function appModel(ctx: ToolContext, module?: string): Promise<ModuleModel> {
-  const m = await resolveAppModule(ctx, module);
-  return await readAndroidModel(projectRoot(ctx), m.path);
+/** The Android model of the application module a call means. */
+export async function appModel(root: string, module?: string): Promise<ModuleModel> {
+  const m = await resolveAppModule(root, module);
+  return await readAndroidModel(root, m.path);
 }
 
 /** Verbs a variant can complete: `assemble` + `demoDebug` → `assembleDemoDebug`. */
@@ -112,16 +108,23 @@ const VARIANT_VERBS: Record<string, (v: string) => string> = {
 
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
+export interface ResolvedTasks {
+  tasks: string[];
+  variant: string | null;
+  module: string | null;
+}
+
 /**
- * The Gradle tasks a call asks for, each through the task policy. With `variant`, one verb task
- * (`assemble`, `:app:bundle`, `test`, …) is completed with the variant's name.
+ * The Gradle tasks a call asks for, each through the task policy (`mcp.allow_unrestricted_gradle`
+ * of `settings`). With `variant`, one verb task (`assemble`, `:app:bundle`, `test`, …) is
+ * completed with the variant's name.
  */
 export async function resolveTasks(
-  ctx: ToolContext,
+  root: string,
+  settings: Settings,
   task: string,
   variant: string | undefined,
-): Promise<{ tasks: string[]; variant: string | null; module: string | null }> {
-  const settings = await readSettings(ctx.dataDir);
+): Promise<ResolvedTasks> {
   const allowUnrestricted = settings.mcp?.allow_unrestricted_gradle === true;
   const names = task.trim().split(/\s+/).filter((t) => t !== "");
   if (names.length === 0) throw invalidParams("task is empty: pass a task like assembleDebug");
@@ -153,8 +156,8 @@ export async function resolveTasks(
         "task name without variant",
     );
   }
-  const module = await resolveAppModule(ctx, cut > 0 ? t.slice(0, cut) : undefined, "task");
-  const model = await readAndroidModel(projectRoot(ctx), module.path);
+  const module = await resolveAppModule(root, cut > 0 ? t.slice(0, cut) : undefined, "task");
+  const model = await readAndroidModel(root, module.path);
   const v = validateVariant(model, variant);
   const full = `${module.path === ":" ? "" : module.path}:${make(v.name)}`;
   checkGradleTask(full, { allowUnrestricted });
@@ -162,92 +165,52 @@ export async function resolveTasks(
 }
 
 /** Refuse before anything runs when the user has not trusted the project. */
-export async function requireTrusted(ctx: ToolContext): Promise<string> {
-  const root = projectRoot(ctx);
-  if (!(await isTrusted(ctx.dataDir, root))) throw untrustedBuildError(root);
+export async function requireTrusted(root: string, settings: Settings): Promise<string> {
+  if (!(await isTrustedIn(settings, root))) throw untrustedBuildError(root);
   return root;
 }
 
-/** The build timeout from settings, bounded. */
-export async function buildTimeoutMs(ctx: ToolContext): Promise<number> {
-  const s = await readSettings(ctx.dataDir);
-  return boundBuildTimeoutMs(Number(s.mcp?.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC) * 1000);
+/** The build timeout from settings (`mcp.build_timeout_sec`), bounded. */
+export function buildTimeoutMs(settings: Settings): number {
+  return boundBuildTimeoutMs(
+    Number(settings.mcp?.build_timeout_sec ?? DEFAULT_BUILD_TIMEOUT_SEC) * 1000,
+  );
 }
 
 /** The JDK, SDK and wrapper facts a trusted build runs with. */
-export async function buildEnvironment(ctx: ToolContext, root: string) {
-  const settings = await readSettings(ctx.dataDir);
+export async function buildEnvironment(env: Env, settings: Settings, root: string) {
   const [java, sdk, wrapper] = await Promise.all([
-    describeJava({
-      env: ctx.env,
-      settings,
-      projectRoot: root,
-      trusted: true,
-      versionFromReleaseFile: true,
-    }),
-    findSdk({ env: ctx.env, settings, projectRoot: root, trusted: true }),
+    describeJava({ env, settings, projectRoot: root, trusted: true, versionFromReleaseFile: true }),
+    findSdk({ env, settings, projectRoot: root, trusted: true }),
     inspectWrapper(root),
   ]);
   return { java, sdk, wrapper };
 }
 
-export function agentOrigin(ctx: ToolContext): Origin {
-  return {
-    kind: "agent",
-    session_id: ctx.request.sessionId,
-    client_name: ctx.request.clientName,
-    standalone: ctx.session.mode === "standalone",
-  };
-}
-
-export function modeLine(ctx: ToolContext): string {
-  return ctx.session.mode === "standalone"
-    ? `[mode: standalone (${ctx.session.standaloneReason ?? "no app"})]`
-    : "[mode: attached]";
-}
-
-/** A diagnostic as the model reads it: path relative to the project when inside it. */
-/**
- * A diagnostic as the tools return it: its file relative to the project when inside it, and
- * `outside_project` when an absolute path lies outside (a dependency's or the SDK's file).
- */
-export function presentDiagnostic(root: string, d: Diagnostic) {
-  const inside = d.file !== null && isInside(root, d.file);
-  const file = d.file && inside ? relative(root, d.file) : d.file;
-  const absolute = d.file !== null && /^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(d.file);
-  return { ...d, file, ...(absolute && !inside ? { outside_project: true } : {}) };
-}
-
-export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string {
-  const where = d.file
-    ? `${d.file}${d.line !== null ? `:${d.line}` : ""}${d.column !== null ? `:${d.column}` : ""} `
-    : "";
-  const marks = [
-    d.generated ? "generated file" : null,
-    "outside_project" in d ? "outside the project" : null,
-    d.caused_at
-      ? `caused at ${d.caused_at}${d.caused_at_file ? ` (${d.caused_at_file})` : ""}`
-      : null,
-  ].filter((m) => m !== null);
-  return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}` +
-    (marks.length > 0 ? ` [${marks.join("; ")}]` : "");
+/** A build to run: where, with which settings (read once by the caller), for whom. */
+export interface BuildCall {
+  root: string;
+  settings: Settings;
+  env: Env;
+  builds: Pick<BuildClient, "run">;
+  origin: Origin;
+  signal: AbortSignal;
 }
 
 /**
  * Run resolved tasks in the build worker with the project's JDK, SDK and timeout, calling `onTick`
- * every BUILD_PROGRESS_INTERVAL_MS with the seconds elapsed and the current task. Shared by the
- * build tools and the run configurations.
+ * every BUILD_PROGRESS_INTERVAL_MS with the seconds elapsed and the current task. Refuses an
+ * untrusted project before anything runs.
  */
-export async function runInWorker(
-  ctx: ToolContext,
-  kind: "gradle_task" | "tests",
-  resolved: { tasks: string[]; variant: string | null; module: string | null },
+export async function runInBuildWorker(
+  call: BuildCall,
+  kind: BuildRunParams["kind"],
+  resolved: ResolvedTasks,
   onTick: (secs: number, currentTask: string | null) => void,
 ): Promise<BuildRunResult> {
-  const root = await requireTrusted(ctx);
-  const [env, timeoutMs, project] = await Promise.all([
-    buildEnvironment(ctx, root),
-    buildTimeoutMs(ctx),
+  const root = await requireTrusted(call.root, call.settings);
+  const [env, project] = await Promise.all([
+    buildEnvironment(call.env, call.settings, root),
     readGradleProject(root),
   ]);
   const started = performance.now();
@@ -257,21 +220,21 @@ export async function runInWorker(
     BUILD_PROGRESS_INTERVAL_MS,
   );
   try {
-    return await ctx.builds.run({
+    return await call.builds.run({
       project: root,
       tasks: resolved.tasks,
       kind,
       variant: resolved.variant,
       module: resolved.module,
-      origin: agentOrigin(ctx),
-      timeoutMs,
+      origin: call.origin,
+      timeoutMs: buildTimeoutMs(call.settings),
       javaHome: env.java.java_home,
       androidHome: env.sdk.path,
       appModuleDirs: project.modules.filter((m) => m.application).map((m) => m.dir),
       gradleVersion: env.wrapper.gradle_version,
       jdkVersion: env.java.version,
     }, {
-      signal: ctx.signal,
+      signal: call.signal,
       onProgress: (_ms, task) => {
         lastTask = task;
       },
