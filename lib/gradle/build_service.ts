@@ -70,6 +70,8 @@ export interface BuildServiceOptions {
 export class BuildService {
   #opts: BuildServiceOptions;
   #current: Current | null = null;
+  /** Set while a build is starting (checks, lock, record, spawn): a second run waits for it. */
+  #starting: Promise<void> | null = null;
   /** Settles when the build running now has been recorded and its lock released. */
   #settled: Promise<void> | null = null;
   #orphansMarked = false;
@@ -118,6 +120,9 @@ export class BuildService {
       this.#orphansMarked = true;
       await markOrphanedBuilds(dataDir).catch(() => {});
     }
+    // One start at a time: a request that arrives while another build is starting waits until
+    // that one runs (and is then refused as busy) or has failed.
+    while (this.#starting) await this.#starting;
     if (this.#current) {
       const c = this.status()!;
       throw new ToolError(
@@ -129,15 +134,30 @@ export class BuildService {
         { running: c },
       );
     }
-    // Trust is checked again here, right before anything is made executable or spawned.
-    if (!(await isTrusted(dataDir, p.project))) throw untrustedBuildError(p.project);
+    const start = Promise.withResolvers<void>();
+    this.#starting = start.promise;
+    const started = () => {
+      if (this.#starting === start.promise) this.#starting = null;
+      start.resolve();
+    };
     const timeoutMs = boundBuildTimeoutMs(p.timeoutMs);
     const gradlew = join(p.project, Deno.build.os === "windows" ? "gradlew.bat" : "gradlew");
-    const lock = await tryAcquireBuildLock(dataDir, p.project, {
-      task: p.tasks.join(" "),
-      binary: this.#opts.binary,
-    });
-    if (!lock.ok) throw buildLockRefusal(lock.held_by);
+    let lock: Awaited<ReturnType<typeof tryAcquireBuildLock>>;
+    try {
+      // Trust is checked again here, right before anything is made executable or spawned.
+      if (!(await isTrusted(dataDir, p.project))) throw untrustedBuildError(p.project);
+      lock = await tryAcquireBuildLock(dataDir, p.project, {
+        task: p.tasks.join(" "),
+        binary: this.#opts.binary,
+      });
+    } catch (e) {
+      started();
+      throw e;
+    }
+    if (!lock.ok) {
+      started();
+      throw buildLockRefusal(lock.held_by);
+    }
 
     const parser = new BuildOutputParser();
     const tail: string[] = [];
@@ -201,6 +221,7 @@ export class BuildService {
         parser,
         stop,
       };
+      started();
       const onAbort = () =>
         stop({
           kind: "cancelled",
@@ -312,6 +333,7 @@ export class BuildService {
           "wrapper (run_health_check shows it)",
       );
     } finally {
+      started();
       this.#current = null;
       await lock.lock.release().catch(() => {});
       settled.resolve();

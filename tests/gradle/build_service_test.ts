@@ -9,6 +9,7 @@ import { trustProject } from "../../lib/gradle/trust.ts";
 import { getBuildRecord } from "../../lib/gradle/build_history.ts";
 import { readBuildLockHolder } from "../../lib/gradle/build_lock.ts";
 import { probeProcess } from "../../lib/core/process_probe.ts";
+import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { waitUntil } from "../wait.ts";
 
@@ -133,4 +134,26 @@ Deno.test("shutdown() during a build records it cancelled by shutdown and releas
   assertEquals(rec?.cancelled_by, { kind: "shutdown" });
   assertEquals(await readBuildLockHolder(w.data, w.project), null);
   await run;
+});
+
+Deno.test("a run asked for while another is still starting is refused as build_busy, not by the lock", async () => {
+  await using w = await world(`#!/bin/sh\necho "> Task :app:assembleDebug"\nsleep 1\n`);
+  const run = () =>
+    w.service.run(params(w.project, 600_000), {
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
+  // Both requests reach the worker before either has spawned gradlew: one builds, one is busy.
+  const [a, b] = await Promise.allSettled([run(), run()]);
+  const built = [a, b].filter((r) => r.status === "fulfilled");
+  const refused = [a, b].flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+  assertEquals(built.length, 1);
+  assertEquals((built[0] as PromiseFulfilledResult<BuildRunResult>).value.record.status, "success");
+  assertEquals(refused.length, 1);
+  assert(refused[0] instanceof ToolError, String(refused[0]));
+  assertEquals(refused[0].code, "build_busy");
+  assertStringIncludes(
+    refused[0].message,
+    "A Gradle build is already running in this keynobi process",
+  );
 });
