@@ -1,5 +1,12 @@
 /** The MCP surface over real stdio: initialize, tools/list, toolsets, refusals, stdout purity. */
-import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+} from "../assert.ts";
+import { shell } from "../sim/apps/_shell.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
 import { annotationsFor } from "../../lib/mcp/tool_def.ts";
 import { VERSION } from "../../lib/version.ts";
@@ -115,6 +122,9 @@ Deno.test("unknown tools are JSON-RPC -32602 with a suggestion", async () => {
   }
   assertEquals((err as { code?: number }).code, -32602);
   assertStringIncludes((err as Error).message, "did you mean list_devices");
+  // The harness adds the server's stderr to a failed request, so a failing test shows it.
+  const [, quoted] = (err as Error).message.split("\n--- keynobi stderr ---\n");
+  assert(quoted !== undefined && s.stderr().startsWith(quoted), (err as Error).message);
 });
 
 Deno.test("stdout carries nothing but JSON-RPC, even on errors and bad input", async () => {
@@ -182,4 +192,13 @@ Deno.test("--attach-only exits 2 when no app runs; --version and --help answer",
   assertStringIncludes(app.stderr, 'Unknown option "--frobnicate" for keynobi app');
   const bad = await runKeynobi(world, ["--frobnicate"]);
   assertEquals(bad.code, 2);
+});
+
+Deno.test("the harness fails a test whose device commands reached the shell unquoted", async () => {
+  const world = await startWorld();
+  // A command sent the way keynobi never sends one: `;` unquoted.
+  await shell(world.sim.port, "emulator-5554", "echo a; echo b");
+  const e = await assertRejects(() => world[Symbol.asyncDispose](), Error);
+  assertStringIncludes(e.message, "device commands with unquoted metacharacters");
+  assertStringIncludes(e.message, "echo a; echo b");
 });

@@ -182,17 +182,29 @@ Deno.test("UiAutomatorLocks: different devices run in parallel, one device in tu
     const locks = new UiAutomatorLocks(dir);
     let running = 0;
     let peak = 0;
-    const job = () => async () => {
+    let started = 0;
+    const job = (hold: () => Promise<void>) => async () => {
       running++;
+      started++;
       peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 60));
+      await hold();
       running--;
     };
     const signal = new AbortController().signal;
-    await Promise.all([locks.run("A", { signal }, job()), locks.run("B", { signal }, job())]);
+    // Two devices: each job holds until the other has started too (never, if they took turns).
+    const together = () => waitUntil(() => started === 2, "both devices' captures at once");
+    await Promise.all([
+      locks.run("A", { signal }, job(together)),
+      locks.run("B", { signal }, job(together)),
+    ]);
     assertEquals(peak, 2);
     peak = 0;
-    await Promise.all([locks.run("A", { signal }, job()), locks.run("A", { signal }, job())]);
+    // One device: while the first holds for a while, the second must not start.
+    const awhile = () => new Promise<void>((r) => setTimeout(r, 60));
+    await Promise.all([
+      locks.run("A", { signal }, job(awhile)),
+      locks.run("A", { signal }, job(awhile)),
+    ]);
     assertEquals(peak, 1);
   });
 });
