@@ -18,6 +18,7 @@ import {
   formatLine,
 } from "../../lib/logcat/pipeline.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
+import { CONTEXT_BLOCK_ENTRIES } from "../../lib/logcat/context_scan.ts";
 
 function realLines(): string[] {
   const out: string[] = [];
@@ -119,4 +120,28 @@ Deno.test("a line naming a process, written after the last crash's scan, is in t
   const msgs = p.crashes[1].contextBefore.map((x) => x.slice(x.indexOf(": ") + 2));
   assert(msgs.includes("Force finishing activity com.example.notes/.Main"), msgs.join(" | "));
   assert(msgs.includes("Killing pid 4242 (crash loop)"), msgs.join(" | "));
+});
+
+Deno.test("lines about a crash several blocks back are found (blocks without any are skipped)", () => {
+  const p = new DevicePipeline("emu");
+  const at = (t: string, pid: number, tag: string, msg: string, level = "I") =>
+    `04-04 10:53:${t}  ${pid}  ${pid} ${level} ${tag}: ${msg}\n`;
+  let text = at("30.000", 1500, "ActivityManager", "Waiting for the broadcast to finish") +
+    at("30.001", 2100, "Watchdog", "blocked in handler (pid 1500)") +
+    at("30.002", 2100, "Binder", "pid: 3100 holds the lock");
+  // Three blocks' worth of lines of other processes, none about either crash.
+  for (let k = 0; k < 3 * CONTEXT_BLOCK_ENTRIES; k++) {
+    text += at(`30.${String(100 + k).padStart(3, "0")}`, 2200 + (k % 50), "Filler", `line ${k}`);
+  }
+  // An ANR (reported by pid 1500, not its own) and a crash of a process whose name is unknown.
+  text += at("31.000", 1500, "ActivityManager", "ANR in com.example.slow", "E");
+  text += at("31.100", 3100, "libc", "Fatal signal 11 (SIGSEGV), code 1 in tid 3100", "F");
+  p.ingestText(text);
+  const [anr, native] = p.crashes;
+  const msgs = (r: CrashRecord) => r.contextBefore.map((x) => x.slice(x.indexOf(": ") + 2));
+  assertEquals(msgs(anr).slice(0, 2), [
+    "Waiting for the broadcast to finish",
+    "blocked in handler (pid 1500)",
+  ]);
+  assert(msgs(native).includes("pid: 3100 holds the lock"), msgs(native).join(" | "));
 });
