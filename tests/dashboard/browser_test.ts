@@ -162,5 +162,24 @@ Deno.test({
   assertEquals(mine.length, 1, JSON.stringify(mine));
   assertEquals(mine[0].name, "cancel_build");
   assert(mine[0].summary.startsWith("From the dashboard: Cancelled build #"), mine[0].summary);
+
+  // Untrust from the page asks first; keeping it as is changes nothing and logs nothing.
+  await page.eval("document.querySelector('#trusted-table tbody button').click()");
+  await page.waitFor("document.getElementById('confirm').open", "the untrust confirmation");
+  assertEquals(
+    await page.eval("document.getElementById('confirm-title').textContent"),
+    `Untrust ${project}?`,
+  );
+  await page.eval("document.getElementById('confirm-no').click()");
+  await page.waitFor(
+    "document.getElementById('toast').textContent === 'Nothing changed.'",
+    "the page saying nothing changed",
+  );
+  const listed = await runKeynobi(world, ["projects"]);
+  assert(listed.stdout.includes(project), "still trusted");
+  const after = (await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`)).trim()
+    .split("\n").map((l) => JSON.parse(l)).filter((e) => e.kind === "user");
+  assertEquals(after.length, 1, "a declined action is not recorded");
+  assertEquals(await page.eval("document.getElementById('mismatch').hidden"), true);
   assertEquals(page.errors, []);
 });
