@@ -13,6 +13,7 @@ import { buildHistoryPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
+import { clip } from "../core/text.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import {
   knownBinaryPaths,
@@ -140,11 +141,6 @@ export const buildHistoryLockPath = (dataDir: string) => join(dataDir, "build-hi
 export { canonicalPathOrResolved as canonicalProjectRoot };
 
 // ---- Validation and bounds (pure) ----
-
-/** `s` cut to `max` characters, marked with `…`. Pure. */
-export function clip(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, max - 1) + "…";
-}
 
 const oneLine = (s: string, max: number) => clip(s.replace(/\s*[\r\n]+\s*/g, " ").trim(), max);
 

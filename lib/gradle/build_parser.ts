@@ -8,6 +8,7 @@
  * two, deduplicated; the stack trace only classifies lines. A failure explained only in `What went
  * wrong` (SDK location, dependency resolution, a plugin's own exception) becomes one diagnostic.
  */
+import { clip } from "../core/text.ts";
 import { stripAnsi } from "./build_output_decode.ts";
 import {
   type ActionableTasks,
@@ -138,10 +139,6 @@ const DEPENDENCY_BLOCK_RE =
 /** Lines that end a pending diagnostic's trailing lines because they start something new. */
 const NEW_THING_RE =
   /^(?:> |\* |[ew]: |ERROR|WARNING|BUILD |FAILURE|AGPBI: |\d+ actionable task|\d+ errors?, \d+ warnings?)/;
-
-function cut(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max - 1) + "…" : s;
-}
 
 /** The last path segment of a task: `:app:kspDebugKotlin` → `kspDebugKotlin`. */
 function taskName(task: string | undefined): string {
@@ -497,7 +494,7 @@ export class BuildOutputParser {
       }
       case "detail":
         if (isJavacDetail(text)) {
-          p.diag.message = cut(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
+          p.diag.message = clip(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
           blockKeep();
           return line();
         }
@@ -511,7 +508,7 @@ export class BuildOutputParser {
           text.trim() !== "" && !NEW_THING_RE.test(text) && !matchTaskHeader(text) &&
           this.#section === "none"
         ) {
-          p.diag.message = cut(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
+          p.diag.message = clip(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
           return line();
         }
         break;
@@ -531,7 +528,7 @@ export class BuildOutputParser {
     }
     const chain = d.chain ??= [];
     const prev = chain.length > 0 ? chain[chain.length - 1] : "";
-    if (chain.length < MAX_CHAIN_LINES) chain.push(cut(text.trim(), MAX_CHAIN_LINE_CHARS));
+    if (chain.length < MAX_CHAIN_LINES) chain.push(clip(text.trim(), MAX_CHAIN_LINE_CHARS));
     if (d.caused_at === undefined && DI_STEP_RE.test(prev)) {
       const site = injectionSite(text);
       if (!/(?:_HiltModules|_GeneratedInjector|_HiltComponents|^dagger\.)/.test(site)) {
@@ -560,7 +557,7 @@ export class BuildOutputParser {
       file: m.file,
       line: m.line,
       column: m.column,
-      message: cut(m.message, MAX_MESSAGE_CHARS),
+      message: clip(m.message, MAX_MESSAGE_CHARS),
     };
     const t = m.task ?? task;
     if (t) d.task = t;

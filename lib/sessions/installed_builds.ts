@@ -11,9 +11,9 @@ import { ensureDataDir, installedBuildsPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
+import { clip } from "../core/text.ts";
 import {
   type BuildRecord,
-  clip,
   describeOrigin,
   fileStamp,
   type Origin,

@@ -13,6 +13,7 @@
  * than `MAX_TREE_DEPTH` are dropped and `truncated` says so; attribute values are cut at
  * `MAX_ATTRIBUTE_CHARS`.
  */
+import { clip } from "../core/text.ts";
 import { sanitizeHierarchyXml, type SanitizeRepair } from "./xml_sanitize.ts";
 import { scanUiXml, type XmlAttrs, type XmlScanVisitor } from "./xml_scan.ts";
 
@@ -122,7 +123,7 @@ function attr(attrs: Record<string, string>, name: string): string {
   const raw = attrs[name];
   if (typeof raw !== "string") return "";
   const v = decodeEntities(raw);
-  return v.length > MAX_ATTRIBUTE_CHARS ? v.slice(0, MAX_ATTRIBUTE_CHARS - 1) + "…" : v;
+  return clip(v, MAX_ATTRIBUTE_CHARS);
 }
 
 export function makeNode(
