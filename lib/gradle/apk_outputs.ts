@@ -8,6 +8,7 @@
 import { relative } from "node:path";
 import { ToolError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
+import { parseJsonRecord } from "../core/json.ts";
 import {
   isInside,
   readProjectBytes,
@@ -48,14 +49,9 @@ const APPLICATION_ID_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 /** Parse `output-metadata.json`; null when it is not one. Pure. */
 export function parseOutputMetadata(text: string): OutputMetadata | null {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
-  const o = raw as Record<string, unknown>;
+  const raw = parseJsonRecord(text);
+  if (raw === null) return null;
+  const o = raw;
   if (typeof o.variantName !== "string" || !Array.isArray(o.elements)) return null;
   const elements: OutputElement[] = [];
   for (const e of o.elements.slice(0, MAX_METADATA_ELEMENTS)) {

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { buildHistoryPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { isRecord } from "../core/json.ts";
+import { isRecord, parseJsonRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import { clip } from "../core/text.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
@@ -306,13 +306,8 @@ export function normalizeRecord(v: unknown, dataDir: string): BuildRecord | null
 
 /** The history in `text`, or `null` when it is not one (corrupt). Pure. */
 export function parseHistory(text: string, dataDir: string): HistoryState | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(v) || !Array.isArray(v.records)) return null;
+  const v = parseJsonRecord(text);
+  if (v === null || !Array.isArray(v.records)) return null;
   const byId = new Map<number, BuildRecord>();
   for (const raw of v.records) {
     const r = normalizeRecord(raw, dataDir);

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { ensureDataDir } from "../core/data_dir.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { isRecord } from "../core/json.ts";
+import { isRecord, parseJsonRecord } from "../core/json.ts";
 import { ToolError } from "../core/errors.ts";
 import { readProjectBytes } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";
@@ -212,13 +212,8 @@ async function storePaths(dataDir: string, root: string) {
 }
 
 function parseStored(text: string, root: string): StoredConfigs | null {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(raw) || raw.project !== root) return null;
+  const raw = parseJsonRecord(text);
+  if (raw === null || raw.project !== root) return null;
   const { configs } = parseConfigList(raw);
   const last: Record<string, string> = {};
   if (isRecord(raw.last_devices)) {

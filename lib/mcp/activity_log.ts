@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { activityLogPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
+import { parseJsonRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 
 /** The log is rotated once it grows past this. */
@@ -222,14 +223,8 @@ export function toEntry(record: ActivityRecord, pid: number, now = new Date()): 
 /** Parses one line; `null` for a torn, foreign or malformed line. */
 export function parseEntry(line: string): ActivityEntry | null {
   if (line.trim() === "") return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  if (typeof v !== "object" || v === null) return null;
-  const e = v as Record<string, unknown>;
+  const e = parseJsonRecord(line);
+  if (e === null) return null;
   if (
     typeof e.at !== "string" || typeof e.name !== "string" || typeof e.summary !== "string" ||
     typeof e.duration_ms !== "number" || typeof e.pid !== "number" ||

@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { sessionsDir } from "../core/data_dir.ts";
 import { writeFileAtomic } from "../core/file_lock.ts";
+import { parseJsonRecord } from "../core/json.ts";
 import { probeProcess, type ProcessProbe, staleProcessReason } from "../core/process_probe.ts";
 
 /** The single-slot PID file of older releases, deleted at start. */
@@ -91,13 +92,8 @@ async function removeIfPresent(path: string): Promise<void> {
 export function parseSessionRecord(text: string, fileName: string): SessionRecord | null {
   const m = /^(\d{1,10})\.json$/.exec(fileName);
   if (!m) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof v !== "object" || v === null) return null;
+  const v = parseJsonRecord(text);
+  if (v === null) return null;
   const r = v as Record<string, unknown>;
   if (r.pid !== Number(m[1]) || typeof r.binary !== "string" || r.binary === "") return null;
   const record: SessionRecord = {

@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { ensureDataDir, installedBuildsPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { isRecord } from "../core/json.ts";
+import { isRecord, parseJsonRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import { clip } from "../core/text.ts";
 import {
@@ -107,13 +107,8 @@ export function normalizeInstalled(v: unknown): InstalledBuild | null {
 
 /** The records of a file's text, or `null` when it is not a valid installed-builds file. Pure. */
 export function parseInstalled(text: string): InstalledBuild[] | null {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(raw) || !Array.isArray(raw.installs)) return null;
+  const raw = parseJsonRecord(text);
+  if (raw === null || !Array.isArray(raw.installs)) return null;
   return raw.installs.map(normalizeInstalled).filter((r): r is InstalledBuild => r !== null)
     .slice(-MAX_INSTALLED_BUILDS);
 }

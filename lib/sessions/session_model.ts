@@ -13,7 +13,7 @@ import { type Origin, parseOrigin } from "../gradle/build_history.ts";
 import { clip } from "../core/text.ts";
 import type { Provenance } from "../gradle/provenance.ts";
 import { hexOf } from "../core/hash.ts";
-import { isRecord } from "../core/json.ts";
+import { isRecord, parseJsonRecord } from "../core/json.ts";
 
 /** Events kept per session (the oldest dropped first, counted in `dropped_events`). */
 export const MAX_EVENTS_PER_SESSION = 2_000;
@@ -332,13 +332,8 @@ function parseBuild(v: unknown): SessionBuild | null {
 
 /** A session file's content, checked and bounded, or `null` when it is not one. Pure. */
 export function parseSession(text: string): DebugSession | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (!isRecord(v) || typeof v.id !== "string" || !isSessionId(v.id)) return null;
+  const v = parseJsonRecord(text);
+  if (v === null || typeof v.id !== "string" || !isSessionId(v.id)) return null;
   const build = parseBuild(v.build);
   const by = isRecord(v.install) ? parseOrigin(v.install.by) : null;
   if (!build || !by || typeof v.package !== "string" || typeof v.serial !== "string") return null;

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { debugSessionsDir, ensureDataDir } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { isRecord } from "../core/json.ts";
+import { isRecord, parseJsonRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import {
   appendEvent,
@@ -112,15 +112,11 @@ export type SessionOp =
   };
 
 function parseIndex(text: string): SessionSummary[] | null {
-  try {
-    const v = JSON.parse(text);
-    if (!isRecord(v) || !Array.isArray(v.sessions)) return null;
-    return v.sessions.filter((x: unknown): x is SessionSummary =>
-      isRecord(x) && typeof x.id === "string" && isSessionId(x.id)
-    );
-  } catch {
-    return null;
-  }
+  const v = parseJsonRecord(text);
+  if (v === null || !Array.isArray(v.sessions)) return null;
+  return v.sessions.filter((x: unknown): x is SessionSummary =>
+    isRecord(x) && typeof x.id === "string" && isSessionId(x.id)
+  );
 }
 
 async function readIfSmall(path: string, max: number): Promise<string | null> {
