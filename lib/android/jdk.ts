@@ -11,11 +11,12 @@
  * would use; discovered homes are used only when they contain `bin/java`.
  */
 import { basename, delimiter, dirname, join } from "node:path";
+import { isFile } from "../core/file_kind.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
 import { readProjectProperties, readPropertiesFile } from "../core/properties.ts";
-import { runCommand } from "../core/run_command.ts";
+import { runCommand, type RunCommandResult } from "../core/run_command.ts";
 
 /** Every tool version probe is killed after this long. */
 export const TOOL_PROBE_TIMEOUT_MS = 4_000;
@@ -28,16 +29,8 @@ export const MIN_JDK_MAJOR = 17;
 /** At most this many entries of a JDK parent folder are considered. */
 export const MAX_JDK_CANDIDATES = 200;
 
-export interface ProbeResult {
-  /** Exit status 0 within the timeout. */
-  ok: boolean;
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  /** Why it could not run (spawn error), else `null`. */
-  error: string | null;
-}
+/** A probe's run; `ok`: exit status 0 within the timeout. */
+export type ProbeResult = Omit<RunCommandResult, "notFound"> & { ok: boolean };
 
 /** Run `path args…` (an argument vector, never a shell) with a timeout; never throws. */
 export async function runProbe(
@@ -162,12 +155,8 @@ export function defaultJdkLocations(env: Env): JdkLocations {
 const javaBin = (home: string) =>
   join(home, "bin", Deno.build.os === "windows" ? "java.exe" : "java");
 
-async function hasJava(home: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(javaBin(home))).isFile;
-  } catch {
-    return false;
-  }
+function hasJava(home: string): Promise<boolean> {
+  return isFile(javaBin(home));
 }
 
 /** Order JDK folder names: majors 17–21 (newest first), then the rest (newest first). Pure. */

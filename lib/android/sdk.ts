@@ -5,6 +5,7 @@
  * settings/environment SDK (never a project-chosen one).
  */
 import { join } from "node:path";
+import { isDirectory } from "../core/file_kind.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
@@ -72,14 +73,6 @@ async function listDirNames(dir: string): Promise<string[]> {
     }
   } catch { /* missing */ }
   return names;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Where the SDK is and what it holds. Never runs anything. */

@@ -3,6 +3,7 @@
  * the client's working directory, else the last active project from settings, else none.
  */
 import { dirname, join, resolve } from "node:path";
+import { isDirectory, isFile } from "../core/file_kind.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";
 
@@ -17,22 +18,6 @@ export interface ProjectSelection {
   /** The absolute path that was asked for, before resolving the Gradle root. */
   requested: string;
   selectedBy: "argument" | "working_directory" | "last_active_project";
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether `dir` itself holds `settings.gradle.kts` or `settings.gradle`. */

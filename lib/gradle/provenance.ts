@@ -15,7 +15,7 @@ import { moduleDir, parseSettings } from "./build_files.ts";
 import { readProjectFile } from "../core/project_paths.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ToolError } from "../core/errors.ts";
-import { runCommand } from "../core/run_command.ts";
+import { runCommand, type RunCommandResult } from "../core/run_command.ts";
 
 /** Each git command may take this long. */
 export const GIT_TIMEOUT_MS = 5_000;
@@ -80,14 +80,8 @@ export const GIT_ENV: Readonly<Record<string, string>> = {
 /** Options placed before every git subcommand. */
 const GIT_GLOBAL_ARGS = ["--no-pager", "--no-optional-locks", "-c", "core.fsmonitor=false"];
 
-export interface GitRun {
-  /** `null` when git could not be started. */
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  notFound: boolean;
-}
+/** A git command's run (`code` is `null` when git could not be started or timed out). */
+export type GitRun = Omit<RunCommandResult, "error">;
 
 /** Streams NUL-separated `status --porcelain=v1 -z` records, keeping a bounded list. */
 export class PorcelainCounter {

@@ -5,6 +5,7 @@
  * both the number of folders read and the depth are bounded.
  */
 import { join, relative } from "node:path";
+import { isDirectory, isFile } from "../core/file_kind.ts";
 
 /** Folders below the root a module (a folder with `src/`) may be in. */
 export const MAX_MODULE_DEPTH = 3;
@@ -25,22 +26,6 @@ export function classCandidates(symbol: string): { pkg: string[]; cls: string }[
   return out;
 }
 
-async function isDir(p: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(p)).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(p)).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** The modules (folders with `src/`) under `root`, breadth first, bounded. */
 async function modules(root: string): Promise<string[]> {
   const out: string[] = [];
@@ -50,7 +35,7 @@ async function modules(root: string): Promise<string[]> {
     const next: string[] = [];
     for (const dir of level) {
       if (read++ >= MAX_LOOKUP_DIRS) return out;
-      if (await isDir(join(dir, "src"))) out.push(dir);
+      if (await isDirectory(join(dir, "src"))) out.push(dir);
       try {
         for await (const e of Deno.readDir(dir)) {
           if (!e.isDirectory || e.name.startsWith(".") || SKIP.has(e.name) || e.name === "src") {
