@@ -14,6 +14,8 @@ export const BUNDLE_DIR = "dist/bundle";
 export const BUNDLE_STAMP = "sources.json";
 /** Longest the bundler may take when `keynobi setup` builds it. */
 export const BUNDLE_TIMEOUT_MS = 120_000;
+/** What is kept of `deno bundle`'s stdout and of its stderr (the error's last lines). */
+export const MAX_BUNDLE_OUTPUT_BYTES = 256 * 1024;
 /** Files the fingerprint reads at most (a checkout has ~200; beyond, it is never current). */
 export const MAX_FINGERPRINT_FILES = 5_000;
 
@@ -90,32 +92,31 @@ export async function buildBundle(root: string, deno: string): Promise<string | 
   const out = `${root}/${BUNDLE_DIR}`;
   const tmp = `${out}.tmp-${Deno.pid}`;
   await Deno.remove(tmp, { recursive: true }).catch(() => {});
-  const signal = AbortSignal.timeout(BUNDLE_TIMEOUT_MS);
-  let result: Deno.CommandOutput;
-  try {
-    result = await new Deno.Command(deno, {
-      args: [
-        "bundle",
-        "--quiet",
-        "--platform",
-        "deno",
-        "--code-splitting",
-        "--outdir",
-        tmp,
-        `${root}/main.ts`,
-      ],
-      cwd: root, // deno.json (the import map) and deno.lock are found from here
-      stdout: "null",
-      stderr: "piped",
-      signal,
-    }).output();
-  } catch (e) {
-    return `could not run ${deno} bundle: ${(e as Error).message}`;
+  // Loaded here, not at the top: the start-up check above stays import-free.
+  const { runCommand } = await import("../core/run_command.ts");
+  const result = await runCommand(deno, [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "deno",
+    "--code-splitting",
+    "--outdir",
+    tmp,
+    `${root}/main.ts`,
+  ], {
+    timeoutMs: BUNDLE_TIMEOUT_MS,
+    maxOutputBytes: MAX_BUNDLE_OUTPUT_BYTES,
+    cwd: root, // deno.json (the import map) and deno.lock are found from here
+  });
+  if (result.code === null && !result.timedOut) {
+    return `could not run ${deno} bundle: ${result.error}`;
   }
-  if (!result.success) {
+  if (result.code !== 0) {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
-    const why = new TextDecoder().decode(result.stderr).trim().split("\n").slice(-3).join(" ");
-    return signal.aborted ? `deno bundle took over ${BUNDLE_TIMEOUT_MS} ms` : `deno bundle: ${why}`;
+    const why = result.stderr.trim().split("\n").slice(-3).join(" ");
+    return result.timedOut
+      ? `deno bundle took over ${BUNDLE_TIMEOUT_MS} ms`
+      : `deno bundle: ${why}`;
   }
   await Deno.writeTextFile(`${tmp}/${BUNDLE_STAMP}`, JSON.stringify({ fingerprint }) + "\n");
   await Deno.remove(out, { recursive: true }).catch(() => {});

@@ -6,9 +6,12 @@
  * that cannot be inspected (another user's, no `ps`) counts as running.
  */
 import { basename, join } from "node:path";
+import { runCommand } from "./run_command.ts";
 
 /** How long `ps` may take to describe one process. */
 export const PS_TIMEOUT_MS = 2_000;
+/** Output read from `ps` and `readlink` (one line each). */
+export const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
 
 /** What the OS says about a PID. `binary: null` means it runs but cannot be inspected. */
 export type ProcessProbe =
@@ -120,21 +123,13 @@ async function runText(
   args: string[],
   timeoutMs = PS_TIMEOUT_MS,
 ): Promise<{ success: boolean; text: string } | null> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  try {
-    const output = await new Deno.Command(command, {
-      args,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-      signal,
-    }).output();
-    // A command killed by the timeout says nothing about the process: keep the record.
-    if (signal.aborted) return null;
-    return { success: output.success, text: new TextDecoder().decode(output.stdout) };
-  } catch {
-    return null;
-  }
+  const out = await runCommand(command, args, {
+    timeoutMs,
+    maxOutputBytes: MAX_PROBE_OUTPUT_BYTES,
+  });
+  // A command killed by the timeout says nothing about the process: keep the record.
+  if (out.code === null) return null;
+  return { success: out.code === 0, text: out.stdout };
 }
 
 /** The paths `binary` is known by: as recorded, and resolved through symlinks. */
