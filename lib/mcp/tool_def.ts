@@ -109,26 +109,24 @@ export function defineTool<Ctx, Shape extends z.ZodRawShape>(
 }
 
 /**
- * The hints a kind states in `tools/list`. MCP's defaults are readOnlyHint false, destructiveHint
- * true, openWorldHint true, and destructiveHint means nothing on a read-only tool; a hint is left
- * out only where its default already says it, except destructiveHint: true, which is always
- * written so a client that ignores the defaults still warns before a destructive tool.
+ * The hints a kind states in `tools/list`: every tool declares all three (the reference spec's
+ * rule), so a client that does not apply MCP's defaults reads the same kind as one that does.
  */
 export interface Annotations {
-  readOnlyHint?: true;
-  destructiveHint?: boolean;
-  openWorldHint?: false;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  openWorldHint: boolean;
 }
 
 export function annotationsFor(kind: ToolKind): Annotations {
   switch (kind) {
     case "R":
-      return { readOnlyHint: true, openWorldHint: false };
+      return { readOnlyHint: true, destructiveHint: false, openWorldHint: false };
     case "W":
-      return { destructiveHint: false, openWorldHint: false };
+      return { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
     case "D":
-      return { destructiveHint: true, openWorldHint: false };
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
     case "O":
-      return { destructiveHint: true };
+      return { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
   }
 }

@@ -151,14 +151,17 @@ Deno.test("A session lists only served tools, with strict schemas and kind hints
     "step_progress",
   ]);
   const e = r.result.tools[0];
-  // The title is given once, at the top level; hints that MCP's defaults already say are left
-  // out (readOnlyHint false, openWorldHint true), destructiveHint: true never is.
+  // The title is given once, at the top level; every tool declares all three hints.
   assertEquals(e.title, "Echo");
-  assertEquals(e.annotations, { readOnlyHint: true, openWorldHint: false });
+  assertEquals(e.annotations, { readOnlyHint: true, destructiveHint: false, openWorldHint: false });
   assertEquals(e.inputSchema.additionalProperties, false);
   assertEquals(e.inputSchema.properties.text.description, "Text");
   assertEquals(e.inputSchema.required, ["text"]);
-  assertEquals(r.result.tools[1].annotations, { destructiveHint: false, openWorldHint: false });
+  assertEquals(r.result.tools[1].annotations, {
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: false,
+  });
 });
 
 Deno.test("A session runs a tool and returns structured content plus text", async () => {
