@@ -143,12 +143,16 @@ export class LineTransport implements Transport {
       default:
         break;
     }
+    this.delivered(c.message as JSONRPCMessage);
     try {
       this.onmessage?.(c.message as JSONRPCMessage);
     } catch (e) {
       this.onerror?.(e instanceof Error ? e : new Error(String(e)));
     }
   }
+
+  /** Called with every message handed to the SDK (a request only once the gate admitted it). */
+  protected delivered(_message: JSONRPCMessage): void {}
 
   #writeError(id: JsonRpcId | null, error: JsonRpcErrorObject): void {
     this.#enqueue(encodeMessage({ jsonrpc: "2.0", id, error }));
