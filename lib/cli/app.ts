@@ -38,7 +38,7 @@ import { setupCommandNow } from "./setup.ts";
 import { readSkill } from "../tools/resources.ts";
 import { UiObserver } from "../dashboard/ui_observer.ts";
 import type { Dashboard } from "../dashboard/server.ts";
-import type { OpenOutcome } from "../dashboard/host.ts";
+import type { AppStatusView, AttachedView, OpenOutcome } from "../dashboard/host.ts";
 
 /** How long quitting waits for a cancelled build to be recorded. */
 export const QUIT_BUILD_TIMEOUT_MS = 1500;
@@ -58,19 +58,8 @@ export interface AppOptions {
   stop: Promise<unknown>;
 }
 
-/** One attached session, as `keynobi status` lists it. */
-export interface AttachedSessionInfo {
-  session_id: string;
-  pid: number;
-  client_name: string | null;
-  version: string;
-  project: string | null;
-  follows_app: boolean;
-  since: string;
-}
-
 interface Attached {
-  info: AttachedSessionInfo;
+  info: AttachedView;
   session: Session<ToolContext>;
   /** Null until the handshake's answer is written. */
   transport: AttachedTransport | null;
@@ -184,7 +173,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
     summary: `App started — project: ${project?.root ?? "none"}`,
   });
 
-  const status = () => ({
+  const status = (): AppStatusView => ({
     app: {
       pid: Deno.pid,
       version: VERSION,
@@ -276,7 +265,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
       activity: { append: (entry) => rt.activity.append({ ...entry, session: sessionId }) },
       logcat: (id) => logcatShares.view(id),
     }, createSession);
-    const info: AttachedSessionInfo = {
+    const info: AttachedView = {
       session_id: session.sessionId,
       pid: req.pid,
       client_name: null,

@@ -9,16 +9,8 @@ import { resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
 import { queryApp } from "../attach/attach_client.ts";
-import type { AttachedSessionInfo } from "./app.ts";
+import type { AppStatusView, AttachedView } from "../dashboard/host.ts";
 import { VERSION } from "../version.ts";
-
-interface AppStatus {
-  pid: number;
-  version: string;
-  project: string | null;
-  started_at: string;
-  uptime_s: number;
-}
 
 const RESTART_HINT = "restart your MCP client to use the new binary";
 
@@ -31,9 +23,8 @@ export async function statusCommand(
     queryApp(dataDir, { status: 1 }),
     listSessionRecords(dataDir),
   ]);
-  const app = (answer?.app ?? null) as AppStatus | null;
-  const attached =
-    (Array.isArray(answer?.attached) ? answer.attached : []) as AttachedSessionInfo[];
+  const app = (answer?.app ?? null) as AppStatusView["app"] | null;
+  const attached = (Array.isArray(answer?.attached) ? answer.attached : []) as AttachedView[];
   const reference = app?.version ?? VERSION;
   const mismatches: string[] = [];
   if (app && app.version !== VERSION) {

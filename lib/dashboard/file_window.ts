@@ -4,6 +4,7 @@
  * the user scrolls up). Offsets are byte offsets of line starts, so the page can ask for "the 500
  * lines before the oldest one I hold" without the server keeping anything per page.
  */
+import { readFileAt } from "../core/file_read.ts";
 
 /** Most bytes one read of new lines takes; the rest waits for the next read. */
 export const MAX_FORWARD_READ_BYTES = 1024 * 1024;
@@ -26,18 +27,6 @@ export interface LinesAfter {
   size: number;
 }
 
-async function readAt(file: Deno.FsFile, start: number, len: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(len);
-  await file.seek(start, Deno.SeekMode.Start);
-  let filled = 0;
-  while (filled < len) {
-    const n = await file.read(buf.subarray(filled));
-    if (n === null) break;
-    filled += n;
-  }
-  return buf.subarray(0, filled);
-}
-
 /**
  * Whole lines written at or after `from` (at most `maxBytes` of them; a line still being written
  * waits). A file shorter than `from` (replaced or rotated) answers `size < from` and no lines.
@@ -52,7 +41,7 @@ export async function readLinesAfter(
   try {
     const size = (await file.stat()).size;
     if (size <= from) return { from, next: from, lines: [], size };
-    const buf = await readAt(file, from, Math.min(size - from, maxBytes));
+    const buf = await readFileAt(file, from, Math.min(size - from, maxBytes));
     const end = buf.lastIndexOf(0x0a);
     if (end < 0) {
       // One line longer than a read: hand it out cut, so the stream never stalls on it.
@@ -87,7 +76,7 @@ export async function readLinesBefore(
     let end = before === null ? size : Math.min(Math.max(0, before), size);
     if (end === 0) return { from: 0, lines: [] };
     const start = Math.max(0, end - MAX_BACKWARD_READ_BYTES);
-    const buf = await readAt(file, start, end - start);
+    const buf = await readFileAt(file, start, end - start);
     // Only whole lines: a line still being written (no newline yet) stays out.
     end = buf.length > 0 && buf[buf.length - 1] !== 0x0a ? buf.lastIndexOf(0x0a) + 1 : buf.length;
     let first = end; // where the earliest line taken starts

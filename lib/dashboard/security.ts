@@ -12,7 +12,9 @@
  * - A state change (any method but GET/HEAD) also needs `Origin` equal to the dashboard's own
  *   origin (CSRF): a missing or foreign Origin is 403 and the route does not run.
  */
-import { hexOf } from "../core/hash.ts";
+import { hexOf, sameBytes } from "../core/hash.ts";
+
+const encoder = new TextEncoder();
 
 /** The only address the dashboard listens on. */
 export const DASHBOARD_HOST = "127.0.0.1";
@@ -57,10 +59,7 @@ export function dashboardOrigin(port: number): string {
 
 /** Equal strings, compared in time independent of where they differ. Pure. */
 export function sameSecret(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  return sameBytes(encoder.encode(a), encoder.encode(b));
 }
 
 /** The value of cookie `name` in a `Cookie` header, or null. Pure. */

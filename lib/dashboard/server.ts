@@ -9,6 +9,7 @@
 import { buildLogPath } from "../gradle/build_log.ts";
 import { readSession } from "../sessions/session_store.ts";
 import { sessionView, timelinePage } from "../sessions/session_query.ts";
+import { readCapped } from "../core/bytes.ts";
 import { log } from "../core/log.ts";
 import { ActionRefused, DashboardActions, parseAction } from "./actions.ts";
 import { DEFAULT_BACKWARD_LINES, MAX_BACKWARD_LINES, readLinesBefore } from "./file_window.ts";
@@ -88,26 +89,9 @@ async function readBody(req: Request): Promise<unknown> {
   if (!type.startsWith("application/json")) {
     throw new ActionRefused("Send the action as application/json");
   }
-  const reader = req.body?.getReader();
-  if (!reader) throw new ActionRefused("The request has no body");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new ActionRefused(`The request body is over ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
+  if (!req.body) throw new ActionRefused("The request has no body");
+  const all = await readCapped(req.body, MAX_BODY_BYTES);
+  if (all === null) throw new ActionRefused(`The request body is over ${MAX_BODY_BYTES} bytes`);
   try {
     return JSON.parse(new TextDecoder().decode(all));
   } catch {

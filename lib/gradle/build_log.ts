@@ -10,6 +10,7 @@
 import { dirname, join } from "node:path";
 import { log } from "../core/log.ts";
 import { joinBytes } from "../core/bytes.ts";
+import { readFileAt } from "../core/file_read.ts";
 
 /** A log file never grows past about this. */
 export const MAX_BUILD_LOG_BYTES = 8 * 1024 * 1024;
@@ -261,16 +262,9 @@ export async function readLogTail(path: string, lines = DEFAULT_TAIL_LINES): Pro
     while (start > 0 && newlines < needed && read < MAX_TAIL_READ_BYTES) {
       const len = Math.min(TAIL_CHUNK_BYTES, start, MAX_TAIL_READ_BYTES - read);
       start -= len;
-      const buf = new Uint8Array(len);
-      await file.seek(start, Deno.SeekMode.Start);
-      let filled = 0;
-      while (filled < len) {
-        const n = await file.read(buf.subarray(filled));
-        if (n === null) break;
-        filled += n;
-      }
-      for (let i = 0; i < filled; i++) if (buf[i] === 0x0a) newlines++;
-      chunks.unshift(buf.subarray(0, filled));
+      const buf = await readFileAt(file, start, len);
+      for (let i = 0; i < buf.length; i++) if (buf[i] === 0x0a) newlines++;
+      chunks.unshift(buf);
       read += len;
     }
     const text = new TextDecoder().decode(joinBytes(chunks));

@@ -13,7 +13,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { concatBytes } from "../core/bytes.ts";
+import { readCapped } from "../core/bytes.ts";
+import { sameBytes, sha256Bytes } from "../core/hash.ts";
 import { HTTP_MCP_PATH, type HttpAddress, isLoopback, originOf } from "./http_address.ts";
 import { classifyValue, type JsonRpcId, MAX_MESSAGE_BYTES, RpcCode } from "./jsonrpc.ts";
 import { admissionError } from "./request_gate.ts";
@@ -79,36 +80,6 @@ function bounded(v: number, min: number, max: number, name: string): number {
   return v;
 }
 
-async function digest(s: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
-}
-
-/** Equal digests, compared without an early exit: the time does not depend on the token. */
-function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) diff |= a[i] ^ b[i];
-  return diff === 0;
-}
-
-/** Read a body up to `max` bytes; null when it is longer (the rest is not read). */
-async function readCapped(req: Request, max: number): Promise<Uint8Array | null> {
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks, size);
-}
-
 export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
   const maxSessions = bounded(
     opts.maxSessions ?? MAX_HTTP_SESSIONS,
@@ -129,7 +100,7 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     "maxBodyBytes",
   );
   const loopback = isLoopback(opts.address.hostname);
-  const tokenDigest = opts.token === null ? null : digest(opts.token);
+  const tokenDigest = opts.token === null ? null : sha256Bytes(opts.token);
   const sessions = new Map<string, Entry>();
   const ready = Promise.withResolvers<string>();
   let allowedOrigins = new Set<string>();
@@ -194,7 +165,7 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
           "nothing in it was read",
       );
     if (declared > maxBody) return tooLarge();
-    const bytes = await readCapped(req, maxBody);
+    const bytes = await readCapped(req.body, maxBody);
     if (bytes === null) return tooLarge();
     let text: string;
     try {
@@ -313,7 +284,7 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     if (tokenDigest) {
       const auth = req.headers.get("authorization") ?? "";
       const m = /^Bearer (.+)$/.exec(auth);
-      const ok = m !== null && sameDigest(await digest(m[1]), await tokenDigest);
+      const ok = m !== null && sameBytes(await sha256Bytes(m[1]), await tokenDigest);
       if (!ok) {
         return rpcError(
           401,
