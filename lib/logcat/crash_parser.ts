@@ -13,6 +13,10 @@
  * Pure: tests feed it the real logs' lines.
  */
 
+import type { Frame, Throwable } from "./crash_frames.ts";
+
+export { describeFrame, type Frame, type Throwable } from "./crash_frames.ts";
+
 export type CrashKind = "java" | "anr" | "native";
 
 /** Frames kept per throwable; deeper ones are counted in `omitted_frames`. */
@@ -23,30 +27,6 @@ export const MAX_CAUSES = 32;
 export const MAX_SUPPRESSED = 16;
 /** Characters kept of an exception message or ANR reason. */
 export const MAX_CRASH_MESSAGE_CHARS = 4_000;
-
-export interface Frame {
-  /** As printed, trimmed. */
-  raw: string;
-  class: string | null;
-  method: string | null;
-  file: string | null;
-  line: number | null;
-  /** Native frames: program counter, library path, symbol. */
-  pc: string | null;
-  library: string | null;
-  symbol: string | null;
-  /** The app's own code rather than the platform's or a library's. */
-  app: boolean;
-}
-
-export interface Throwable {
-  type: string | null;
-  message: string | null;
-  frames: Frame[];
-  /** `... N more` (frames shared with the enclosing trace). */
-  more: number | null;
-  omitted_frames: number;
-}
 
 /** A `Suppressed:` exception: not a cause of the crash, printed under the one that held it. */
 export interface SuppressedThrowable extends Throwable {
@@ -510,12 +490,4 @@ export function crashGroupId(signature: string): string {
   const a = (h1 >>> 0).toString(16).padStart(8, "0");
   const b = (h2 >>> 0).toString(16).padStart(8, "0");
   return (a + b).slice(0, 12);
-}
-
-/** `ClassName.method(File.java:12)` or `#00 libfoo.so (sym)`, for one-line summaries. */
-export function describeFrame(f: Frame | null): string | null {
-  if (!f) return null;
-  if (f.library !== null) return `${f.library}${f.symbol ? ` (${f.symbol})` : ""}`;
-  const loc = f.file ? `(${f.file}${f.line !== null ? `:${f.line}` : ""})` : "";
-  return `${f.class ?? ""}${f.class ? "." : ""}${f.method ?? ""}${loc}`;
 }

@@ -12,22 +12,9 @@
  * pipeline keeps either way. A trailing `\r` (CRLF captures, even `\r\r\n`) is dropped.
  */
 
-/** Priority letters in increasing order; index = the numeric level we store. */
-export const LEVEL_LETTERS = ["?", "V", "D", "I", "W", "E", "F", "S"] as const;
-export type LevelLetter = typeof LEVEL_LETTERS[number];
-export const Level = { unknown: 0, V: 1, D: 2, I: 3, W: 4, E: 5, F: 6, S: 7 } as const;
+import { LEVEL_WORDS, levelOfChar } from "./levels.ts";
 
-/** Android Studio's full level words. */
-const LEVEL_WORDS: Record<string, number> = {
-  Verbose: Level.V,
-  Debug: Level.D,
-  Info: Level.I,
-  Warn: Level.W,
-  Warning: Level.W,
-  Error: Level.E,
-  Fatal: Level.F,
-  Assert: Level.F,
-};
+export { Level, LEVEL_LETTERS, type LevelLetter, levelLetter, parseLevelName } from "./levels.ts";
 
 export const LineKind = { entry: 0, divider: 1, raw: 2, empty: 3 } as const;
 export type LineKind = typeof LineKind[keyof typeof LineKind];
@@ -49,29 +36,6 @@ export interface ParsedLine {
 /** Reused by `parseLineInto` callers that do not keep the object. */
 export function emptyParsedLine(): ParsedLine {
   return { kind: LineKind.empty, time: "", pid: -1, tid: -1, level: 0, tag: "", message: "" };
-}
-
-function levelOfChar(c: number): number {
-  switch (c) {
-    case 86: // V
-      return Level.V;
-    case 68: // D
-      return Level.D;
-    case 73: // I
-      return Level.I;
-    case 87: // W
-      return Level.W;
-    case 69: // E
-      return Level.E;
-    case 70: // F
-      return Level.F;
-    case 83: // S
-      return Level.S;
-    case 65: // A (assert, old devices)
-      return Level.F;
-    default:
-      return 0;
-  }
 }
 
 function isDigit(c: number): boolean {
@@ -443,16 +407,4 @@ export function parseLineInto(line: string, out: ParsedLine): ParsedLine {
 /** Convenience for tests and cold paths: a fresh object per line. */
 export function parseLine(line: string): ParsedLine {
   return parseLineInto(trimLineEnd(line), emptyParsedLine());
-}
-
-/** `V`…`F` (also the words `verbose`…`fatal`/`assert`, any case) → `Level.*`, else 0. */
-export function parseLevelName(value: string): number {
-  const v = value.trim();
-  if (v.length === 1) return levelOfChar(v.toUpperCase().charCodeAt(0));
-  const word = v.charAt(0).toUpperCase() + v.slice(1).toLowerCase();
-  return LEVEL_WORDS[word] ?? 0;
-}
-
-export function levelLetter(level: number): LevelLetter {
-  return LEVEL_LETTERS[level] ?? "?";
 }

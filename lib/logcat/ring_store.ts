@@ -7,12 +7,14 @@
  */
 
 import { type MessageColumns, TextIndex } from "./text_index.ts";
+import { clampRingEntries, DEFAULT_RING_ENTRIES } from "./ring_limits.ts";
 
-/** Default entries kept per device (settings `mcp.logcat_buffer_entries`). */
-export const DEFAULT_RING_ENTRIES = 50_000;
-/** Bounds of that setting. */
-export const MIN_RING_ENTRIES = 1_000;
-export const MAX_RING_ENTRIES = 1_000_000;
+export {
+  clampRingEntries,
+  DEFAULT_RING_ENTRIES,
+  MAX_RING_ENTRIES,
+  MIN_RING_ENTRIES,
+} from "./ring_limits.ts";
 
 /** Per-entry flags. */
 export const EntryFlag = {
@@ -21,12 +23,6 @@ export const EntryFlag = {
   json: 4,
   crash: 8,
 } as const;
-
-/** Clamps a requested capacity into [MIN_RING_ENTRIES, MAX_RING_ENTRIES]. */
-export function clampRingEntries(n: unknown): number {
-  if (typeof n !== "number" || !Number.isFinite(n)) return DEFAULT_RING_ENTRIES;
-  return Math.min(MAX_RING_ENTRIES, Math.max(MIN_RING_ENTRIES, Math.floor(n)));
-}
 
 export class RingStore implements MessageColumns {
   capacity: number;

@@ -5,38 +5,9 @@
  * leaf modules). Workers are started by URL, not imported, so their code is not followed.
  */
 import { assert, assertEquals } from "../assert.ts";
+import { closure, valueImports } from "../module_closure.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-
-/** Value import specifiers of a module's source (no `import type`, no `export type`). */
-export function valueImports(src: string): string[] {
-  const out: string[] = [];
-  const noComments = src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  const stat = /^\s*(import|export)\s+(?!type\b)([^;]*?)\s+from\s+"([^"]+)"/gm;
-  for (const m of noComments.matchAll(stat)) out.push(m[3]);
-  const bare = /^\s*import\s+"([^"]+)"/gm;
-  for (const m of noComments.matchAll(bare)) out.push(m[1]);
-  const dyn = /\bimport\(\s*"([^"]+)"\s*\)/g;
-  for (const m of noComments.matchAll(dyn)) out.push(m[1]);
-  return out;
-}
-
-async function closure(entry: URL): Promise<Set<string>> {
-  const seen = new Set<string>();
-  const queue = [entry.href];
-  while (queue.length) {
-    const href = queue.pop()!;
-    if (seen.has(href)) continue;
-    seen.add(href);
-    if (!href.startsWith("file:")) continue;
-    const src = await Deno.readTextFile(new URL(href));
-    for (const spec of valueImports(src)) {
-      if (spec.startsWith(".")) queue.push(new URL(spec, href).href);
-      else seen.add(spec);
-    }
-  }
-  return seen;
-}
 
 Deno.test("value imports: static, bare and dynamic ones count; type-only ones do not", () => {
   const src = [

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_parser.ts";
+import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_frames.ts";
 import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
 import { defineTool } from "../define_tool.ts";
 import { retraceCrash, type RetraceResult } from "../../sessions/retrace_crash.ts";
