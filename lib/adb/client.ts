@@ -11,6 +11,7 @@ import { classifyFailure, FailKind, failureToToolError } from "./adb_errors.ts";
 import { type CallOptions, CallScope } from "./call_scope.ts";
 import { boundedInt } from "../core/bounds.ts";
 import { concatBytes } from "../core/bytes.ts";
+import type { RandomAccess } from "../core/file_read.ts";
 import { ByteReader, type Connection, ConnectionRefused } from "./connection.ts";
 import type { Connector } from "./connection.ts";
 import { type AdbDevice, parseDeviceList } from "./devices.ts";
@@ -56,11 +57,7 @@ export const EXEC_STDIN_CHUNK_BYTES = 64 * 1024;
  * Bytes `exec` streams to a command's stdin from where they are (an open file), chunk by chunk,
  * without holding them all: exactly `size` bytes, read by position.
  */
-export interface StdinSource {
-  readonly size: number;
-  /** Reads up to `buf.length` bytes at `position`; 0 at the end. */
-  read(buf: Uint8Array, position: number): Promise<number>;
-}
+export type StdinSource = RandomAccess;
 
 /** `exec` options: a call's options plus bytes for the command's stdin. */
 export interface ExecOptions extends CallOptions {

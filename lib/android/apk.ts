@@ -11,6 +11,7 @@
  * minSdkVersion 0x0101020c, targetSdkVersion 0x01010270, enabled 0x0101000e, exported 0x01010010).
  */
 import { concatBytes } from "../core/bytes.ts";
+import { type RandomAccess, readAt } from "../core/file_read.ts";
 
 /** Largest APK the install path reads into memory. */
 export const MAX_APK_BYTES = 1024 * 1024 * 1024;
@@ -109,11 +110,7 @@ function parseCentralDirectory(cd: Uint8Array, count: number): CentralEntry[] {
 }
 
 /** Bytes that can be read at any position: an open file, or bytes in memory. */
-export interface RandomAccess {
-  readonly size: number;
-  /** Reads up to `buf.length` bytes at `position`; 0 at the end. */
-  read(buf: Uint8Array, position: number): Promise<number>;
-}
+export type { RandomAccess };
 
 /** `bytes` as a `RandomAccess`. */
 export function bytesAccess(bytes: Uint8Array): RandomAccess {
@@ -128,20 +125,14 @@ export function bytesAccess(bytes: Uint8Array): RandomAccess {
 }
 
 /** Exactly `length` bytes at `position`, or an `ApkFormatError` naming `what` when short. */
-async function readAt(
+async function readExactly(
   src: RandomAccess,
   position: number,
   length: number,
   what: string,
 ): Promise<Uint8Array> {
-  const buf = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const n = await src.read(buf.subarray(filled), position + filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  if (filled !== length) fail(`${what} is truncated`);
+  const buf = await readAt(src, position, length);
+  if (buf.length !== length) fail(`${what} is truncated`);
   return buf;
 }
 
@@ -160,7 +151,7 @@ export async function readZipEntryFrom(
   if (src.size < EOCD_MIN) fail("the file is too short to be a ZIP");
   const tailLen = Math.min(src.size, EOCD_MIN + MAX_COMMENT);
   const tailStart = src.size - tailLen;
-  const tail = await readAt(src, tailStart, tailLen, "the ZIP end record");
+  const tail = await readExactly(src, tailStart, tailLen, "the ZIP end record");
   const tailView = new DataView(tail.buffer);
   const endRel = findEndRecord(tailView);
   const { count, cdSize, cdOffset } = endRecordFields(tailView, endRel);
@@ -168,17 +159,17 @@ export async function readZipEntryFrom(
   if (cdSize > MAX_CENTRAL_DIRECTORY_BYTES) {
     fail(`the central directory is ${cdSize} bytes (over ${MAX_CENTRAL_DIRECTORY_BYTES})`);
   }
-  const cd = await readAt(src, cdOffset, cdSize, "the central directory");
+  const cd = await readExactly(src, cdOffset, cdSize, "the central directory");
   const entry = parseCentralDirectory(cd, count).find((e) => e.name === name) ??
     fail(`it has no ${name}`);
   if (entry.size > max) fail(`${name} is ${entry.size} bytes (over ${max})`);
   if (entry.compressedSize > max) fail(`${name} is ${entry.compressedSize} bytes compressed`);
   if (entry.localOffset + 30 > src.size) fail(`the local header of ${name} is damaged`);
-  const local = await readAt(src, entry.localOffset, 30, `the local header of ${name}`);
+  const local = await readExactly(src, entry.localOffset, 30, `the local header of ${name}`);
   const lv = new DataView(local.buffer);
   if (lv.getUint32(0, true) !== LOCAL_SIG) fail(`the local header of ${name} is damaged`);
   const start = entry.localOffset + 30 + lv.getUint16(26, true) + lv.getUint16(28, true);
-  const data = await readAt(src, start, entry.compressedSize, name);
+  const data = await readExactly(src, start, entry.compressedSize, name);
   if (entry.method === 0) return data;
   if (entry.method === 8) return await inflateRaw(data, max);
   return fail(`${name} uses ZIP method ${entry.method} (only stored and deflate are read)`);

@@ -15,6 +15,7 @@
  * start-up). Bytes are read from the handle only; nothing is re-opened by path.
  */
 import type { FileHandle } from "node:fs/promises";
+import { readAt } from "./file_read.ts";
 import { runCommand } from "./run_command.ts";
 
 type NodeFs = typeof import("node:fs");
@@ -171,13 +172,6 @@ async function kernelPathOfFd(fd: number): Promise<string | null> {
 }
 
 /** Reads up to `limit` bytes from the start of `file`. */
-export async function readHead(file: OpenedRegularFile, limit: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(limit);
-  let filled = 0;
-  while (filled < limit) {
-    const n = await file.read(buf.subarray(filled), filled);
-    if (n === 0) break;
-    filled += n;
-  }
-  return buf.subarray(0, filled);
+export function readHead(file: OpenedRegularFile, limit: number): Promise<Uint8Array> {
+  return readAt(file, 0, limit);
 }
