@@ -1,5 +1,5 @@
 /** `keynobi app` spawned as a user runs it, and raw attach-socket clients for hostile handshakes. */
-import { keynobiArgv, type World } from "./harness.ts";
+import { spawnUntilReady, type World } from "./harness.ts";
 
 export interface AppProcess {
   child: Deno.ChildProcess;
@@ -12,54 +12,18 @@ export interface AppProcess {
 
 /** Spawn `keynobi app …` and wait for its ready line; rejects with its stderr if it exits first. */
 export async function startApp(world: World, args: readonly string[] = []): Promise<AppProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: keynobiArgv(["app", ...args]),
-    env: world.env,
-    clearEnv: true,
-    cwd: world.home,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let err = "";
-  const ready = Promise.withResolvers<number>();
-  (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      err += chunk;
-      const m = /keynobi app \S+ ready: pid (\d+)/.exec(err);
-      if (m) ready.resolve(Number(m[1]));
-    }
-    ready.reject(new Error(`keynobi app exited before its ready line:\n${err}`));
-  })();
-  const stdout = new Response(child.stdout).text();
-  let status: Promise<Deno.CommandStatus> | null = null;
-  const stop = (signal: Deno.Signal = "SIGTERM") => {
-    if (!status) {
-      try {
-        child.kill(signal);
-      } catch { /* gone */ }
-      status = child.status;
-    }
-    return status;
-  };
-  let pid: number;
-  try {
-    pid = await ready.promise;
-  } catch (e) {
-    await stop();
-    await stdout;
-    throw e;
-  }
+  const p = await spawnUntilReady(
+    world,
+    ["app", ...args],
+    /keynobi app \S+ ready: pid (\d+)/,
+    "keynobi app",
+  );
   return {
-    child,
-    pid,
-    stderr: () => err,
-    stop,
-    async [Symbol.asyncDispose]() {
-      await stop();
-      const out = await stdout;
-      if (out !== "") throw new Error(`keynobi app wrote to stdout: ${out.slice(0, 200)}`);
-    },
+    child: p.child,
+    pid: Number(p.match[1]),
+    stderr: p.stderr,
+    stop: p.stop,
+    [Symbol.asyncDispose]: () => p[Symbol.asyncDispose](),
   };
 }
 

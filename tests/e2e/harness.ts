@@ -186,15 +186,32 @@ export interface HttpServerProcess {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Spawn `keynobi --mcp --http HOST:0 …` and wait for its listening line on stderr. */
-export async function startHttpServer(
+/** A keynobi child started by a test, once its ready line has appeared on stderr. */
+export interface ReadyChild {
+  child: Deno.ChildProcess;
+  /** The ready line's match. */
+  match: RegExpExecArray;
+  stderr(): string;
+  /** Send a signal (SIGTERM by default), once, and wait for the exit status. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+  /** Stop it and fail if it wrote anything to stdout (stdout is JSON-RPC only, and unused here). */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Spawn keynobi with `args` as a user runs it and wait until its stderr matches `ready`; rejects
+ * with the stderr so far (after stopping it) if it exits first. `what` names it in errors.
+ */
+export async function spawnUntilReady(
   world: World,
   args: readonly string[],
-  opts: { bind?: string; env?: Record<string, string> } = {},
-): Promise<HttpServerProcess> {
+  ready: RegExp,
+  what: string,
+  env: Record<string, string> = {},
+): Promise<ReadyChild> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: keynobiArgv(["--mcp", "--http", opts.bind ?? "127.0.0.1:0", ...args]),
-    env: { ...world.env, ...opts.env },
+    args: keynobiArgv(args),
+    env: { ...world.env, ...env },
     clearEnv: true,
     cwd: world.home,
     stdin: "null",
@@ -202,44 +219,67 @@ export async function startHttpServer(
     stderr: "piped",
   }).spawn();
   let err = "";
-  const listening = Promise.withResolvers<string>();
+  const seen = Promise.withResolvers<RegExpExecArray>();
   const stderrDone = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
       err += chunk;
-      const m = /serving MCP over streamable HTTP at (\S+)/.exec(err);
-      if (m) listening.resolve(m[1]);
+      const m = ready.exec(err);
+      if (m) seen.resolve(m);
     }
-    listening.reject(new Error(`keynobi --http exited before listening:\n${err}`));
+    seen.reject(new Error(`${what} exited before its ready line:\n${err}`));
   })();
   const stdout = new Response(child.stdout).text();
   let status: Promise<Deno.CommandStatus> | null = null;
-  const stop = () => {
+  const stop = (signal: Deno.Signal = "SIGTERM") => {
     if (!status) {
       try {
-        child.kill("SIGTERM");
+        child.kill(signal);
       } catch { /* already gone */ }
       status = child.status;
     }
     return status;
   };
-  let url: string;
+  let match: RegExpExecArray;
   try {
-    url = await listening.promise;
+    match = await seen.promise;
   } catch (e) {
     await stop();
+    await stdout;
     throw e;
   }
   return {
-    url,
     child,
+    match,
     stderr: () => err,
     stop,
     async [Symbol.asyncDispose]() {
       await stop();
       await stderrDone;
       const out = await stdout;
-      if (out !== "") throw new Error(`keynobi --http wrote to stdout: ${out.slice(0, 200)}`);
+      if (out !== "") throw new Error(`${what} wrote to stdout: ${out.slice(0, 200)}`);
     },
+  };
+}
+
+/** Spawn `keynobi --mcp --http HOST:0 …` and wait for its listening line on stderr. */
+export async function startHttpServer(
+  world: World,
+  args: readonly string[],
+  opts: { bind?: string; env?: Record<string, string> } = {},
+): Promise<HttpServerProcess> {
+  const p = await spawnUntilReady(
+    world,
+    ["--mcp", "--http", opts.bind ?? "127.0.0.1:0", ...args],
+    /serving MCP over streamable HTTP at (\S+)/,
+    "keynobi --http",
+    opts.env,
+  );
+  return {
+    url: p.match[1],
+    child: p.child,
+    stderr: p.stderr,
+    stop: () => p.stop(),
+    [Symbol.asyncDispose]: () => p[Symbol.asyncDispose](),
   };
 }
 
