@@ -177,6 +177,46 @@ Deno.test("am start -W: COLD then HOT, the unresolved deep link and the missing 
   );
 });
 
+Deno.test("am start with the intent as its last argument: a component, a package, a URI", async () => {
+  await using sim = await startSimulator();
+  const cmp = `${PKG}/${ACT}`;
+  // As the real capture in ../shared/fixtures/real/dumpsys/am_start_W_cold_launch.txt prints it:
+  // a component after the options is a MAIN/LAUNCHER intent; -e is --es.
+  await shell(sim.port, EMU, `am force-stop ${PKG}`);
+  const byComponent = await shell(sim.port, EMU, `am start -W -e k v ${q(cmp)}`);
+  assertEquals(byComponent.code, 0, byComponent.err);
+  assertStringIncludes(
+    byComponent.out,
+    "Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] " +
+      `cmp=${cmp} (has extras) }\nStatus: ok\nLaunchState: COLD\n`,
+  );
+  await shell(sim.port, EMU, `am force-stop ${PKG}`);
+  // A bare package starts its launcher activity.
+  const byPackage = await shell(sim.port, EMU, `am start -W ${PKG}`);
+  assertEquals(byPackage.code, 0, byPackage.err);
+  assertStringIncludes(
+    byPackage.out,
+    "Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] " +
+      `pkg=${PKG} }\nStatus: ok\nLaunchState: COLD\nActivity: ${cmp}\n`,
+  );
+  // An action from the options drops the LAUNCHER category the package form brings.
+  const viewPkg = await shell(sim.port, EMU, `am start -W -a android.intent.action.VIEW ${PKG}`);
+  assertStringIncludes(
+    viewPkg.out,
+    `Starting: Intent { act=android.intent.action.VIEW pkg=${PKG} }\n`,
+  );
+  // A URI is a VIEW of that data.
+  const link = await shell(sim.port, EMU, "am start -W 'keynobisample://item/42'");
+  assertStringIncludes(
+    link.out,
+    "Starting: Intent { act=android.intent.action.VIEW dat=keynobisample://item/42 }\n",
+  );
+  assertEquals(link.code, 0);
+  // Options end at the first argument that is not one.
+  const unknown = await shell(sim.port, EMU, "am start -W --nope x");
+  assertStringIncludes(unknown.err, "java.lang.IllegalArgumentException: Unknown option: --nope\n");
+});
+
 Deno.test("revoke kills the process and records exit-info reason 8; app-crash records reason 4", async () => {
   await using sim = await startSimulator();
   const apk = await Deno.readFile(await buildApk(sim));

@@ -13,6 +13,8 @@ export const EXCEPTION_HEAD = (cmd: string) => `Exception occurred while executi
 export interface Intent {
   action: string | null;
   data: string | null;
+  /** The MIME type `-t` gives. */
+  type: string | null;
   categories: string[];
   pkg: string | null;
   component: { pkg: string; cls: string } | null;
@@ -20,19 +22,37 @@ export interface Intent {
   flags: number;
 }
 
-/** Parses `am start`-style intent arguments; returns an exit status on error. */
+const ACTION_MAIN = "android.intent.action.MAIN";
+const ACTION_VIEW = "android.intent.action.VIEW";
+const CATEGORY_LAUNCHER = "android.intent.category.LAUNCHER";
+
+/**
+ * Parses `am start`-style intent arguments as `Intent.parseCommandArgs` does: options up to the
+ * first argument that is not one, then that argument, if any: a URI when it holds `:` (a plain
+ * one is a VIEW of that data), a component when it holds `/`, else a package; the last two are a
+ * MAIN/LAUNCHER intent. It fills in what the options left unset (`Intent.fillIn` with
+ * FILL_IN_COMPONENT), and loses its categories when the options gave an action. Returns an exit
+ * status on error.
+ */
 export function parseIntent(args: string[], io: ShIo, cmd: string): Intent | number {
   const it: Intent = {
     action: null,
     data: null,
+    type: null,
     categories: [],
     pkg: null,
     component: null,
     extras: false,
     flags: 0,
   };
-  for (let k = 0; k < args.length; k++) {
+  let k = 0;
+  for (; k < args.length; k++) {
     const a = args[k];
+    if (!a.startsWith("-")) break;
+    if (a === "--") {
+      k++;
+      break;
+    }
     const next = () => args[++k] ?? "";
     switch (a) {
       case "-a":
@@ -40,6 +60,9 @@ export function parseIntent(args: string[], io: ShIo, cmd: string): Intent | num
         break;
       case "-d":
         it.data = next();
+        break;
+      case "-t":
+        it.type = next();
         break;
       case "-c":
         it.categories.push(next());
@@ -62,6 +85,7 @@ export function parseIntent(args: string[], io: ShIo, cmd: string): Intent | num
         it.component = c;
         break;
       }
+      case "-e":
       case "--es":
       case "--ei":
       case "--ez":
@@ -71,27 +95,62 @@ export function parseIntent(args: string[], io: ShIo, cmd: string): Intent | num
         k += 2;
         it.extras = true;
         break;
+      case "--esn":
+        k++;
+        it.extras = true;
+        break;
       case "--user":
+      case "-i":
         k++;
         break;
       case "--activity-clear-task":
       case "--activity-new-task":
       case "--activity-single-top":
+      case "--include-stopped-packages":
+      case "--exclude-stopped-packages":
+      case "--grant-read-uri-permission":
+      case "--grant-write-uri-permission":
         break;
       default:
-        if (a.startsWith("-")) {
-          io.err(enc.encode(
-            EXCEPTION_HEAD(cmd) + `java.lang.IllegalArgumentException: Unknown option: ${a}\n`,
-          ));
-          return 255;
-        }
-        if (a.includes("/") && !a.includes(":")) {
-          const c = component(a);
-          if (c) it.component = c;
-        } else it.data = a;
+        io.err(enc.encode(
+          EXCEPTION_HEAD(cmd) + `java.lang.IllegalArgumentException: Unknown option: ${a}\n`,
+        ));
+        return 255;
     }
   }
+  const arg = args[k];
+  if (arg !== undefined) fillIn(it, baseIntent(arg));
   return it;
+}
+
+/** The intent the argument after the options names (`Intent.parseCommandArgs`). */
+function baseIntent(arg: string): Intent {
+  const base: Intent = {
+    action: ACTION_MAIN,
+    data: null,
+    type: null,
+    categories: [CATEGORY_LAUNCHER],
+    pkg: null,
+    component: null,
+    extras: false,
+    flags: 0,
+  };
+  if (arg.includes(":")) return { ...base, action: ACTION_VIEW, data: arg, categories: [] };
+  if (arg.includes("/")) return { ...base, component: component(arg) };
+  return { ...base, pkg: arg };
+}
+
+/** `Intent.fillIn(base, FILL_IN_COMPONENT)` after dropping the base's categories when `it` has an action. */
+function fillIn(it: Intent, base: Intent): void {
+  if (it.action === null) it.action = base.action;
+  else base.categories = [];
+  if (it.data === null && it.type === null) {
+    it.data = base.data;
+    it.type = base.type;
+  }
+  if (it.categories.length === 0) it.categories = base.categories;
+  if (it.pkg === null) it.pkg = base.pkg;
+  if (base.component) it.component = base.component;
 }
 
 function component(s: string): { pkg: string; cls: string } | null {
@@ -108,6 +167,7 @@ export function intentText(it: Intent, flags: number): string {
   if (it.action) parts.push(`act=${it.action}`);
   if (it.categories.length) parts.push(`cat=[${it.categories.join(",")}]`);
   if (it.data !== null) parts.push(`dat=${safeUri(it.data)}`);
+  if (it.type !== null) parts.push(`typ=${it.type}`);
   if (flags) parts.push(`flg=0x${flags.toString(16)}`);
   if (it.pkg) parts.push(`pkg=${it.pkg}`);
   if (it.component) parts.push(`cmp=${shortComponent(it.component.pkg, it.component.cls)}`);
