@@ -10,6 +10,7 @@ import {
   TOOL_LIST_GOAL_BYTES,
   toolListBudget,
   toolsetModes,
+  withoutText,
 } from "../lib/mcp/tool_list_size.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { runStdioSoak } from "../tests/mcp/stdio_soak.ts";
@@ -279,26 +280,40 @@ export async function benchMcp(
     await t.request(1, "initialize", INIT);
     const list = await t.request(2, "tools/list");
     await t.close();
-    const bytes = enc.encode(JSON.stringify(list.result)).length;
-    const count = (list.result as { tools: unknown[] }).tools.length;
-    return `${bytes.toLocaleString("en")} bytes (${count} tools, ${
-      Math.round(bytes / count)
-    } per tool)`;
+    const { tools } = list.result as { tools: unknown[] };
+    const size = (v: unknown) => {
+      const bytes = enc.encode(JSON.stringify(v)).length;
+      return `${bytes.toLocaleString("en")} bytes (${tools.length} tools, ${
+        Math.round(bytes / tools.length)
+      } per tool)`;
+    };
+    return { text: size(list.result), floor: size({ tools: withoutText(tools) }) };
   };
+  const goal = `issue-12 goal ${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} and ` +
+    `${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool`;
+  const floors: BenchRow[] = [];
   for (const sets of toolsetModes()) {
-    const now = await listed(after.entry, sets);
+    const mode = sets.length === TOOLSETS.length ? "all toolsets" : sets.join(",");
+    const { text: now, floor } = await listed(after.entry, sets);
+    // The structure floor (the same list with no description at all) of each toolset and of all.
+    if (sets.length === 1 || sets.length === TOOLSETS.length) {
+      floors.push({
+        what: `tools/list structure floor (no text), ${mode}`,
+        value: floor,
+        budget: goal,
+      });
+    }
     const then = listBefore
-      ? await listed(["run", ...RUN_FLAGS, `${listBefore}/main.ts`], sets).catch((e) =>
-        `unavailable (${(e as Error).message})`
-      )
+      ? await listed(["run", ...RUN_FLAGS, `${listBefore}/main.ts`], sets).then((l) => l.text)
+        .catch((e) => `unavailable (${(e as Error).message})`)
       : null;
     add({
-      what: `tools/list size, ${sets.length === TOOLSETS.length ? "all toolsets" : sets.join(",")}`,
+      what: `tools/list size, ${mode}`,
       value: then ? `before ${then} → after ${now}` : now,
-      budget: `${toolListBudget(sets).toLocaleString("en")} bytes; issue-12 goal ` +
-        `${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} and ${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool`,
+      budget: `${toolListBudget(sets).toLocaleString("en")} bytes; ${goal}`,
     });
   }
+  for (const row of floors) add(row);
   if (listBefore) await Deno.remove(listBefore, { recursive: true }).catch(() => {});
 
   if (o.soakRequests > 0) {

@@ -395,13 +395,13 @@ function firstText(r: ToolCallResult): string {
 }
 
 /**
- * One tool as `tools/list` shows it. `title` is given once, at the top level where MCP has read
- * it since 2025-06-18 (`annotations.title` is the 2025-03-26 place, a revision we never answer).
+ * One tool as `tools/list` shows it: its name, what it is for, its arguments and all three hints.
+ * No `title`: MCP does not require one, and for the model it only repeated the snake_case name
+ * (66 titles cost 1,749 bytes of every conversation).
  */
 export function toolListing<Ctx>(t: AnyTool<Ctx>) {
   return {
     name: t.name,
-    title: t.title,
     description: t.description,
     inputSchema: inputSchemaOf(t),
     annotations: annotationsFor(t.kind),
@@ -409,31 +409,36 @@ export function toolListing<Ctx>(t: AnyTool<Ctx>) {
 }
 
 /**
- * The JSON Schema of a tool's arguments; `additionalProperties: false` advertises the refusal.
- * zod writes `minimum`/`maximum` ±(2^53 − 1) on every `.int()` without bounds of its own: those
- * say nothing a model can use (JSON numbers beyond them are not safe integers anyway) and cost
- * 52 bytes each, so they are left out; bounds a tool sets are kept. String `maxLength` caps are
- * left out too: they bound what a misbehaving client can send (and the refusal names the cap), not
- * anything a model would write.
+ * The JSON Schema of a tool's arguments as it is listed: what a model needs to write a call, and
+ * nothing a client must resolve (no `$ref`/`$defs`). Left out, because they say nothing a model
+ * can use and every listing paid for them:
+ * - `additionalProperties: false`: unknown keys are refused anyway, by the server at the top level
+ *   (naming the closest valid parameter) and by zod's strict objects inside (the selector, a
+ *   waypoint), so the refusal does not need advertising; 29 bytes on every schema and object;
+ * - zod's `minimum`/`maximum` ±(2^53 − 1) on every `.int()` without bounds of its own (JSON numbers
+ *   beyond them are not safe integers anyway; 52 bytes each); bounds a tool sets are kept;
+ * - string `maxLength` caps: they bound what a misbehaving client can send (the refusal names the
+ *   cap), not anything a model would write.
  */
 export function inputSchemaOf<Ctx>(tool: AnyTool<Ctx>): Record<string, unknown> {
-  const schema = z.toJSONSchema(z.object(tool.params).strict(), { io: "input" }) as Record<
+  const schema = z.toJSONSchema(z.object(tool.params), { io: "input" }) as Record<
     string,
     unknown
   >;
   delete schema.$schema;
-  return withoutSafeIntegerBounds(schema) as Record<string, unknown>;
+  return listedSchema(schema) as Record<string, unknown>;
 }
 
-function withoutSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+function listedSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(listedSchema);
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
     if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
     if (k === "maxLength") continue;
-    out[k] = withoutSafeIntegerBounds(v);
+    if (k === "additionalProperties" && v === false) continue;
+    out[k] = listedSchema(v);
   }
   return out;
 }

@@ -32,11 +32,12 @@ export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   toolset: ToolsetName;
   kind: ToolKind;
-  /** Human title shown by clients. */
-  title: string;
   /** Written for the model: short and exact. */
   description: string;
-  /** Parameters, snake_case, each with `.describe()`. Unknown parameters are refused. */
+  /**
+   * Parameters, snake_case, each with `.describe()`. Unknown parameters are refused by the server
+   * (naming the closest valid one), not by the listed schema.
+   */
   params: Shape;
   /**
    * The marked case: the tool reads or acts on the open project, so it is refused (before its

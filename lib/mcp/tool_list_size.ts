@@ -22,9 +22,9 @@ export const TOOL_LIST_GOAL_AVERAGE_BYTES = 400;
  * cost at most the sum of theirs.
  */
 export const TOOLSET_LIST_BUDGET_BYTES: Readonly<Record<ToolsetName, number>> = {
-  core: 16_800,
-  ui: 21_700,
-  "device-admin": 8_200,
+  core: 14_800,
+  ui: 20_000,
+  "device-admin": 7_300,
 };
 
 /** The budget of a mode serving `toolsets`. */
@@ -39,6 +39,38 @@ export function toolsetModes(): ToolsetName[][] {
     out.push(TOOLSETS.filter((_, i) => mask & (1 << i)));
   }
   return out.sort((a, b) => a.length - b.length);
+}
+
+/**
+ * The size of the same list with no text at all (no tool or parameter description): names, types,
+ * bounds, enums, `required` and the three hints. What the structure alone costs, so the gap
+ * between a mode's size and the goal can be told apart into text and structure.
+ */
+export function toolListFloor<Ctx>(
+  tools: readonly AnyTool<Ctx>[],
+  toolsets: readonly ToolsetName[],
+): ToolListSize {
+  const served = tools.filter((t) => toolsets.includes(t.toolset)).map(toolListing);
+  return sizeOf(toolsets, withoutText(served));
+}
+
+/** Listed tools (as `tools/list` gives them) without their descriptions, tool and parameter. */
+export function withoutText(listed: readonly unknown[]): unknown[] {
+  return listed.map(withoutDescriptions) as unknown[];
+}
+
+/** JSON without its `description`s (a parameter named like a keyword is kept). */
+function withoutDescriptions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDescriptions);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "description") continue;
+    out[k] = k === "properties" && typeof v === "object" && v !== null
+      ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, withoutDescriptions(s)]))
+      : withoutDescriptions(v);
+  }
+  return out;
 }
 
 export interface ToolListSize {
@@ -56,7 +88,10 @@ export function toolListSize<Ctx>(
   tools: readonly AnyTool<Ctx>[],
   toolsets: readonly ToolsetName[],
 ): ToolListSize {
-  const served = tools.filter((t) => toolsets.includes(t.toolset)).map(toolListing);
+  return sizeOf(toolsets, tools.filter((t) => toolsets.includes(t.toolset)).map(toolListing));
+}
+
+function sizeOf(toolsets: readonly ToolsetName[], served: unknown[]): ToolListSize {
   const bytes = enc.encode(JSON.stringify({ tools: served })).length;
   return {
     toolsets: [...toolsets],

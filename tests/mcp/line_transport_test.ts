@@ -21,7 +21,6 @@ const hold = defineTool<Ctx, { key: z.ZodString }>({
   name: "hold_open",
   toolset: "core",
   kind: "R",
-  title: "Hold",
   description: "Answers when the test releases its key, or when cancelled",
   params: { key: z.string().max(20).describe("key") },
   async run(args, ctx) {

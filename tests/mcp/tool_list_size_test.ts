@@ -2,9 +2,15 @@
  * The tool list stays affordable: in every toolset mode `tools/list` is within the budget of its
  * toolsets (lib/mcp/tool_list_size.ts), and what a session sends is what this measures.
  */
-import { assert, assertEquals } from "../assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
-import { toolListBudget, toolListSize, toolsetModes } from "../../lib/mcp/tool_list_size.ts";
+import {
+  toolListBudget,
+  toolListFloor,
+  toolListSize,
+  toolsetModes,
+  withoutText,
+} from "../../lib/mcp/tool_list_size.ts";
 import { SessionHandlers } from "../../lib/mcp/server.ts";
 import { TOOLSETS } from "../../lib/mcp/tool_def.ts";
 
@@ -23,9 +29,8 @@ Deno.test("tools/list: every toolset mode is within its byte budget", () => {
   assertEquals(over, [], "tools/list grew past its budget (lib/mcp/tool_list_size.ts)");
 });
 
-/** The `tools/list` result of a session serving `sets`, as JSON text. */
-function listed(sets: readonly (typeof TOOLSETS)[number][]): string {
-  const h = new SessionHandlers({
+function session(sets: readonly (typeof TOOLSETS)[number][]) {
+  return new SessionHandlers({
     version: "0",
     title: "t",
     instructions: "",
@@ -36,7 +41,11 @@ function listed(sets: readonly (typeof TOOLSETS)[number][]): string {
     resources: { list: () => Promise.resolve([]), read: () => Promise.reject(new Error("none")) },
     prompts: [],
   });
-  return JSON.stringify(h.listTools({}));
+}
+
+/** The `tools/list` result of a session serving `sets`, as JSON text. */
+function listed(sets: readonly (typeof TOOLSETS)[number][]): string {
+  return JSON.stringify(session(sets).listTools({}));
 }
 
 Deno.test("tools/list: the measure is the list a session sends", () => {
@@ -52,4 +61,58 @@ Deno.test("tools/list: no ±(2^53 − 1) integer bounds and no $ref for a client
   assert(!json.includes("$ref") && !json.includes("$defs"), "no references to resolve");
   // Bounds a tool sets are still listed (max_rows: 1..MAX_ROWS).
   assert(/"max_rows":\{[^}]*"maximum":\d+/.test(json), "a tool's own bound is kept");
+});
+
+Deno.test("tools/list: no titles and no additionalProperties; unknown keys are still refused", async () => {
+  const json = listed(TOOLSETS);
+  assert(!json.includes("additionalProperties"), "no additionalProperties is listed");
+  for (const t of JSON.parse(json).tools) assertEquals(t.title, undefined, t.name);
+  // The refusal the schema no longer advertises: at the top level (the server, naming the closest
+  // parameter) and inside the strict objects (the selector, a drag's waypoints), before any run.
+  const h = session(TOOLSETS);
+  const meta = { signal: new AbortController().signal, notify: () => {} };
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["get_device_info", { device_serail: "emulator-5554" }, `did you mean "device_serial"?`],
+    [
+      "find_ui_elements",
+      { selector: { text: "OK", txt: "a" } },
+      `selector: Unrecognized key: "txt"`,
+    ],
+    ["ui_drag", {
+      start_x: 1,
+      start_y: 1,
+      end_x: 2,
+      end_y: 2,
+      waypoints: [{ x: 1, y: 2, z: 3 }],
+    }, `waypoints.0: Unrecognized key: "z"`],
+  ];
+  for (const [name, args, says] of cases) {
+    const r = await h.callTool({ name, arguments: args }, meta);
+    assertEquals(r.isError, true, name);
+    assertEquals((r.structuredContent?.error as { code: string }).code, "invalid_params", name);
+    const text = r.content[0].type === "text" ? r.content[0].text : "";
+    assertStringIncludes(text, says);
+  }
+});
+
+Deno.test("tools/list: the structure floor is the same list without any description", () => {
+  for (const sets of toolsetModes()) {
+    const floor = toolListFloor(TOOLS, sets);
+    assertEquals(floor.tools, toolListSize(TOOLS, sets).tools);
+    assert(floor.bytes < toolListSize(TOOLS, sets).bytes, sets.join(","));
+  }
+  const tools = withoutText(JSON.parse(listed(TOOLSETS)).tools) as {
+    name: string;
+    inputSchema: { properties: Record<string, unknown> };
+  }[];
+  assert(!JSON.stringify(tools).includes('"description"'), "no text left");
+  assertEquals(
+    tools.map((t) => [t.name, Object.keys(t.inputSchema.properties)]),
+    TOOLS.map((t) => [t.name, Object.keys(t.params)]),
+    "every tool and parameter is still there",
+  );
+  assertEquals(
+    new TextEncoder().encode(JSON.stringify({ tools })).length,
+    toolListFloor(TOOLS, TOOLSETS).bytes,
+  );
 });

@@ -26,7 +26,6 @@ function tool(
     name,
     toolset: "core",
     kind,
-    title: name,
     description: name,
     params: withSerial
       ? {

@@ -30,7 +30,6 @@ const launchAppTool = defineTool({
   name: "launch_app",
   toolset: "device-admin",
   kind: "W",
-  title: "Launch app",
   description: "Start an installed app (its launcher activity, or activity) with am start -W; " +
     "returns the launch time and state (cold, warm, hot). An am start error fails it.",
   params: {
@@ -74,7 +73,6 @@ const stopAppTool = defineTool({
   name: "stop_app",
   toolset: "device-admin",
   kind: "D",
-  title: "Stop app",
   description: "Force-stop the project's app (am force-stop).",
   params: {
     device_serial: requiredSerialParam,
@@ -99,7 +97,6 @@ const restartAppTool = defineTool({
   name: "restart_app",
   toolset: "device-admin",
   kind: "D",
-  title: "Restart app",
   description: "Force-stop and relaunch the project's app, keeping its data unless clear_data; " +
     "returns am start -W times and logcat's Displayed time.",
   params: {
@@ -160,7 +157,6 @@ const openDeepLinkTool = defineTool({
   name: "open_deep_link",
   toolset: "device-admin",
   kind: "W",
-  title: "Open deep link",
   description: "Open a URI (myapp://item/42, https://…) with am start -W -a VIEW, optionally in " +
     "package; fails when no app resolves it. Schemes: http, https and the project's.",
   params: {
@@ -201,7 +197,6 @@ const openAppSettingsTool = defineTool({
   name: "open_app_settings",
   toolset: "device-admin",
   kind: "W",
-  title: "Open app settings",
   description: "Open the system App info screen of a package (permissions, storage, force stop).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {

@@ -35,7 +35,6 @@ const dumpAppInfo = defineTool({
   name: "dump_app_info",
   toolset: "core",
   kind: "R",
-  title: "App info",
   description: "An installed app from dumpsys package: version, SDK levels, install and update " +
     "times, installer, flags (debuggable), launcher activity, permissions and grants.",
   params: { package: packageParam, device_serial: serialParam },
@@ -54,7 +53,6 @@ const getMemoryInfo = defineTool({
   name: "get_memory_info",
   toolset: "core",
   kind: "R",
-  title: "App memory",
   description: "A running app's memory per process (dumpsys meminfo): PSS, RSS, swap, Java and " +
     "native heap, graphics, object counts (activities, views, WebViews).",
   params: { package: packageParam, device_serial: serialParam },
@@ -78,7 +76,6 @@ const getAppRuntimeState = defineTool({
   name: "get_app_runtime_state",
   toolset: "core",
   kind: "R",
-  title: "App runtime state",
   description:
     "Whether an app is installed, running (processes, pids), in the foreground (resumed " +
     "activity, focused window) or force-stopped.",
@@ -136,7 +133,6 @@ const getExitReasons = defineTool({
   name: "get_exit_reasons",
   toolset: "core",
   kind: "R",
-  title: "Why the app exited",
   description:
     "Why an app's processes ended (crash, ANR, low memory, killed…), newest first, from " +
     "the device's exit history (Android 11+), with crashes logcat never saw.",

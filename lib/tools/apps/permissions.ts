@@ -12,7 +12,6 @@ function permissionTool(grant: boolean) {
     name: grant ? "grant_runtime_permission" : "revoke_runtime_permission",
     toolset: "device-admin",
     kind: grant ? "W" : "D",
-    title: grant ? "Grant permission" : "Revoke permission",
     description: grant
       ? "Grant a runtime permission the project's app requests (pm grant)."
       : "Revoke a runtime permission from the project's app (pm revoke); Android kills its process.",

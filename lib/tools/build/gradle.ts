@@ -97,7 +97,6 @@ const runGradleTask = defineTool({
   name: "run_gradle_task",
   toolset: "core",
   kind: "O",
-  title: "Run a Gradle task",
   description:
     "Build in the trusted project and wait: returns errors with file and line, and the " +
     "APKs written. Publishing/uninstall tasks are refused. Sends progress; cancel to " +
@@ -122,7 +121,6 @@ const runTests = defineTool({
   name: "run_tests",
   toolset: "core",
   kind: "O",
-  title: "Run tests",
   description:
     "Run the app's tests through Gradle (unit, connected on devices, or a test task) and " +
     "wait; returns the result like run_gradle_task, under the same trust and policy.",
@@ -195,7 +193,6 @@ const getBuildStatus = defineTool({
   name: "get_build_status",
   toolset: "core",
   kind: "R",
-  title: "Build status",
   description:
     "Is a build running? Returns it (task, elapsed time, current task) or the latest one: " +
     "status, summary, who started or cancelled it.",
@@ -240,7 +237,6 @@ const getBuildErrors = defineTool({
   name: "get_build_errors",
   toolset: "core",
   kind: "R",
-  title: "Build errors",
   description:
     "After a failed build: its errors and warnings with file, line, column, message and " +
     "tool (kotlin, java, aapt2, r8, lint…). Latest build unless build_id.",
@@ -286,7 +282,6 @@ const getBuildLog = defineTool({
   name: "get_build_log",
   toolset: "core",
   kind: "R",
-  title: "Build log",
   description:
     "The last lines of a build's raw Gradle output (latest build unless build_id), for a " +
     "failure its errors do not explain.",
@@ -322,7 +317,6 @@ const cancelBuild = defineTool({
   name: "cancel_build",
   toolset: "core",
   kind: "W",
-  title: "Cancel the build",
   description:
     "Stop the Gradle build running in this keynobi process, whoever started it; recorded " +
     "as cancelled by this agent.",

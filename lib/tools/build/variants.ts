@@ -15,7 +15,6 @@ const listBuildVariants = defineTool({
   name: "list_build_variants",
   toolset: "core",
   kind: "R",
-  title: "Build variants",
   description: "The app module's variants (flavors × build types) with their application ids and " +
     "tasks, and which one is active.",
   params: {
@@ -53,7 +52,6 @@ const setActiveVariantTool = defineTool({
   name: "set_active_variant",
   toolset: "core",
   kind: "W",
-  title: "Set the active variant",
   description: "Make a variant the app module's active one (saved, shared with other keynobi " +
     "processes); unit and connected tests use it by default.",
   params: {
@@ -77,7 +75,6 @@ const findApkPath = defineTool({
   name: "find_apk_path",
   toolset: "core",
   kind: "R",
-  title: "Find the APK",
   description:
     "The APK a build wrote for a variant (output-metadata.json), to pass to install_apk; " +
     "found: false with the reason when none or several match.",
@@ -136,7 +133,6 @@ const getBuildConfig = defineTool({
   name: "get_build_config",
   toolset: "core",
   kind: "R",
-  title: "Build configuration",
   description: "A module's Android configuration from its build file, without running Gradle: " +
     "namespace, application id, SDK levels, version, build types, flavors, variants.",
   params: {

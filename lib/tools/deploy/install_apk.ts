@@ -16,7 +16,6 @@ const installApk = defineTool({
   name: "install_apk",
   toolset: "device-admin",
   kind: "D",
-  title: "Install an APK",
   description:
     "Install a built APK (from find_apk_path; only under <module>/build/outputs/ in the " +
     "project) on a device and record its build. Sends progress; cancel to stop.",

@@ -165,7 +165,6 @@ const listRunConfigurations = defineTool({
   name: "list_run_configurations",
   toolset: "core",
   kind: "R",
-  title: "Run configurations",
   description:
     "The project's run configurations (by default one per app module and debug variant), " +
     "each with what it would do now or why it cannot run.",
@@ -279,7 +278,6 @@ const buildRunConfiguration = defineTool({
   name: "build_run_configuration",
   toolset: "core",
   kind: "O",
-  title: "Build a run configuration",
   description:
     "Build a run configuration's task (trust, task policy, progress, cancellation) and " +
     "return the APK it produced. Never installs or launches.",
@@ -331,7 +329,6 @@ const runRunConfiguration = defineTool({
   name: "run_run_configuration",
   toolset: "device-admin",
   kind: "O",
-  title: "Run a run configuration",
   description: "Build, install and launch a run configuration on its device; returns the launch " +
     "time. Never starts an emulator. Progress per phase; cancelling stops the build only.",
   params: {

@@ -54,7 +54,6 @@ const listAvds = defineTool({
   name: "list_avds",
   toolset: "core",
   kind: "R",
-  title: "List AVDs",
   description: "The emulators (AVDs) on this machine and which are running, with their serials.",
   params: {},
   async run(_args, ctx) {
@@ -99,7 +98,6 @@ const launchAvd = defineTool({
   name: "launch_avd",
   toolset: "device-admin",
   kind: "W",
-  title: "Launch an AVD",
   description:
     "Start an emulator for an AVD and wait up to 60 s until it has booted; returns its " +
     "serial. Sends progress; cancel to stop waiting.",
@@ -171,7 +169,6 @@ const stopAvd = defineTool({
   name: "stop_avd",
   toolset: "device-admin",
   kind: "D",
-  title: "Stop an emulator",
   description: "Power off a running emulator; succeeds once adb no longer lists it (up to 30 s).",
   params: {
     serial: serialArg("serial").describe("Emulator serial (emulator-5554)"),

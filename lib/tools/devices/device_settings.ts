@@ -16,7 +16,6 @@ const setNetworkStateTool = defineTool({
   name: "set_network_state",
   toolset: "device-admin",
   kind: "D",
-  title: "Set network state",
   description:
     "Turn Wi-Fi, mobile data or airplane mode on or off; returns the previous state to " +
     "revert. Cutting a wireless-ADB device off is refused.",
@@ -61,7 +60,6 @@ const setDeviceOrientation = defineTool({
   name: "set_device_orientation",
   toolset: "device-admin",
   kind: "W",
-  title: "Set orientation",
   description:
     "Rotate the screen to an orientation (auto-rotate off) or back to auto; returns the " +
     "previous one.",

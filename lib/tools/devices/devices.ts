@@ -58,7 +58,6 @@ const listDevices = defineTool({
   name: "list_devices",
   toolset: "core",
   kind: "R",
-  title: "List devices",
   description: "Devices and emulators adb sees: serial, state (device = online), kind (emulator, " +
     "usb, wireless), model. Pass a serial as device_serial.",
   params: {},
@@ -88,7 +87,6 @@ const getDeviceInfo = defineTool({
   name: "get_device_info",
   toolset: "core",
   kind: "R",
-  title: "Device info",
   description:
     "A device's model, manufacturer, Android version and API level, ABIs, screen size and " +
     "density, emulator and AVD name, battery, build fingerprint.",

@@ -62,7 +62,6 @@ const getCrashLogs = defineTool({
   name: "get_crash_logs",
   toolset: "core",
   kind: "R",
-  title: "Crash logs",
   description: "After a crash or ANR: the newest ones read from logcat (Java, ANR, native) with " +
     "their crash_group_id, and the groups (type, top app frames, counts, first/last " +
     "seen).",
@@ -143,7 +142,6 @@ const getCrashStackTrace = defineTool({
   name: "get_crash_stack_trace",
   toolset: "core",
   kind: "R",
-  title: "Crash stack trace",
   description:
     "One crash parsed (the newest, or of a package or group): exception, message, frames " +
     "with app frames marked, the Caused-by chain, nearby log lines. retrace: true " +

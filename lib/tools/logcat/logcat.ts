@@ -48,7 +48,6 @@ const startLogcat = defineTool({
   name: "start_logcat",
   toolset: "core",
   kind: "W",
-  title: "Start logcat",
   description:
     "Start streaming a device's logcat (its existing buffer first) into Keynobi's buffer, " +
     "one stream per device; then read it with get_logcat_entries or get_crash_logs.",
@@ -72,7 +71,6 @@ const stopLogcat = defineTool({
   name: "stop_logcat",
   toolset: "core",
   kind: "W",
-  title: "Stop logcat",
   description: "Stop logcat streaming (every device, or device_serial). What was read stays " +
     "buffered; start_logcat resumes.",
   params: {
@@ -101,7 +99,6 @@ const clearLogcat = defineTool({
   name: "clear_logcat",
   toolset: "core",
   kind: "D",
-  title: "Clear logcat buffer",
   description:
     "Clear Keynobi's logcat buffer and crash records (every device, or device_serial), " +
     "not the device's buffer; streams keep running.",
@@ -132,7 +129,6 @@ const getLogcatEntries = defineTool({
   name: "get_logcat_entries",
   toolset: "core",
   kind: "R",
-  title: "Read logcat",
   description:
     "Search the buffered logcat: the newest matching entries, oldest first (pid, level, " +
     "tag, message, package, crash flag, JSON payload). A partial answer gives " +
@@ -221,7 +217,6 @@ const getLogcatStats = defineTool({
   name: "get_logcat_stats",
   toolset: "core",
   kind: "R",
-  title: "Logcat stats",
   description:
     "Per device: stream state (and why it ended), entries stored and evicted, lines per " +
     "second, counts by level, top tags, crash count.",

@@ -158,7 +158,6 @@ const getProjectInfo = defineTool({
   name: "get_project_info",
   toolset: "core",
   kind: "R",
-  title: "Project info",
   description: "Start here: the open Android project (root, modules, app modules, build files, " +
     "Gradle wrapper), whether it is trusted to build, the JDK builds use, and the session " +
     "mode.",
@@ -173,7 +172,6 @@ const runHealthCheckTool = defineTool({
   name: "run_health_check",
   toolset: "core",
   kind: "R",
-  title: "Health check",
   description:
     "When building or deploying fails for setup reasons: checks JDK, Android SDK, adb and " +
     "its server, Gradle wrapper, project and trust; each failed check has a hint.",

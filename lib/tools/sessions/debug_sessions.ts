@@ -60,7 +60,6 @@ const listDebugSessions = defineTool({
   name: "list_debug_sessions",
   toolset: "core",
   kind: "R",
-  title: "List debug sessions",
   description: "Installs of an app on a device, newest first (by install_apk or " +
     "run_run_configuration): build, state, crash, ANR, exit and launch counts. Then " +
     "get_debug_session.",
@@ -116,7 +115,6 @@ const getDebugSession = defineTool({
   name: "get_debug_session",
   toolset: "core",
   kind: "R",
-  title: "Read a debug session",
   description:
     "One debug session: build and source commit, installer, counts, timeline (install, " +
     "launches, crashes, ANRs, exits, agent actions), crashes with attribution, a crash's " +
@@ -205,7 +203,6 @@ const compareDebugSessions = defineTool({
   name: "compare_debug_sessions",
   toolset: "core",
   kind: "R",
-  title: "Compare debug sessions",
   description: "Why a newer install crashes: build, commit and changed build files, launch time, " +
     "crash signatures new and gone, exit reasons. Default: newest good vs the first later " +
     "crashing.",

@@ -14,7 +14,6 @@ const findUiElements = defineTool({
   name: "find_ui_elements",
   toolset: "ui",
   kind: "R",
-  title: "Find elements",
   description:
     "Find nodes on the current screen by selector; returns each match with its tree path " +
     "and handle.",
@@ -51,7 +50,6 @@ const findUiParent = defineTool({
   name: "find_ui_parent",
   toolset: "ui",
   kind: "R",
-  title: "Find an element's parent",
   description:
     "The parent of a handle or tree path on the current screen, such as the clickable row " +
     "around a label.",

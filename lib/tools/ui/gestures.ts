@@ -51,7 +51,6 @@ const uiPinch = defineTool({
   name: "ui_pinch",
   toolset: "ui",
   kind: "W",
-  title: "Pinch (two fingers)",
   description:
     "Zoom: two fingers apart (scale > 1) or together around an element or point (default: " +
     "screen center); returns the settled screen. Emulators only (gRPC multi-touch).",
@@ -136,7 +135,6 @@ const uiDrag = defineTool({
   name: "ui_drag",
   toolset: "ui",
   kind: "W",
-  title: "Press, hold and drag",
   description: "Press at the start (element or start_x/start_y), hold hold_ms, move through " +
     "waypoints to the end, dwell, lift: reorder a list, drag and drop. Returns the " +
     "settled screen.",
@@ -234,7 +232,6 @@ const uiSwipe = defineTool({
   name: "ui_swipe",
   toolset: "ui",
   kind: "W",
-  title: "Swipe",
   description:
     "Drag from start to end and pause before lifting, so a list moves exactly that far " +
     "(fling: true flings); returns the settled screen.",
@@ -302,7 +299,6 @@ const uiScrollUntilElement = defineTool({
   name: "ui_scroll_until_element",
   toolset: "ui",
   kind: "W",
-  title: "Scroll until an element shows",
   description:
     "Scroll the scrollable area (down shows what is below) until a selector matches, at " +
     "most max_swipes times; returns the matches and the settled screen.",

@@ -21,7 +21,6 @@ const getUiHierarchy = defineTool({
   name: "get_ui_hierarchy",
   toolset: "ui",
   kind: "R",
-  title: "Read the screen",
   description:
     "Read the screen: a header (package, activity, keyboard, loading, screen hash), then " +
     '[handle] Class "label" #id @(tap x,y) WxH flags per element. Act by handle (e7). ' +
@@ -90,7 +89,6 @@ const listClickableElements = defineTool({
   name: "list_clickable_elements",
   toolset: "ui",
   kind: "R",
-  title: "List clickable elements",
   description:
     "Only the element rows that can be tapped, long-pressed, checked or typed into, with " +
     "their handles.",
@@ -119,7 +117,6 @@ const compareUiState = defineTool({
   name: "compare_ui_state",
   toolset: "ui",
   kind: "R",
-  title: "What changed on screen",
   description: "What was added, removed or changed on screen since the last element list a tool " +
     "returned for this device.",
   params: {

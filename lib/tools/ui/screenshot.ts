@@ -29,7 +29,6 @@ const screenshot = defineTool({
   name: "screenshot",
   toolset: "ui",
   kind: "R",
-  title: "Screenshot",
   description: `The screen as PNG or JPEG, long edge max_dimension (default ` +
     `${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look). Image pixels × ` +
     `scale = device pixels; tapping by handle cannot miss.`,

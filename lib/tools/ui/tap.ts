@@ -27,7 +27,6 @@ const uiTap = defineTool({
   name: "ui_tap",
   toolset: "ui",
   kind: "W",
-  title: "Tap a point",
   description:
     "Tap device pixels (x, y); returns the settled screen. Prefer ui_tap_element with a " +
     "handle: it cannot miss.",
@@ -59,7 +58,6 @@ const uiTapElement = defineTool({
   name: "ui_tap_element",
   toolset: "ui",
   kind: "W",
-  title: "Tap an element",
   description:
     "Tap an element (handle or tree path) where nothing covers it; returns the settled " +
     "screen. Hides a keyboard that covers it; refuses a covered element or a stale " +
@@ -97,7 +95,6 @@ const uiLongPress = defineTool({
   name: "ui_long_press",
   toolset: "ui",
   kind: "W",
-  title: "Long-press",
   description:
     "Press and hold an element (handle or tree path) or a point (x, y) for duration_ms; " +
     "returns the settled screen.",

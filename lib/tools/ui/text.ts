@@ -28,7 +28,6 @@ const uiTypeText = defineTool({
   name: "ui_type_text",
   toolset: "ui",
   kind: "W",
-  title: "Type text",
   description: "Type printable ASCII into the focused field (newline presses Enter; max 1,000 " +
     "bytes); returns the settled screen. Other characters: ui_type_text_unicode.",
   params: {
@@ -65,7 +64,6 @@ const uiFillInput = defineTool({
   name: "ui_fill_input",
   toolset: "ui",
   kind: "W",
-  title: "Fill a text field",
   description: "Tap a text field (handle or tree path), clear it and type ASCII text (max 1,000 " +
     "bytes); returns the settled screen. Refuses a disabled or non-editable node.",
   params: {
@@ -105,7 +103,6 @@ const uiTypeTextUnicode = defineTool({
   name: "ui_type_text_unicode",
   toolset: "ui",
   kind: "W",
-  title: "Type any text (ADB keyboard)",
   description: "Type any Unicode text (max 1,000 bytes) into the focused field through the ADB " +
     "keyboard IME (com.android.adbkeyboard/.AdbIME, installed and selected).",
   params: {
@@ -133,7 +130,6 @@ const clearFocusedInput = defineTool({
   name: "clear_focused_input",
   toolset: "ui",
   kind: "W",
-  title: "Clear the focused field",
   description: "Delete the text of the focused text field; returns the settled screen.",
   params: {
     device_serial: serialParam,
@@ -158,7 +154,6 @@ const hideSoftKeyboard = defineTool({
   name: "hide_soft_keyboard",
   toolset: "ui",
   kind: "W",
-  title: "Hide the keyboard",
   description: "Hide the soft keyboard if it is shown (Back); otherwise do nothing, so it never " +
     "navigates back by mistake.",
   params: {
@@ -210,7 +205,6 @@ const sendUiKey = defineTool({
   name: "send_ui_key",
   toolset: "ui",
   kind: "W",
-  title: "Press a key",
   description: "Press a key (BACK, HOME, ENTER, DEL, TAB… or a code); enter taps the keyboard's " +
     "action key (Search, Go) when a keyboard shows. Returns the settled screen.",
   params: {

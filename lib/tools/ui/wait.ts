@@ -34,7 +34,6 @@ const waitForElement = defineTool({
   name: "wait_for_element",
   toolset: "ui",
   kind: "R",
-  title: "Wait for an element",
   description:
     "Wait until a selector matches (gone: true: until nothing does), reading the screen " +
     "repeatedly; returns the matches. Reports progress; cancel to stop.",
@@ -82,7 +81,6 @@ const uiWaitForIdle = defineTool({
   name: "ui_wait_for_idle",
   toolset: "ui",
   kind: "R",
-  title: "Wait for the screen to settle",
   description:
     "Wait until the screen stops changing and no spinner or progress bar shows; returns " +
     "the element list.",
@@ -123,7 +121,6 @@ const uiAssertElement = defineTool({
   name: "ui_assert_element",
   toolset: "ui",
   kind: "R",
-  title: "Assert an element",
   description:
     "Pass when a selector matches (exists: false: when nothing does) within timeout_ms; " +
     "otherwise a tool error saying what is on screen instead.",
