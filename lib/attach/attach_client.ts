@@ -5,7 +5,7 @@
  */
 import { boundedWait } from "../core/abortable.ts";
 import { attachSocketPath } from "../core/data_dir.ts";
-import type { ToolsetName } from "../mcp/tool_def.ts";
+import type { ToolsetName } from "../mcp/toolsets.ts";
 import {
   ATTACH_VERSION,
   type AttachReply,

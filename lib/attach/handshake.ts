@@ -13,7 +13,7 @@
 import { isAbsolute, normalize } from "node:path";
 import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { concatBytes } from "../core/bytes.ts";
-import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
+import { type ToolsetName, TOOLSETS } from "../mcp/toolsets.ts";
 
 /** The handshake revision this release speaks. */
 export const ATTACH_VERSION = 1;

@@ -1,5 +1,5 @@
 /** Command-line parsing: pure, so every refusal is testable without spawning. */
-import type { ToolsetName } from "../mcp/tool_def.ts";
+import type { ToolsetName } from "../mcp/toolsets.ts";
 import { parseToolsets } from "../mcp/toolsets.ts";
 import { type HttpAddress, parseHttpAddress } from "../mcp/http_address.ts";
 import { MAX_MIN_ACTION_INTERVAL_MS } from "../ui/limits.ts";

@@ -4,10 +4,6 @@ import { isCompiled } from "./permissions.ts";
 import { setLogLevel } from "../core/log.ts";
 import { VERSION } from "../version.ts";
 import { parseArgs, USAGE, UsageError } from "./args.ts";
-import { setupCommand } from "./setup.ts";
-import { projectsCommand, trustCommand, untrustCommand } from "./trust.ts";
-import { openCommand, statusCommand } from "./status.ts";
-import { approveConfigurationsCommand } from "./approve.ts";
 
 /**
  * The folder the user ran keynobi from. `deno task` runs in the folder of deno.json and puts the
@@ -52,23 +48,26 @@ export async function main(argv: readonly string[]): Promise<number> {
     case "help":
       console.log(USAGE);
       return 0;
+    // Each command loads its own modules: `--mcp` (what clients start) loads none of the others.
     case "trust":
-      return await trustCommand([cmd.path], io);
+      return await (await import("./trust.ts")).trustCommand([cmd.path], io);
     case "untrust":
-      return await untrustCommand([cmd.path], io);
+      return await (await import("./trust.ts")).untrustCommand([cmd.path], io);
     case "projects":
-      return await projectsCommand([], io);
+      return await (await import("./trust.ts")).projectsCommand([], io);
     case "approve-configurations":
-      return await approveConfigurationsCommand([cmd.path], io);
-    case "setup":
+      return await (await import("./approve.ts")).approveConfigurationsCommand([cmd.path], io);
+    case "setup": {
+      const { setupCommand } = await import("./setup.ts");
       for (const line of await setupCommand(cmd.mcpArgs, cmd.http ?? null, io.stderr)) {
         console.log(line);
       }
       return 0;
+    }
     case "status":
-      return await statusCommand(io, { json: cmd.json });
+      return await (await import("./status.ts")).statusCommand(io, { json: cmd.json });
     case "open":
-      return await openCommand(cmd.path, io);
+      return await (await import("./status.ts")).openCommand(cmd.path, io);
     case "app": {
       const { runApp } = await import("./app.ts");
       const stop = Promise.withResolvers<void>();
@@ -90,8 +89,6 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     }
     case "mcp": {
-      // The SDK's Server (most of start-up) loads beside the launcher and the registry.
-      import("../mcp/session.ts").catch(() => {});
       const { runMcp } = await import("./mcp.ts");
       return await runMcp({
         project: cmd.project,

@@ -12,8 +12,11 @@ import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
 import { type ProjectSelection, selectProject } from "../gradle/project_root.ts";
+import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";
+import { type EarlyInitialize, earlyInitializeAnswer } from "../mcp/early_initialize.ts";
+import { RequestGate } from "../mcp/request_gate.ts";
 import type { Session } from "../mcp/session.ts";
 import { type HttpAddress, httpTokenFor } from "../mcp/http_address.ts";
 import {
@@ -22,12 +25,11 @@ import {
   removeSessionRecord,
   writeSessionRecord,
 } from "../mcp/session_records.ts";
-import { type ToolsetName, TOOLSETS } from "../mcp/tool_def.ts";
+import { type ToolsetName, TOOLSETS } from "../mcp/toolsets.ts";
 import type { ToolContext } from "../tools/context.ts";
 import { VERSION } from "../version.ts";
 import { ATTACH_TIMEOUT_MS, tryAttach } from "../attach/attach_client.ts";
 import { runRelay } from "../attach/relay.ts";
-import { closeRuntime, createRuntime, newToolSession } from "./runtime.ts";
 
 export { ATTACH_TIMEOUT_MS };
 
@@ -61,10 +63,9 @@ function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T | unde
 }
 
 export async function runMcp(opts: McpLaunchOptions): Promise<number> {
-  // Start loading the SDK's Server now: its import is most of start-up, and overlaps the disk
-  // reads below (data dir, project selection, the attach socket).
-  const sessionModule = import("../mcp/session.ts");
-  sessionModule.catch(() => {});
+  // Over HTTP, start loading the SDK's Server now: its import is most of start-up, and overlaps
+  // the disk reads below. On stdio it loads once `initialize` is answered (`serve`).
+  const sessionModule = opts.http ? loadSessionModule() : null;
   const httpModule = opts.http ? import("../mcp/http_server.ts") : null;
   httpModule?.catch(() => {});
   // Signals always start the shutdown, whatever is in flight (before start-up finished too).
@@ -78,9 +79,18 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   }
 }
 
+/** What a standalone session needs beyond start-up: the SDK's Server, the registry, the workers. */
+type SessionModules = [typeof import("../mcp/session.ts"), typeof import("./runtime.ts")];
+
+function loadSessionModule(): Promise<SessionModules> {
+  const p = Promise.all([import("../mcp/session.ts"), import("./runtime.ts")]);
+  p.catch(() => {});
+  return p;
+}
+
 async function serve(
   opts: McpLaunchOptions,
-  sessionModule: Promise<typeof import("../mcp/session.ts")>,
+  sessionModule: Promise<SessionModules> | null,
   httpModule: Promise<typeof import("../mcp/http_server.ts")> | null,
   signalled: Promise<"signal">,
 ): Promise<number> {
@@ -181,13 +191,14 @@ async function serve(
     followsApp: false,
     pinnedProject: null,
   };
-  const rt = createRuntime({
-    env: opts.env,
-    dataDir,
-    minIntervalMs: opts.minIntervalMs ?? null,
-    grpc,
+  const title = "Keynobi (standalone)";
+  const instructions = buildInstructions({
+    mode: "standalone",
+    standaloneReason: reason,
+    enabledToolsets,
+    project: project?.root ?? null,
   });
-  const { builds, activity } = rt;
+  const activity = new ActivityLog(dataDir, { pid: Deno.pid });
   const started = performance.now();
   const housekeeping = (async () => {
     await activity.rotateIfNeeded();
@@ -213,19 +224,41 @@ async function serve(
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
-  const instructions = buildInstructions({
-    mode: "standalone",
-    standaloneReason: reason,
-    enabledToolsets,
-    project: project?.root ?? null,
+  // On stdio, read ahead and answer `initialize` now; the SDK's Server, the registry and the
+  // workers' clients load after it (lib/mcp/early_initialize.ts).
+  let transport: LineTransport | null = null;
+  const early: { initialize?: EarlyInitialize } = {};
+  if (!httpModule) {
+    transport = new LineTransport(opts.stdin, opts.stdout, { gate: new RequestGate() });
+    const first = Promise.withResolvers<void>();
+    transport.readAhead((m) => {
+      first.resolve();
+      return earlyInitializeAnswer(
+        m,
+        { title, version: VERSION, instructions },
+        (e) => (early.initialize = e),
+      );
+    });
+    // Loading holds the event loop: first take the first message (or the end of input).
+    await Promise.race([first.promise, transport.ended, signalled]);
+  }
+  const [{ createSession }, { closeRuntime, createRuntime, newToolSession }] =
+    await (sessionModule ?? loadSessionModule());
+  const rt = createRuntime({
+    env: opts.env,
+    dataDir,
+    activity,
+    minIntervalMs: opts.minIntervalMs ?? null,
+    grpc,
   });
-  const { createSession } = await sessionModule;
+  const { builds } = rt;
   const fixedProject = project;
   /** One MCP session: its own id, client, requests and UI pacing; the process's workers. */
-  const newSession = (sessionId?: string): Session<ToolContext> =>
+  const newSession = (sessionId?: string, gate?: RequestGate): Session<ToolContext> =>
     newToolSession(rt, {
       sessionId,
-      title: "Keynobi (standalone)",
+      gate,
+      title,
       instructions,
       enabledToolsets,
       project: () => fixedProject,
@@ -261,11 +294,13 @@ async function serve(
       await withinGrace(builds.shutdown("keynobi was stopped by a signal"));
       await withinGrace(http.close());
     } else {
-      const s = newSession();
-      const transport = new LineTransport(opts.stdin, opts.stdout, { gate: s.gate });
-      closeTransport = () => transport.close();
-      await s.server.connect(transport);
-      const first = await Promise.race([signalled, transport.ended.then(() => "client" as const)]);
+      const stdio = transport!;
+      const s = newSession(undefined, stdio.gate);
+      // The client's early-answered initialize, told to the session (its answer was written).
+      if (early.initialize) s.handlers.initialize(early.initialize.params);
+      closeTransport = () => stdio.close();
+      await s.server.connect(stdio);
+      const first = await Promise.race([signalled, stdio.ended.then(() => "client" as const)]);
       const second = first === "signal"
         ? first
         // The client went away: a build it started finishes and is recorded (bounded by the build

@@ -20,6 +20,7 @@ import { log } from "../core/log.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import type { ActivitySink, RequestExtras } from "../mcp/server.ts";
 import type { Session } from "../mcp/session.ts";
+import type { RequestGate } from "../mcp/request_gate.ts";
 import type { ToolsetName } from "../mcp/tool_def.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
@@ -73,6 +74,8 @@ export function createRuntime(opts: {
   dataDir: string;
   minIntervalMs: number | null;
   grpc: GrpcEndpoint | null;
+  /** The activity log, when the caller opened it first (default: a new one for this process). */
+  activity?: ActivityLog;
 }): Runtime {
   const { env, dataDir } = opts;
   const adb = makeAdbClient(env);
@@ -93,7 +96,7 @@ export function createRuntime(opts: {
     logcat,
     ui,
     sessions: new SessionRecorder(dataDir),
-    activity: new ActivityLog(dataDir, { pid: Deno.pid }),
+    activity: opts.activity ?? new ActivityLog(dataDir, { pid: Deno.pid }),
     actionInterval: async () =>
       chooseInterval(
         opts.minIntervalMs,
@@ -118,6 +121,8 @@ export async function closeRuntime(
 
 export interface ToolSessionSpec {
   sessionId?: string;
+  /** The gate of a transport that was reading before the session existed. */
+  gate?: RequestGate;
   title: string;
   instructions: string;
   enabledToolsets: readonly ToolsetName[];
@@ -157,6 +162,7 @@ export function newToolSession(
   });
   const s: Session<ToolContext> = createSession<ToolContext>({
     sessionId,
+    gate: spec.gate,
     version: VERSION,
     title: spec.title,
     instructions: spec.instructions,

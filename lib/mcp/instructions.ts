@@ -3,7 +3,7 @@
  * and the conventions every tool shares. It names no tool: `tools/list` already gives them, and a
  * client pays for these lines in every conversation.
  */
-import { type ToolsetName, TOOLSETS } from "./tool_def.ts";
+import { type ToolsetName, TOOLSETS } from "./toolsets.ts";
 
 export interface InstructionsInput {
   mode: "standalone" | "attached";

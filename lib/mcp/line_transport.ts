@@ -29,6 +29,17 @@ import { ABORTED, raceAbort } from "../core/abortable.ts";
 export const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The largest `maxQueuedBytes` a caller may choose. */
 export const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
+/** Messages read ahead (`readAhead`) that wait for the server; reading pauses beyond. */
+export const MAX_EARLY_MESSAGES = 1_000;
+
+/** Answers the first message itself, or returns null to let it wait for the server. */
+export type FirstAnswer = (message: JSONRPCMessage) => JSONRPCMessage | null;
+
+interface ReadAhead {
+  answerFirst: FirstAnswer | null;
+  waiting: JSONRPCMessage[];
+  connected: PromiseWithResolvers<void>;
+}
 
 export interface LineTransportOptions {
   /** Longest line read (default `MAX_MESSAGE_BYTES`). */
@@ -56,6 +67,8 @@ export class LineTransport implements Transport {
   #writes: Promise<void> = Promise.resolve();
   #room: { promise: Promise<void>; resolve: () => void } | null = null;
   #started = false;
+  #reading = false;
+  #early: ReadAhead | null = null;
   #closed = false;
   #outputGone = false;
   #droppedNotifications = 0;
@@ -92,14 +105,44 @@ export class LineTransport implements Transport {
     return this.#queued;
   }
 
+  /** Messages read ahead (`readAhead`) that wait for the server to connect. */
+  get waiting(): number {
+    return this.#early?.waiting.length ?? 0;
+  }
+
   /** Progress notifications dropped because the client was not reading. */
   get droppedNotifications(): number {
     return this.#droppedNotifications;
   }
 
+  /**
+   * Start reading before a server is connected (while the SDK loads): what is read waits, in
+   * order, until `start()` hands it over, except that `answerFirst` may answer the first message
+   * itself (its answer is written at once and the message is not handed over). Lines that are not
+   * messages are answered as always. Reading pauses while MAX_EARLY_MESSAGES wait.
+   */
+  readAhead(answerFirst: FirstAnswer | null = null): void {
+    if (this.#reading) throw new Error("LineTransport already reading");
+    this.#early = { answerFirst, waiting: [], connected: Promise.withResolvers<void>() };
+    this.#beginReading();
+  }
+
   start(): Promise<void> {
     if (this.#started) throw new Error("LineTransport already started");
     this.#started = true;
+    const early = this.#early;
+    if (early) {
+      this.#early = null;
+      for (const m of early.waiting) this.#handOver(m);
+      early.connected.resolve();
+    } else {
+      this.#beginReading();
+    }
+    return Promise.resolve();
+  }
+
+  #beginReading(): void {
+    this.#reading = true;
     this.#reader = this.#input.getReader();
     void this.#readLoop(this.#reader).then(
       () => this.#ended.resolve(),
@@ -108,7 +151,6 @@ export class LineTransport implements Transport {
         this.#ended.resolve();
       },
     );
-    return Promise.resolve();
   }
 
   async #readLoop(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
@@ -122,6 +164,10 @@ export class LineTransport implements Transport {
       if (typeof ev === "string") this.#deliver(ev);
       else this.#writeError(null, droppedLineError(ev.dropped, this.#maxMessageBytes));
       if (this.#queued > this.#maxQueued) await this.#waitForRoom();
+      const early = this.#early;
+      if (early && early.waiting.length >= MAX_EARLY_MESSAGES) {
+        await raceAbort(early.connected.promise, this.#stop.signal);
+      }
     }
   }
 
@@ -143,9 +189,27 @@ export class LineTransport implements Transport {
       default:
         break;
     }
-    this.delivered(c.message as JSONRPCMessage);
+    this.#handOver(c.message as JSONRPCMessage);
+  }
+
+  #handOver(message: JSONRPCMessage): void {
+    const early = this.#early;
+    if (early) {
+      const answerFirst = early.answerFirst;
+      early.answerFirst = null;
+      let answer: JSONRPCMessage | null = null;
+      try {
+        answer = answerFirst?.(message) ?? null;
+      } catch {
+        answer = null; // the server answers it
+      }
+      if (answer) void this.send(answer);
+      else early.waiting.push(message);
+      return;
+    }
+    this.delivered(message);
     try {
-      this.onmessage?.(c.message as JSONRPCMessage);
+      this.onmessage?.(message);
     } catch (e) {
       this.onerror?.(e instanceof Error ? e : new Error(String(e)));
     }

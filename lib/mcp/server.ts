@@ -17,20 +17,15 @@ import {
   type ToolsetName,
 } from "./tool_def.ts";
 import { hiddenToolMessage } from "./toolsets.ts";
+import { initializeResult } from "./initialize.ts";
 import type { PromptDef } from "./prompts.ts";
 import type { ResourceProvider } from "./resources.ts";
 
-export const PROTOCOL_VERSION = "2025-11-25";
-/**
- * Revisions we answer with when the client asks for one; anything else gets the latest. Not
- * 2025-03-26: it requires accepting JSON-RPC batches, which we refuse (every revision after it
- * removed them), so a client asking for it is offered 2025-11-25.
- */
-export const SUPPORTED_PROTOCOL_VERSIONS = [
-  "2025-11-25",
-  "2025-06-18",
-  "2024-11-05",
-] as const;
+export {
+  PROTOCOL_VERSION,
+  SERVER_CAPABILITIES,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "./initialize.ts";
 
 export interface ActivitySink {
   append(entry: {
@@ -124,24 +119,9 @@ export class SessionHandlers<Ctx> {
   }
 
   initialize(params: Record<string, unknown>) {
-    const requested = params.protocolVersion;
-    if (typeof requested !== "string") {
-      throw new RpcError(
-        RpcCode.invalidParams,
-        `initialize needs params.protocolVersion (a string such as "${PROTOCOL_VERSION}")`,
-      );
-    }
-    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : PROTOCOL_VERSION;
-    const info = params.clientInfo as { name?: unknown } | undefined;
-    if (typeof info?.name === "string") this.#clientName = info.name.slice(0, 200);
-    return {
-      protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
-      serverInfo: { name: "keynobi", title: this.#opts.title, version: this.#opts.version },
-      instructions: this.#opts.instructions,
-    };
+    const { result, clientName } = initializeResult(params, this.#opts);
+    if (clientName !== null) this.#clientName = clientName;
+    return result;
   }
 
   listTools(params: Record<string, unknown>) {
@@ -355,9 +335,6 @@ export class SessionHandlers<Ctx> {
     p.finally(() => this.#pending.delete(p));
   }
 }
-
-/** What `initialize` advertises. */
-export const SERVER_CAPABILITIES = { tools: {}, prompts: {}, resources: {} } as const;
 
 /** Every list fits one page (no `nextCursor`), so any cursor is one we never issued. */
 function noCursor(method: string, params: Record<string, unknown>): void {

@@ -36,6 +36,8 @@ export interface CreateSessionOptions<Ctx> extends SessionOptions<Ctx> {
   sessionId?: string;
   /** In-flight bound (default MAX_CONCURRENT_REQUESTS). */
   maxInFlight?: number;
+  /** The session's gate, when its transport made it first (stdio reads ahead of the session). */
+  gate?: RequestGate;
 }
 
 /** A request schema that only names the method: the handlers check params with their own errors. */
@@ -64,7 +66,7 @@ const NO_SCHEMA_VALIDATION = {
 export function createSession<Ctx>(opts: CreateSessionOptions<Ctx>): Session<Ctx> {
   const sessionId = opts.sessionId ?? crypto.randomUUID();
   const handlers = new SessionHandlers(opts, sessionId);
-  const gate = new RequestGate(opts.maxInFlight);
+  const gate = opts.gate ?? new RequestGate(opts.maxInFlight);
   const server = new Server(
     { name: "keynobi", title: opts.title, version: opts.version },
     {

@@ -4,12 +4,12 @@
  */
 import { z } from "zod";
 import { isToolError, type ToolErrorData } from "../core/errors.ts";
+import type { ToolsetName } from "./toolsets.ts";
+
+export { type ToolsetName, TOOLSETS } from "./toolsets.ts";
 
 /** R read-only, W changes state, D destructive or hard to reverse, O runs project code. */
 export type ToolKind = "R" | "W" | "D" | "O";
-
-export const TOOLSETS = ["core", "ui", "device-admin"] as const;
-export type ToolsetName = typeof TOOLSETS[number];
 
 /** An image content item (MCP `ImageContent`): base64 data and its MIME type. */
 export interface ImageContent {

@@ -1,5 +1,8 @@
 /** Toolsets: the groups of tools a session can be limited to with `--toolsets`. */
-import { type ToolsetName, TOOLSETS } from "./tool_def.ts";
+
+/** The toolsets, in the order they are listed. Loads nothing (start-up reads it). */
+export const TOOLSETS = ["core", "ui", "device-admin"] as const;
+export type ToolsetName = typeof TOOLSETS[number];
 
 export function isToolsetName(name: string): name is ToolsetName {
   return (TOOLSETS as readonly string[]).includes(name);

@@ -1,0 +1,223 @@
+/**
+ * The early `initialize` answer (lib/mcp/early_initialize.ts) through our LineTransport reading
+ * ahead of a real session, against the same lines sent to a session that was connected from the
+ * start (the SDK path): the bytes written are the same, a first plain `initialize` is answered
+ * before the session exists, everything else waits for it and is answered by it, in order, and
+ * the session learns the client's name.
+ */
+import { assert, assertEquals } from "../assert.ts";
+import type { SessionOptions } from "../../lib/mcp/server.ts";
+import { createSession, type Session } from "../../lib/mcp/session.ts";
+import { LineTransport, MAX_EARLY_MESSAGES } from "../../lib/mcp/line_transport.ts";
+import { RequestGate } from "../../lib/mcp/request_gate.ts";
+import { type EarlyInitialize, earlyInitializeAnswer } from "../../lib/mcp/early_initialize.ts";
+import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
+import { linePair } from "./_line_pair.ts";
+import { waitUntil } from "../wait.ts";
+
+function options(): SessionOptions<Record<string, never>> {
+  return {
+    version: "1.2.3",
+    title: "Keynobi (test)",
+    instructions: 'Test instructions: \u00e9 \u2014 "quoted"\nsecond line',
+    tools: [],
+    enabledToolsets: ["core"],
+    hasProject: false,
+    makeContext: () => ({}),
+    resources: { list: () => Promise.resolve([]), read: () => Promise.reject(new Error("none")) },
+    prompts: [],
+  };
+}
+
+const line = (m: unknown) => JSON.stringify(m) + "\n";
+const LAST_ID = "last-ping";
+const lastPing = line({ jsonrpc: "2.0", id: LAST_ID, method: "ping" });
+const isLast = (l: string) => JSON.parse(l).id === LAST_ID;
+
+/** Lines through a session connected from the start: what the SDK path writes. */
+async function sdkPath(input: string[]): Promise<string[]> {
+  await using pair = await linePair(options());
+  for (const l of input) await pair.write(l);
+  await pair.write(lastPing);
+  await pair.next((m) => m.id === LAST_ID);
+  return [...pair.lines];
+}
+
+/** Collects what a transport writes, line by line. */
+function sink() {
+  const lines: string[] = [];
+  const dec = new TextDecoder();
+  let buf = "";
+  const stream = new WritableStream<Uint8Array>({
+    write(chunk) {
+      buf += dec.decode(chunk, { stream: true });
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        lines.push(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+      }
+    },
+  });
+  return { lines, stream };
+}
+
+/**
+ * Lines through a transport reading ahead with the early answer; the session is made and connected
+ * only after every line was read (as when the SDK loads slowly). Returns what was written before
+ * the session existed, all that was written, and the session.
+ */
+async function earlyPath(input: string[]): Promise<{
+  before: string[];
+  all: string[];
+  session: Session<Record<string, never>>;
+  early: EarlyInitialize | undefined;
+}> {
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  const out = sink();
+  const gate = new RequestGate();
+  const transport = new LineTransport(pipe.readable, out.stream, { gate });
+  const seen: { early?: EarlyInitialize } = {};
+  const o = options();
+  transport.readAhead((m) =>
+    earlyInitializeAnswer(m, o, (e) => {
+      seen.early = e;
+    })
+  );
+  const writer = pipe.writable.getWriter();
+  const enc = new TextEncoder();
+  for (const l of input) await writer.write(enc.encode(l));
+  // Every message line read (waiting, or answered early) and every answer written.
+  const messages = input.filter((l) => classifyLine(l.trimEnd()).kind !== "invalid").length;
+  await waitUntil(
+    () => transport.waiting + (seen.early ? 1 : 0) === messages && transport.queuedBytes === 0,
+    "every line read ahead",
+  );
+  const before = [...out.lines];
+  const session = createSession({ ...o, gate });
+  if (seen.early) session.handlers.initialize(seen.early.params);
+  await session.server.connect(transport);
+  assertEquals(transport.waiting, 0);
+  await writer.write(enc.encode(lastPing));
+  await waitUntil(() => out.lines.some(isLast), "the last ping's answer");
+  await writer.close().catch(() => {});
+  await session.close();
+  return { before, all: [...out.lines], session, early: seen.early };
+}
+
+const init = (id: unknown, params: unknown, extra: Record<string, unknown> = {}) =>
+  line({ jsonrpc: "2.0", id, method: "initialize", params, ...extra });
+
+Deno.test("a plain initialize is answered before the session exists, with the SDK path's bytes", async () => {
+  const cases = [
+    init(1, {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "a", version: "1" },
+    }),
+    init("s-1", { protocolVersion: "2025-06-18", capabilities: { roots: {} } }),
+    init(0, { protocolVersion: "2024-11-05", clientInfo: { name: "x".repeat(300), version: "1" } }),
+    init(7, { protocolVersion: "2025-03-26", capabilities: {} }), // not offered: the latest
+    init(8, { protocolVersion: "1999-01-01", other: [1, 2] }),
+    init(-9007199254740991, { protocolVersion: "2025-11-25" }),
+  ];
+  for (const c of cases) {
+    const sdk = await sdkPath([c]);
+    const early = await earlyPath([c]);
+    assertEquals(early.before.length, 1, c);
+    assertEquals(early.before[0], sdk[0], c);
+    assertEquals(early.all, sdk, c);
+  }
+});
+
+Deno.test("anything but a plain first initialize waits for the session and gets its answer", async () => {
+  const cases: string[][] = [
+    [init(1, { protocolVersion: "2025-11-25", _meta: { progressToken: 5 } })],
+    [init(1, { protocolVersion: "2025-11-25", task: { ttl: 1000 } })],
+    [init(1, { protocolVersion: "2025-11-25" }, { extra: true })],
+    [init(1, { capabilities: {} })],
+    [init(1, { protocolVersion: 20251125 })],
+    [line({ jsonrpc: "2.0", id: 1, method: "initialize" })],
+    [line({ jsonrpc: "2.0", method: "initialize", params: { protocolVersion: "2025-11-25" } })],
+    [line({ jsonrpc: "2.0", id: 1, method: "ping" }), init(2, { protocolVersion: "2025-11-25" })],
+  ];
+  for (const c of cases) {
+    const sdk = await sdkPath(c);
+    const early = await earlyPath(c);
+    assertEquals(early.before, [], c.join(""));
+    assertEquals(early.early, undefined, c.join(""));
+    assertEquals(early.all, sdk, c.join(""));
+  }
+});
+
+Deno.test("what is read after the early answer is handed over in order, and the session knows the client", async () => {
+  const input = [
+    init(1, { protocolVersion: "2025-11-25", clientInfo: { name: "early-client", version: "2" } }),
+    line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    line({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    init(3, { protocolVersion: "2025-06-18", clientInfo: { name: "second", version: "2" } }),
+    line({ jsonrpc: "2.0", id: 4, method: "ping" }),
+    "not json\n",
+    line({ jsonrpc: "2.0", id: 5, method: "no/such/method" }),
+  ];
+  const sdk = await sdkPath(input);
+  const early = await earlyPath(input);
+  assertEquals(early.before.length, 2); // the answer and the refused line, both at once
+  assertEquals(JSON.parse(early.before[0]).id, 1);
+  assertEquals(JSON.parse(early.before[1]).error.code, -32700);
+  // The same answers; the refused line's comes earlier, as the transport answers it on reading.
+  const byId = (ls: string[]) => ls.map((l) => JSON.parse(l)).map((m) => JSON.stringify(m.id));
+  assertEquals(early.all.slice().sort(), sdk.slice().sort());
+  assertEquals(
+    byId(early.all.filter((l) => !l.includes("-32700"))),
+    byId(sdk.filter((l) => !l.includes("-32700"))),
+  );
+  // The second initialize went through the session, which now knows that client.
+  assertEquals(early.session.handlers.clientName, "second");
+});
+
+Deno.test("the early answer's client name reaches the session", async () => {
+  const early = await earlyPath([
+    init(1, { protocolVersion: "2025-11-25", clientInfo: { name: "early-client", version: "2" } }),
+  ]);
+  assertEquals(early.before.length, 1);
+  assertEquals(early.session.handlers.clientName, "early-client");
+});
+
+Deno.test("reading ahead pauses while MAX_EARLY_MESSAGES wait, and goes on once connected", async () => {
+  const total = MAX_EARLY_MESSAGES + 500;
+  let pulled = 0;
+  const enc = new TextEncoder();
+  const input = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulled < total) {
+        pulled++;
+        c.enqueue(
+          enc.encode(line({ jsonrpc: "2.0", method: "notifications/n", params: { i: pulled } })),
+        );
+      } else if (pulled === total) {
+        pulled++;
+        c.enqueue(enc.encode(lastPing));
+      }
+    },
+  }, { highWaterMark: 0 });
+  const out = sink();
+  const gate = new RequestGate();
+  const transport = new LineTransport(input, out.stream, { gate });
+  transport.readAhead(null);
+  await waitUntil(() => transport.waiting === MAX_EARLY_MESSAGES, "the read loop to fill the wait");
+  // Give the read loop many turns: it must not read on.
+  for (let i = 0; i < 200; i++) await new Promise((r) => setTimeout(r, 0));
+  assertEquals(transport.waiting, MAX_EARLY_MESSAGES);
+  assert(pulled <= MAX_EARLY_MESSAGES + 2, `read ${pulled} lines ahead`);
+  assertEquals(out.lines, []);
+  let seen = 0;
+  const session = createSession({ ...options(), gate });
+  session.server.fallbackNotificationHandler = () => {
+    seen++;
+    return Promise.resolve();
+  };
+  await session.server.connect(transport);
+  await waitUntil(() => out.lines.some(isLast), "the last ping's answer");
+  assertEquals(seen, total);
+  await session.close();
+});
