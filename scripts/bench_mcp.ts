@@ -287,7 +287,12 @@ export async function benchMcp(
         Math.round(bytes / tools.length)
       } per tool)`;
     };
-    return { text: size(list.result), floor: size({ tools: withoutText(tools) }) };
+    return {
+      text: size(list.result),
+      floor: `no text ${size({ tools: withoutText(tools) })}; every description "" ${
+        size({ tools: withoutText(tools, true) })
+      }`,
+    };
   };
   const goal = `issue-12 goal ${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} and ` +
     `${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool`;
@@ -295,7 +300,8 @@ export async function benchMcp(
   for (const sets of toolsetModes()) {
     const mode = sets.length === TOOLSETS.length ? "all toolsets" : sets.join(",");
     const { text: now, floor } = await listed(after.entry, sets);
-    // The structure floor (the same list with no description at all) of each toolset and of all.
+    // The structure floor of each toolset and of all: the same list with no description at all,
+    // and with every description kept but empty (the least it costs with everything described).
     if (sets.length === 1 || sets.length === TOOLSETS.length) {
       floors.push({
         what: `tools/list structure floor (no text), ${mode}`,

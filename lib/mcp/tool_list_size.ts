@@ -54,21 +54,28 @@ export function toolListFloor<Ctx>(
   return sizeOf(toolsets, withoutText(served));
 }
 
-/** Listed tools (as `tools/list` gives them) without their descriptions, tool and parameter. */
-export function withoutText(listed: readonly unknown[]): unknown[] {
-  return listed.map(withoutDescriptions) as unknown[];
+/**
+ * Listed tools (as `tools/list` gives them) without their text: every tool and parameter
+ * description left out, or, with `blank`, kept as `""` (the least a list can cost with every
+ * tool and parameter described: the `"description":""` keys alone).
+ */
+export function withoutText(listed: readonly unknown[], blank = false): unknown[] {
+  return listed.map((t) => withoutDescriptions(t, blank)) as unknown[];
 }
 
 /** JSON without its `description`s (a parameter named like a keyword is kept). */
-function withoutDescriptions(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutDescriptions);
+function withoutDescriptions(node: unknown, blank: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => withoutDescriptions(n, blank));
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === "description") continue;
+    if (k === "description") {
+      if (blank) out[k] = "";
+      continue;
+    }
     out[k] = k === "properties" && typeof v === "object" && v !== null
-      ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, withoutDescriptions(s)]))
-      : withoutDescriptions(v);
+      ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, withoutDescriptions(s, blank)]))
+      : withoutDescriptions(v, blank);
   }
   return out;
 }

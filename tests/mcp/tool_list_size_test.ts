@@ -115,4 +115,9 @@ Deno.test("tools/list: the structure floor is the same list without any descript
     new TextEncoder().encode(JSON.stringify({ tools })).length,
     toolListFloor(TOOLS, TOOLSETS).bytes,
   );
+  // Blanked, every tool and parameter keeps a description, and every one is empty.
+  const blank = JSON.stringify(withoutText(JSON.parse(listed(TOOLSETS)).tools, true));
+  const params = TOOLS.reduce((n, t) => n + Object.keys(t.params).length, 0);
+  assertEquals(blank.split('"description":""').length - 1, TOOLS.length + params);
+  assertEquals(blank.split('"description":').length - 1, TOOLS.length + params);
 });
