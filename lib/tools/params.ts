@@ -25,7 +25,7 @@ import type { ToolContext } from "./context.ts";
 export function serialArg(param = "device_serial") {
   return validated(z.string(), (v) => validateSerial(v, param));
 }
-export const serialParam = serialArg().optional().describe("Default: the only online device");
+export const serialParam = serialArg().optional().describe("Default: sole online device");
 export const requiredSerialParam = serialArg().describe("Device serial (list_devices)");
 /** `device_serial` as a filter: only that device's entries, every device when left out. */
 export function serialFilterParam(description: string) {
@@ -34,7 +34,7 @@ export function serialFilterParam(description: string) {
 
 /** An application id, checked (validatePackage). */
 export const packageArg = validated(z.string(), (v) => validatePackage(v));
-export const packageParam = packageArg.describe("Application id (com.example.app)");
+export const packageParam = packageArg.describe("App id (com.example.app)");
 /** `package` as a filter or with a default of its own. */
 export function optionalPackageParam(description: string) {
   return packageArg.optional().describe(description);
@@ -54,13 +54,13 @@ export const permissionParam = validated(z.string(), (v) => validatePermission(v
 // ── UI reading and acting ────────────────────────────────────────────────────────────────────
 
 export const maxRowsParam = z.number().int().min(1).max(MAX_ROWS).optional().describe(
-  `Rows shown (default ${DEFAULT_MAX_ROWS})`,
+  `Default ${DEFAULT_MAX_ROWS}`,
 );
 export const targetParam = z.string().describe(
   "Handle (e7) or tree path (0.1.2)",
 );
 export const expectHashParam = z.string().max(128).optional().describe(
-  "Refuse if the screen hash is not this",
+  "Refuse if the screen hash differs",
 );
 
 /**
@@ -90,15 +90,15 @@ export const selectorParam = validated(
   }).strict(),
   (v) => validateSelector(v),
 ).describe(
-  "Node to match: every key given must match, at least one text-like. text, content_desc, " +
-    "hint: exact (whitespace collapsed); *_contains: substring, any case; resource_id: full or " +
-    "after :id/; class: full or short (Button); package; the flags (editable: a text field)",
+  "Every key given must match; one at least text-like. text, content_desc, hint: exact " +
+    "(whitespace collapsed); *_contains: substring, any case; resource_id: full or after :id/; " +
+    "class: full or short (Button); package; flags (editable: a text field)",
 );
 
 /** `timeout_ms` of a UI wait whose default is `def`. */
 export function timeoutParam(def: number) {
   return z.number().int().min(0).max(MAX_WAIT_TIMEOUT_MS).optional().describe(
-    `Wait in ms (default ${def})`,
+    `Default ${def}`,
   );
 }
 
@@ -111,6 +111,4 @@ export async function requireScope(ctx: ToolContext, pkg: string, allow: boolean
   checkPackageScope(scope, pkg, false);
 }
 
-export const observeAfterParam = z.boolean().optional().describe(
-  "Return the settled screen (default true)",
-);
+export const observeAfterParam = z.boolean().optional().describe("Default true");

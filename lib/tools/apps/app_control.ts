@@ -30,8 +30,9 @@ const launchAppTool = defineTool({
   name: "launch_app",
   toolset: "device-admin",
   kind: "W",
-  description: "Start an installed app (its launcher activity, or activity) with am start -W; " +
-    "returns the launch time and state (cold, warm, hot). An am start error fails it.",
+  description:
+    "Start an installed app (its launcher activity, or activity) and wait; returns the " +
+    "launch time and state (cold, warm, hot). A launch error fails it.",
   params: {
     device_serial: requiredSerialParam,
     package: packageParam,
@@ -73,7 +74,7 @@ const stopAppTool = defineTool({
   name: "stop_app",
   toolset: "device-admin",
   kind: "D",
-  description: "Force-stop the project's app (am force-stop).",
+  description: "Force-stop the project's app.",
   params: {
     device_serial: requiredSerialParam,
     package: packageParam,
@@ -97,8 +98,9 @@ const restartAppTool = defineTool({
   name: "restart_app",
   toolset: "device-admin",
   kind: "D",
-  description: "Force-stop and relaunch the project's app, keeping its data unless clear_data; " +
-    "returns am start -W times and logcat's Displayed time.",
+  description:
+    "Force-stop and relaunch the project's app (data kept unless clear_data); returns the " +
+    "launch times and logcat's Displayed time.",
   params: {
     package: packageParam,
     device_serial: serialParam,
@@ -157,8 +159,8 @@ const openDeepLinkTool = defineTool({
   name: "open_deep_link",
   toolset: "device-admin",
   kind: "W",
-  description: "Open a URI (myapp://item/42, https://…) with am start -W -a VIEW, optionally in " +
-    "package; fails when no app resolves it. Schemes: http, https and the project's.",
+  description: "Open a URI (myapp://item/42, https://…) as a VIEW intent, optionally in package; " +
+    "fails when no app resolves it. Schemes: http, https and the project's.",
   params: {
     uri: z.string().describe("Absolute URI, percent-encoded ASCII"),
     package: optionalPackageParam("Only this app may handle it"),

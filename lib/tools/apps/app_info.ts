@@ -35,8 +35,9 @@ const dumpAppInfo = defineTool({
   name: "dump_app_info",
   toolset: "core",
   kind: "R",
-  description: "An installed app from dumpsys package: version, SDK levels, install and update " +
-    "times, installer, flags (debuggable), launcher activity, permissions and grants.",
+  description:
+    "An installed app: version, SDK levels, install and update times, installer, flags " +
+    "(debuggable), launcher activity, permissions and grants.",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = args.package;
@@ -53,8 +54,9 @@ const getMemoryInfo = defineTool({
   name: "get_memory_info",
   toolset: "core",
   kind: "R",
-  description: "A running app's memory per process (dumpsys meminfo): PSS, RSS, swap, Java and " +
-    "native heap, graphics, object counts (activities, views, WebViews).",
+  description:
+    "A running app's memory per process: PSS, RSS, swap, Java and native heap, graphics, " +
+    "object counts (activities, views, WebViews).",
   params: { package: packageParam, device_serial: serialParam },
   async run(args, ctx) {
     const pkg = args.package;

@@ -13,8 +13,8 @@ function permissionTool(grant: boolean) {
     toolset: "device-admin",
     kind: grant ? "W" : "D",
     description: grant
-      ? "Grant a runtime permission the project's app requests (pm grant)."
-      : "Revoke a runtime permission from the project's app (pm revoke); Android kills its process.",
+      ? "Grant a runtime permission the project's app requests."
+      : "Revoke a runtime permission from the project's app; Android kills its process.",
     params: {
       package: packageParam,
       permission: permissionParam,

@@ -99,8 +99,7 @@ const runGradleTask = defineTool({
   kind: "O",
   description:
     "Build in the trusted project and wait: returns errors with file and line, and the " +
-    "APKs written. Publishing/uninstall tasks are refused. Sends progress; cancel to " +
-    "stop.",
+    "APKs written. Publishing/uninstall tasks are refused. Sends progress; cancellable.",
   params: {
     task: z.string().max(2000).describe(
       "Task(s): assembleDebug, :app:assembleDemoDebug, clean build",
@@ -122,8 +121,8 @@ const runTests = defineTool({
   toolset: "core",
   kind: "O",
   description:
-    "Run the app's tests through Gradle (unit, connected on devices, or a test task) and " +
-    "wait; returns the result like run_gradle_task, under the same trust and policy.",
+    "Run the app's tests (unit, connected on devices, or a test task) and wait; result, " +
+    "trust and task policy as for run_gradle_task.",
   params: {
     test_type: z.string().max(300).describe(
       "unit, connected, or a test task (:feature:testDebugUnitTest)",
@@ -193,8 +192,7 @@ const getBuildStatus = defineTool({
   name: "get_build_status",
   toolset: "core",
   kind: "R",
-  description:
-    "Is a build running? Returns it (task, elapsed time, current task) or the latest one: " +
+  description: "Is a build running? Returns it (task, elapsed time, current task) or the latest: " +
     "status, summary, who started or cancelled it.",
   params: {},
   needsProject: true,
@@ -283,8 +281,8 @@ const getBuildLog = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "The last lines of a build's raw Gradle output (latest build unless build_id), for a " +
-    "failure its errors do not explain.",
+    "The last lines of a build's raw Gradle output (latest unless build_id), for a failure " +
+    "its errors do not explain.",
   params: {
     lines: z.number().int().min(1).max(MAX_TAIL_LINES).optional().describe(
       `Lines from the end (default ${DEFAULT_TAIL_LINES}, setting mcp.default_build_log_lines)`,
@@ -318,8 +316,8 @@ const cancelBuild = defineTool({
   toolset: "core",
   kind: "W",
   description:
-    "Stop the Gradle build running in this keynobi process, whoever started it; recorded " +
-    "as cancelled by this agent.",
+    "Stop the Gradle build this keynobi runs, whoever started it; recorded as cancelled by " +
+    "this agent.",
   params: {},
   needsProject: true,
   async run(_args, ctx) {

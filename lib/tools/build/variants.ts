@@ -53,7 +53,7 @@ const setActiveVariantTool = defineTool({
   toolset: "core",
   kind: "W",
   description: "Make a variant the app module's active one (saved, shared with other keynobi " +
-    "processes); unit and connected tests use it by default.",
+    "processes); tests use it by default.",
   params: {
     variant: z.string().max(200).describe("A variant (demoDebug)"),
     module: z.string().max(200).optional().describe("App module; default the only one"),
@@ -76,8 +76,8 @@ const findApkPath = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "The APK a build wrote for a variant (output-metadata.json), to pass to install_apk; " +
-    "found: false with the reason when none or several match.",
+    "The APK a build wrote for a variant, to pass to install_apk; found: false with the " +
+    "reason when none or several match.",
   params: {
     variant: z.string().max(200).optional().describe(
       "Default: the active variant",
@@ -133,8 +133,8 @@ const getBuildConfig = defineTool({
   name: "get_build_config",
   toolset: "core",
   kind: "R",
-  description: "A module's Android configuration from its build file, without running Gradle: " +
-    "namespace, application id, SDK levels, version, build types, flavors, variants.",
+  description: "A module's Android configuration from its build file, without Gradle: namespace, " +
+    "application id, SDK levels, version, build types, flavors, variants.",
   params: {
     module: z.string().max(200).optional().describe(
       "Module directory (app); default the app module",

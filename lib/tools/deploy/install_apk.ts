@@ -17,8 +17,8 @@ const installApk = defineTool({
   toolset: "device-admin",
   kind: "D",
   description:
-    "Install a built APK (from find_apk_path; only under <module>/build/outputs/ in the " +
-    "project) on a device and record its build. Sends progress; cancel to stop.",
+    "Install a built APK (from find_apk_path; only under <module>/build/outputs/) on a " +
+    "device and record its build. Sends progress; cancellable.",
   params: {
     device_serial: requiredSerialParam,
     apk_path: z.string().max(4096).describe(

@@ -280,7 +280,7 @@ const buildRunConfiguration = defineTool({
   kind: "O",
   description:
     "Build a run configuration's task (trust, task policy, progress, cancellation) and " +
-    "return the APK it produced. Never installs or launches.",
+    "return its APK. Never installs or launches.",
   params: {
     name: configNameParam,
   },
@@ -329,8 +329,9 @@ const runRunConfiguration = defineTool({
   name: "run_run_configuration",
   toolset: "device-admin",
   kind: "O",
-  description: "Build, install and launch a run configuration on its device; returns the launch " +
-    "time. Never starts an emulator. Progress per phase; cancelling stops the build only.",
+  description:
+    "Build, install and launch a run configuration on its device; returns the launch time. " +
+    "Never starts an emulator. Progress per phase; cancelling stops the build only.",
   params: {
     name: configNameParam,
     device_serial: serialFilterParam("Device for a lastUsed/ask configuration"),

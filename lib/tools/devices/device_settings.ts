@@ -21,9 +21,9 @@ const setNetworkStateTool = defineTool({
     "revert. Cutting a wireless-ADB device off is refused.",
   params: {
     device_serial: serialParam,
-    wifi: z.boolean().optional().describe("Wi-Fi on or off"),
-    mobile_data: z.boolean().optional().describe("Mobile data on or off"),
-    airplane_mode: z.boolean().optional().describe("Airplane mode on or off"),
+    wifi: z.boolean().optional().describe("On or off"),
+    mobile_data: z.boolean().optional().describe("On or off"),
+    airplane_mode: z.boolean().optional().describe("On or off"),
   },
   async run(args, ctx) {
     const req = {

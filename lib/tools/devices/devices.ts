@@ -58,8 +58,9 @@ const listDevices = defineTool({
   name: "list_devices",
   toolset: "core",
   kind: "R",
-  description: "Devices and emulators adb sees: serial, state (device = online), kind (emulator, " +
-    "usb, wireless), model. Pass a serial as device_serial.",
+  description:
+    "Devices and emulators adb sees: serial (the device_serial to pass), state (device = " +
+    "online), kind (emulator, usb, wireless), model.",
   params: {},
   async run(_args, ctx) {
     const devices = await ctx.adb.listDevices(callOpts(ctx, DEVICE_TOOL_TIMEOUT_MS));

@@ -62,9 +62,8 @@ const getCrashLogs = defineTool({
   name: "get_crash_logs",
   toolset: "core",
   kind: "R",
-  description: "After a crash or ANR: the newest ones read from logcat (Java, ANR, native) with " +
-    "their crash_group_id, and the groups (type, top app frames, counts, first/last " +
-    "seen).",
+  description: "After a crash or ANR: the newest from logcat (Java, ANR, native) with their " +
+    "crash_group_id, and the groups (type, top app frames, counts, first/last seen).",
   params: {
     count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
       `Most returned (default ${DEFAULT_CRASH_COUNT})`,
@@ -144,8 +143,7 @@ const getCrashStackTrace = defineTool({
   kind: "R",
   description:
     "One crash parsed (the newest, or of a package or group): exception, message, frames " +
-    "with app frames marked, the Caused-by chain, nearby log lines. retrace: true " +
-    "deobfuscates R8.",
+    "with app frames marked, the Caused-by chain, nearby log lines.",
   params: {
     package: optionalPackageParam("The app's package"),
     crash_group_id: z.string().optional().describe("From get_crash_logs"),

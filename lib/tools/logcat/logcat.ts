@@ -48,9 +48,8 @@ const startLogcat = defineTool({
   name: "start_logcat",
   toolset: "core",
   kind: "W",
-  description:
-    "Start streaming a device's logcat (its existing buffer first) into Keynobi's buffer, " +
-    "one stream per device; then read it with get_logcat_entries or get_crash_logs.",
+  description: "Stream a device's logcat (its existing buffer first) into Keynobi's buffer, one " +
+    "stream per device; read it with get_logcat_entries or get_crash_logs.",
   params: { device_serial: serialParam },
   async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial, LOGCAT_DEVICE_TIMEOUT_MS);
@@ -71,8 +70,9 @@ const stopLogcat = defineTool({
   name: "stop_logcat",
   toolset: "core",
   kind: "W",
-  description: "Stop logcat streaming (every device, or device_serial). What was read stays " +
-    "buffered; start_logcat resumes.",
+  description:
+    "Stop logcat streaming (every device, or device_serial); what was read stays buffered, " +
+    "start_logcat resumes.",
   params: {
     device_serial: serialFilterParam("Stop only this device; default all"),
   },
@@ -100,8 +100,8 @@ const clearLogcat = defineTool({
   toolset: "core",
   kind: "D",
   description:
-    "Clear Keynobi's logcat buffer and crash records (every device, or device_serial), " +
-    "not the device's buffer; streams keep running.",
+    "Clear Keynobi's logcat buffer and crash records (every device, or device_serial), not " +
+    "the device's buffer; streams keep running.",
   params: {
     device_serial: serialFilterParam("Clear only this device; default all"),
   },
@@ -130,9 +130,8 @@ const getLogcatEntries = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "Search the buffered logcat: the newest matching entries, oldest first (pid, level, " +
-    "tag, message, package, crash flag, JSON payload). A partial answer gives " +
-    "next_before_seq for before_seq.",
+    "Search buffered logcat: the newest matching entries, oldest first (pid, level, tag, " +
+    "message, package, crash flag, JSON payload); a partial answer gives next_before_seq.",
   params: {
     count: z.number().int().min(1).max(MAX_LOGCAT_COUNT).optional().describe(
       `Most returned (default ${DEFAULT_LOGCAT_COUNT})`,

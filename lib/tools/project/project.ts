@@ -158,9 +158,8 @@ const getProjectInfo = defineTool({
   name: "get_project_info",
   toolset: "core",
   kind: "R",
-  description: "Start here: the open Android project (root, modules, app modules, build files, " +
-    "Gradle wrapper), whether it is trusted to build, the JDK builds use, and the session " +
-    "mode.",
+  description: "Start here: the open project (root, modules, app modules, build files, Gradle " +
+    "wrapper), whether it is trusted to build, the JDK builds use, the session mode.",
   params: {},
   async run(_args, ctx) {
     const structured = await projectInfo(ctx);
@@ -173,8 +172,8 @@ const runHealthCheckTool = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "When building or deploying fails for setup reasons: checks JDK, Android SDK, adb and " +
-    "its server, Gradle wrapper, project and trust; each failed check has a hint.",
+    "When a build or deploy fails for setup reasons: checks JDK, Android SDK, adb server, " +
+    "Gradle wrapper, project and trust; a failed check has a hint.",
   params: {},
   async run(_args, ctx) {
     const report = await runHealthCheck({

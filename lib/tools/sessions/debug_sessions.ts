@@ -61,8 +61,7 @@ const listDebugSessions = defineTool({
   toolset: "core",
   kind: "R",
   description: "Installs of an app on a device, newest first (by install_apk or " +
-    "run_run_configuration): build, state, crash, ANR, exit and launch counts. Then " +
-    "get_debug_session.",
+    "run_run_configuration): build, state, crash, ANR, exit and launch counts.",
   params: {
     limit: z.number().int().min(1).max(MAX_SESSION_LIST_LIMIT).optional().describe(
       `Most listed (default ${DEFAULT_SESSION_LIST_LIMIT})`,
@@ -116,9 +115,8 @@ const getDebugSession = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "One debug session: build and source commit, installer, counts, timeline (install, " +
-    "launches, crashes, ANRs, exits, agent actions), crashes with attribution, a crash's " +
-    "log lines.",
+    "One debug session: build and commit, installer, counts, timeline (install, launches, " +
+    "crashes, ANRs, exits, agent actions), crashes with attribution, a crash's log lines.",
   params: {
     session_id: z.string().max(64).describe("From list_debug_sessions"),
     max_events: z.number().int().min(0).max(MAX_EVENTS_RETURNED).optional().describe(
@@ -204,7 +202,7 @@ const compareDebugSessions = defineTool({
   toolset: "core",
   kind: "R",
   description: "Why a newer install crashes: build, commit and changed build files, launch time, " +
-    "crash signatures new and gone, exit reasons. Default: newest good vs the first later " +
+    "crash signatures new and gone, exit reasons. Default: newest good vs the next " +
     "crashing.",
   params: {
     from: z.string().max(64).optional().describe("Earlier (good) session id"),

@@ -53,7 +53,7 @@ const uiPinch = defineTool({
   kind: "W",
   description:
     "Zoom: two fingers apart (scale > 1) or together around an element or point (default: " +
-    "screen center); returns the settled screen. Emulators only (gRPC multi-touch).",
+    "screen center); returns the settled screen. Emulators only.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
@@ -135,16 +135,16 @@ const uiDrag = defineTool({
   name: "ui_drag",
   toolset: "ui",
   kind: "W",
-  description: "Press at the start (element or start_x/start_y), hold hold_ms, move through " +
-    "waypoints to the end, dwell, lift: reorder a list, drag and drop. Returns the " +
-    "settled screen.",
+  description:
+    "Press at the start (element or start_x/start_y), hold, move through waypoints to the " +
+    "end, dwell, lift: reorder a list, drag and drop. Returns the settled screen.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
-    start_x: z.number().int().optional().describe("Start x, device px"),
-    start_y: z.number().int().optional().describe("Start y, device px"),
-    end_x: z.number().int().describe("End x, device px"),
-    end_y: z.number().int().describe("End y, device px"),
+    start_x: z.number().int().optional().describe("Device px"),
+    start_y: z.number().int().optional().describe("Device px"),
+    end_x: z.number().int().describe("Device px"),
+    end_y: z.number().int().describe("Device px"),
     waypoints: z.array(pointSchema).max(MAX_DRAG_WAYPOINTS).optional().describe(
       "Points passed on the way, in order",
     ),
@@ -233,14 +233,14 @@ const uiSwipe = defineTool({
   toolset: "ui",
   kind: "W",
   description:
-    "Drag from start to end and pause before lifting, so a list moves exactly that far " +
-    "(fling: true flings); returns the settled screen.",
+    "Drag from start to end and pause before lifting, so a list moves exactly that far; " +
+    "returns the settled screen.",
   params: {
     device_serial: serialParam,
-    start_x: z.number().int().describe("Start x, device px"),
-    start_y: z.number().int().describe("Start y, device px"),
-    end_x: z.number().int().describe("End x, device px"),
-    end_y: z.number().int().describe("End y, device px"),
+    start_x: z.number().int().describe("Device px"),
+    start_y: z.number().int().describe("Device px"),
+    end_x: z.number().int().describe("Device px"),
+    end_y: z.number().int().describe("Device px"),
     duration_ms: z.number().int().min(MIN_SWIPE_MS).max(MAX_SWIPE_MS).optional().describe(
       `Travel ms (default ${DEFAULT_SWIPE_MS})`,
     ),
@@ -299,9 +299,8 @@ const uiScrollUntilElement = defineTool({
   name: "ui_scroll_until_element",
   toolset: "ui",
   kind: "W",
-  description:
-    "Scroll the scrollable area (down shows what is below) until a selector matches, at " +
-    "most max_swipes times; returns the matches and the settled screen.",
+  description: "Scroll the scrollable area (down shows what is below) until a selector matches; " +
+    "returns the matches and the settled screen.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,

@@ -23,8 +23,7 @@ const getUiHierarchy = defineTool({
   kind: "R",
   description:
     "Read the screen: a header (package, activity, keyboard, loading, screen hash), then " +
-    '[handle] Class "label" #id @(tap x,y) WxH flags per element. Act by handle (e7). ' +
-    "format: tree or xml.",
+    'per element [handle] Class "label" #id @(tap x,y) WxH flags. Act by handle (e7).',
   params: {
     device_serial: serialParam,
     format: z.enum(["elements", "tree", "xml"]).optional().describe(

@@ -29,9 +29,8 @@ const screenshot = defineTool({
   name: "screenshot",
   toolset: "ui",
   kind: "R",
-  description: `The screen as PNG or JPEG, long edge max_dimension (default ` +
-    `${DEFAULT_MAX_DIMENSION}; ${SMALL_FRAME_DIMENSION} for a cheap look). Image pixels × ` +
-    `scale = device pixels; tapping by handle cannot miss.`,
+  description: `The screen as PNG or JPEG (max_dimension ${SMALL_FRAME_DIMENSION} for a cheap ` +
+    `look). Image pixels × scale = device pixels; tapping by handle cannot miss.`,
   params: {
     device_serial: serialParam,
     max_dimension: z.number().int().optional().describe(
@@ -43,8 +42,7 @@ const screenshot = defineTool({
       "png (default, sharp text) or jpeg (fewer bytes)",
     ),
     quality: z.number().int().min(MIN_JPEG_QUALITY).max(MAX_JPEG_QUALITY).optional().describe(
-      `JPEG quality (default ${DEFAULT_JPEG_QUALITY}, ${MIN_JPEG_QUALITY}–${MAX_JPEG_QUALITY}); ` +
-        "only with format jpeg",
+      `Default ${DEFAULT_JPEG_QUALITY}; only with format jpeg`,
     ),
   },
   async run(args, ctx) {

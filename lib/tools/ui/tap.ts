@@ -59,9 +59,8 @@ const uiTapElement = defineTool({
   toolset: "ui",
   kind: "W",
   description:
-    "Tap an element (handle or tree path) where nothing covers it; returns the settled " +
-    "screen. Hides a keyboard that covers it; refuses a covered element or a stale " +
-    "handle.",
+    "Tap an element (handle or tree path) where nothing covers it, hiding a keyboard over " +
+    "it; returns the settled screen. Refuses a covered element or a stale handle.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
@@ -95,18 +94,15 @@ const uiLongPress = defineTool({
   name: "ui_long_press",
   toolset: "ui",
   kind: "W",
-  description:
-    "Press and hold an element (handle or tree path) or a point (x, y) for duration_ms; " +
-    "returns the settled screen.",
+  description: "Press and hold an element (handle or tree path) or a point (x, y); returns the " +
+    "settled screen.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam.optional(),
     x: z.number().int().optional().describe("Device px, instead of tree_path"),
     y: z.number().int().optional().describe("Device px"),
     duration_ms: z.number().int().min(MIN_LONG_PRESS_MS).max(MAX_LONG_PRESS_MS).optional()
-      .describe(
-        `How long to hold (default ${DEFAULT_LONG_PRESS_MS}, ${MIN_LONG_PRESS_MS}–${MAX_LONG_PRESS_MS})`,
-      ),
+      .describe(`Hold ms (default ${DEFAULT_LONG_PRESS_MS})`),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,

@@ -19,20 +19,23 @@ import { act, elementTarget, inputPath, screenTarget, UI_QUERY_TIMEOUT_MS } from
 import { pathNote } from "./paths.ts";
 import { matchData } from "./render.ts";
 import type { ActTarget } from "../../ui/act_types.ts";
-import { checkInputText, checkTextLength } from "../../ui/text_rules.ts";
+import { checkInputText, checkTextLength, MAX_TYPE_TEXT_BYTES } from "../../ui/text_rules.ts";
 import { readInputMethodDump, requireAdbKeyboard } from "../../android/input_method.ts";
 import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
 import { MAX_ROWS } from "../../ui/limits.ts";
+
+/** The typing tools' text cap as their parameter states it. */
+const TEXT_MAX = MAX_TYPE_TEXT_BYTES.toLocaleString("en");
 
 const uiTypeText = defineTool({
   name: "ui_type_text",
   toolset: "ui",
   kind: "W",
-  description: "Type printable ASCII into the focused field (newline presses Enter; max 1,000 " +
-    "bytes); returns the settled screen. Other characters: ui_type_text_unicode.",
+  description: "Type into the focused field (newline presses Enter); returns the settled screen. " +
+    "Characters beyond printable ASCII: ui_type_text_unicode.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe("Printable ASCII"),
+    text: z.string().describe(`Printable ASCII, max ${TEXT_MAX} bytes`),
     clear_before: z.boolean().optional().describe("Clear the field first"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -64,12 +67,13 @@ const uiFillInput = defineTool({
   name: "ui_fill_input",
   toolset: "ui",
   kind: "W",
-  description: "Tap a text field (handle or tree path), clear it and type ASCII text (max 1,000 " +
-    "bytes); returns the settled screen. Refuses a disabled or non-editable node.",
+  description:
+    "Tap a text field (handle or tree path), clear it and type ASCII; returns the settled " +
+    "screen. Refuses a disabled or non-editable node.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
-    text: z.string().describe("Printable ASCII"),
+    text: z.string().describe(`Printable ASCII, max ${TEXT_MAX} bytes`),
     clear_before: z.boolean().optional().describe("Clear first (default true)"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -103,11 +107,11 @@ const uiTypeTextUnicode = defineTool({
   name: "ui_type_text_unicode",
   toolset: "ui",
   kind: "W",
-  description: "Type any Unicode text (max 1,000 bytes) into the focused field through the ADB " +
-    "keyboard IME (com.android.adbkeyboard/.AdbIME, installed and selected).",
+  description: "Type any Unicode text into the focused field through the ADB keyboard IME " +
+    "(com.android.adbkeyboard/.AdbIME, installed and selected); returns the settled screen.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe("Any characters"),
+    text: z.string().describe(`Any characters, max ${TEXT_MAX} bytes (UTF-8)`),
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
@@ -154,8 +158,9 @@ const hideSoftKeyboard = defineTool({
   name: "hide_soft_keyboard",
   toolset: "ui",
   kind: "W",
-  description: "Hide the soft keyboard if it is shown (Back); otherwise do nothing, so it never " +
-    "navigates back by mistake.",
+  description:
+    "Hide the soft keyboard if shown (Back), else do nothing, so it never navigates back; " +
+    "returns the settled screen.",
   params: {
     device_serial: serialParam,
     observe_after: observeAfterParam,
@@ -205,8 +210,9 @@ const sendUiKey = defineTool({
   name: "send_ui_key",
   toolset: "ui",
   kind: "W",
-  description: "Press a key (BACK, HOME, ENTER, DEL, TAB… or a code); enter taps the keyboard's " +
-    "action key (Search, Go) when a keyboard shows. Returns the settled screen.",
+  description:
+    "Press a key; enter taps the keyboard's action key (Search, Go) when a keyboard shows. " +
+    "Returns the settled screen.",
   params: {
     device_serial: serialParam,
     key: z.string().describe("BACK, KEYCODE_HOME, enter… or a code (4)"),

@@ -36,7 +36,7 @@ const waitForElement = defineTool({
   kind: "R",
   description:
     "Wait until a selector matches (gone: true: until nothing does), reading the screen " +
-    "repeatedly; returns the matches. Reports progress; cancel to stop.",
+    "repeatedly; returns the matches. Reports progress; cancellable.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
@@ -122,8 +122,8 @@ const uiAssertElement = defineTool({
   toolset: "ui",
   kind: "R",
   description:
-    "Pass when a selector matches (exists: false: when nothing does) within timeout_ms; " +
-    "otherwise a tool error saying what is on screen instead.",
+    "Pass when a selector matches (exists: false: when nothing does) in time; else a tool " +
+    "error saying what is on screen instead.",
   params: {
     device_serial: serialParam,
     selector: selectorParam,
