@@ -1,149 +1,219 @@
 /**
- * What a crash's context scan (lines before a crash that are its process's or name it) reads of
- * each ring slot, remembered so the next crash's scan over the same slots does not redo it. In a
- * crash-dense log every slot is looked at by dozens of crashes (one every ~84 lines, each looking
- * up to CRASH_CONTEXT_SCAN_LINES back), and re-reading the time and searching the message each
- * time was the largest cost of ingest.
+ * What a crash's context (the lines before a crash that are its process's or name it) reads of
+ * each ring slot, learnt once per stored entry and kept in typed columns, so that gathering the
+ * context is one tight loop over numbers instead of a time parse and a text search per slot per
+ * crash (in a crash-dense log every slot is looked at by dozens of crashes: one every ~84 lines,
+ * each looking up to CRASH_CONTEXT_SCAN_LINES back).
  *
- * Exact, never approximate: it only remembers facts, and a fact is used only while the slot (or
- * the block) holds what it held when the fact was learnt.
- * - per slot: the time as clockMs (given at ingest), and whether the message can name any pid at
- *   all (`(` or `pid` + one of ` :=` + an optional white space, then a digit — every match of
- *   mentionsPid has that shape), learnt the first time a scan needs it;
- * - per block of CONTEXT_BLOCK_ENTRIES slots and process name: whether any message of the block
- *   contains the name, learnt by the first scan that needs it, forgotten when a slot of the block
- *   is written.
- * A slot is trusted only when the sequence number it was recorded with is still the ring's for
- * that slot (a resize or clear moves or drops entries behind the pipeline's back).
+ * Per slot:
+ * - `clock`: clockMs of the entry's time (NaN: none);
+ * - `mention`: the pid its message names (PidMentionFinder.mentionIn: NAMES_NO_PID,
+ *   NAMES_SEVERAL_PIDS or the one pid), read along the chunk;
+ * - per process name being looked for (at most MAX_CONTEXT_NAMES at once), whether the message
+ *   contains it (a bit of `nameHit`, valid where the same bit of `nameKnown` is set).
+ *
+ * Facts are learnt in forward runs, where searching the text of many messages at once costs one
+ * native search per match rather than one per message: the pipeline learns a stored line's facts
+ * at once while crashes wait for context after it (along the chunk, in order: NextMatch), and a
+ * crash's scan back, meeting a slot not learnt yet, learns the run of up to LEARN_RUN_ENTRIES
+ * unlearnt slots ending there, oldest first, searching only that run's text. Exact, never
+ * approximate: a fact is used only while the slot holds the entry it was learnt for (the seq
+ * recorded with it; a resize or clear moves or drops entries behind the pipeline's back, and a
+ * capacity change starts over).
  */
 
-import type { MessageColumns } from "./text_index.ts";
+import { clockIn } from "./log_clock.ts";
+import { PidMentionFinder } from "./pid_mentions.ts";
+import type { RingStore } from "./ring_store.ts";
 
-/** Slots per block of the name cache (a power of two). */
-export const CONTEXT_BLOCK_ENTRIES = 128;
-const BLOCK_SHIFT = 7;
-/** Process names whose per-block answers are remembered; beyond, the cache starts over. */
-export const MAX_CONTEXT_NAMES = 32;
+/** Process names whose per-slot answers are kept at once (one bit each of a byte per slot). */
+export const MAX_CONTEXT_NAMES = 8;
+/** Most slots a scan back learns in one forward run. */
+export const LEARN_RUN_ENTRIES = 128;
 
-/** A digit that a pid mention (as mentionsPid reads them) may start at. */
-const PID_MENTION = /\(\d|pid[ :=]\s?\d/i;
-
-const UNKNOWN = 0, NO = 1, YES = 2;
-
-interface NameBlocks {
-  /** Per block: the block's write count + 1 when `hitSlot` was learnt (0: never). */
-  at: Float64Array;
-  /** Per block: the first slot found holding the name (-1: none holds it). */
-  hitSlot: Int32Array;
+/** A name being looked for: its bit in `nameKnown`/`nameHit`. */
+interface NameSlot {
+  name: string;
+  bit: number;
+  /** When it was last asked for (to give the least recently used bit to a new name). */
+  used: number;
 }
 
-export class ContextScanCache {
+export class ContextFacts {
   #capacity = 0;
-  /** Per slot: the seq it was recorded with (NaN: nothing recorded). */
-  #seq = new Float64Array(0);
-  #clock = new Float64Array(0);
-  #mention = new Uint8Array(0);
-  /** Per block: slots written since the cache started. */
-  #writes = new Float64Array(0);
-  #names = new Map<string, NameBlocks>();
+  /** Per slot: the seq its facts were learnt for (NaN: none). */
+  seqOf = new Float64Array(0);
+  /** Per slot: 1 when `clock` and `mention` hold the facts of the entry of seq `seqOf`. */
+  known = new Uint8Array(0);
+  clock = new Float64Array(0);
+  mention = new Int32Array(0);
+  nameKnown = new Uint8Array(0);
+  nameHit = new Uint8Array(0);
+  #names: NameSlot[] = [];
+  #tick = 0;
+  /** The ingest path's (in chunk order) and the scans' (runs going back), kept apart. */
+  #ingestFinder = new PidMentionFinder();
+  #scanFinder = new PidMentionFinder();
 
-  /** Resets the cache for a ring of `capacity` slots (after a clear or resize). */
+  /** Forgets everything, for a ring of `capacity` slots (after a clear or resize). */
   reset(capacity: number): void {
     this.#capacity = capacity;
-    this.#seq = new Float64Array(capacity).fill(Number.NaN);
-    this.#clock = new Float64Array(capacity);
-    this.#mention = new Uint8Array(capacity);
-    this.#writes = new Float64Array(Math.ceil(capacity / CONTEXT_BLOCK_ENTRIES));
-    this.#names.clear();
+    this.seqOf = new Float64Array(capacity).fill(Number.NaN);
+    this.known = new Uint8Array(capacity);
+    this.clock = new Float64Array(capacity);
+    this.mention = new Int32Array(capacity);
+    this.nameKnown = new Uint8Array(capacity);
+    this.nameHit = new Uint8Array(capacity);
+    this.#names = [];
+    this.#ingestFinder.reset();
+    this.#scanFinder.reset();
   }
 
-  /** Starts over when the ring's capacity is not the cache's (the ring was resized). */
+  /** Starts over when the ring's capacity is not the facts' (the ring was resized). */
   sync(capacity: number): void {
     if (capacity !== this.#capacity) this.reset(capacity);
   }
 
-  /** The ring wrote `slot` with `seq`; `clock` is clockMs of its time (null: none). */
-  record(capacity: number, slot: number, seq: number, clock: number | null): void {
+  /** The ring wrote `slot` with the entry of `seq`: nothing is known of it yet. */
+  record(capacity: number, slot: number, seq: number): void {
     if (capacity !== this.#capacity) this.reset(capacity);
-    this.#seq[slot] = seq;
-    this.#clock[slot] = clock === null ? Number.NaN : clock;
-    this.#mention[slot] = UNKNOWN;
-    this.#writes[slot >>> BLOCK_SHIFT]++;
+    this.seqOf[slot] = seq;
+    this.known[slot] = 0;
+    this.nameKnown[slot] = 0;
   }
 
-  /** Whether what was recorded for `slot` is still what the ring holds there (after `sync`). */
-  valid(slot: number, seq: number): boolean {
-    return this.#seq[slot] === seq;
+  /** Whether the clock and mention of `slot` are its entry's (after `sync`). */
+  isKnown(s: RingStore, slot: number): boolean {
+    return this.known[slot] === 1 && this.seqOf[slot] === s.seq[slot];
   }
 
-  /** The recorded clock of a valid slot (NaN: the time has none). */
-  clock(slot: number): number {
-    return this.#clock[slot];
+  /** Learns the clock and mention of `slot`'s entry. */
+  learnSlot(s: RingStore, slot: number): void {
+    const text = s.text[slot]!;
+    if (this.seqOf[slot] !== s.seq[slot]) this.nameKnown[slot] = 0;
+    this.seqOf[slot] = s.seq[slot];
+    this.clock[slot] = clockIn(text, s.timeStart[slot], s.timeEnd[slot]) ?? Number.NaN;
+    this.mention[slot] = this.#scanFinder.mentionIn(text, s.msgStart[slot], s.msgEnd[slot]);
+    this.known[slot] = 1;
   }
 
-  /** Whether a valid slot's message may name some pid (false: mentionsPid is false for all). */
-  mayNamePid(slot: number, messages: MessageColumns): boolean {
-    let m = this.#mention[slot];
-    if (m === UNKNOWN) {
-      const text = messages.text[slot]!;
-      m = PID_MENTION.test(text.slice(messages.msgStart[slot], messages.msgEnd[slot])) ? YES : NO;
-      this.#mention[slot] = m;
-    }
-    return m === YES;
+  /** learnSlot on the ingest path, with the clock already read (it needs it anyway). */
+  learnWithClock(s: RingStore, slot: number, clock: number | null): number {
+    if (this.seqOf[slot] !== s.seq[slot]) this.nameKnown[slot] = 0;
+    this.seqOf[slot] = s.seq[slot];
+    this.clock[slot] = clock ?? Number.NaN;
+    const m = this.#ingestFinder.mentionIn(s.text[slot]!, s.msgStart[slot], s.msgEnd[slot]);
+    this.mention[slot] = m;
+    this.known[slot] = 1;
+    return m;
   }
 
   /**
-   * Whether some message of `block` may contain `name`; false only when none does. Learns the
-   * answer for the whole block when every slot of it is valid (`messages`/`seqs` are the ring's
-   * columns; after `sync`); otherwise answers true (scan the slots). `newest` is the ring's newest
-   * slot: in the block being written, only the slots written since the answer was learnt are read
-   * again (the ring writes a block's slots in order).
+   * Learns the clock and mention of the entry at index `i` (not learnt) and of the unlearnt ones
+   * just before it, up to LEARN_RUN_ENTRIES and not below index `low`, oldest first.
    */
-  blockMayContain(
-    block: number,
-    name: string,
-    messages: MessageColumns,
-    seqs: Float64Array,
-    newest: number,
-  ): boolean {
-    let nb = this.#names.get(name);
-    if (nb === undefined) {
-      if (this.#names.size >= MAX_CONTEXT_NAMES) this.#names.clear();
-      const blocks = this.#writes.length;
-      nb = { at: new Float64Array(blocks), hitSlot: new Int32Array(blocks).fill(-1) };
-      this.#names.set(name, nb);
-    }
-    const stamp = this.#writes[block] + 1;
-    const learnt = nb.at[block];
-    if (learnt === stamp) return nb.hitSlot[block] >= 0;
-    const from = block << BLOCK_SHIFT;
-    let first = from;
-    let hitSlot = -1;
-    if (learnt > 0 && newest >= from && newest < from + CONTEXT_BLOCK_ENTRIES) {
-      const since = stamp - learnt;
-      if (since <= newest - from + 1) {
-        // Only slots newest-since+1 … newest changed; an earlier hit still stands.
-        first = newest - since + 1;
-        const had = nb.hitSlot[block];
-        if (had >= 0 && had < first) hitSlot = had;
+  learnRun(s: RingStore, i: number, low: number): void {
+    const stop = Math.max(low, i - LEARN_RUN_ENTRIES + 1);
+    let j = i;
+    while (j > stop && !this.isKnown(s, s.slot(j - 1))) j--;
+    const finder = this.#scanFinder;
+    for (let k = j; k <= i;) {
+      const e = segmentEnd(s, k, i);
+      const { sub, base } = segmentText(s, k, e);
+      for (; k <= e; k++) {
+        const slot = s.slot(k);
+        if (this.seqOf[slot] !== s.seq[slot]) this.nameKnown[slot] = 0;
+        this.seqOf[slot] = s.seq[slot];
+        this.clock[slot] = clockIn(s.text[slot]!, s.timeStart[slot], s.timeEnd[slot]) ??
+          Number.NaN;
+        this.mention[slot] = finder.mentionIn(sub, s.msgStart[slot] - base, s.msgEnd[slot] - base);
+        this.known[slot] = 1;
       }
     }
-    if (hitSlot < 0) {
-      if (first !== from && nb.hitSlot[block] >= 0) first = from; // its hit was overwritten
-      const to = Math.min(from + CONTEXT_BLOCK_ENTRIES, this.#capacity);
-      const { text, msgStart, msgEnd } = messages;
-      for (let s = first; s < to; s++) {
-        const m = text[s];
-        if (m === undefined) continue; // an empty slot
-        if (seqs[s] !== this.#seq[s]) return true; // not recorded by the cache: not known
-        if (m.slice(msgStart[s], msgEnd[s]).includes(name)) {
-          hitSlot = s;
-          break;
-        }
-      }
-    }
-    nb.at[block] = stamp;
-    nb.hitSlot[block] = hitSlot;
-    return hitSlot >= 0;
   }
+
+  /** The bit of `name`'s answers (given a bit when it has none). */
+  nameBit(name: string): number {
+    return this.#nameSlot(name).bit;
+  }
+
+  /**
+   * Learns whether the message at index `i` (learnt, its name bit not) contains the name of
+   * `bit`, and likewise for the run before it (as learnRun).
+   */
+  learnNameRun(s: RingStore, i: number, low: number, bit: number): void {
+    const ns = this.#names.find((n) => n.bit === bit)!;
+    const stop = Math.max(low, i - LEARN_RUN_ENTRIES + 1);
+    let j = i;
+    while (j > stop) {
+      const slot = s.slot(j - 1);
+      if (!this.isKnown(s, slot) || (this.nameKnown[slot] & bit) !== 0) break;
+      j--;
+    }
+    const name = ns.name;
+    const len = name.length;
+    for (let k = j; k <= i;) {
+      const e = segmentEnd(s, k, i);
+      const { sub, base } = segmentText(s, k, e);
+      // The name's matches in the run's text, in order; a message holds one when a match lies
+      // wholly inside it.
+      let at = sub.indexOf(name);
+      for (; k <= e; k++) {
+        const slot = s.slot(k);
+        const start = s.msgStart[slot] - base, end = s.msgEnd[slot] - base;
+        if (at >= 0 && at < start) at = sub.indexOf(name, start);
+        this.nameKnown[slot] |= bit;
+        if (at >= 0 && at + len <= end) this.nameHit[slot] |= bit;
+        else this.nameHit[slot] &= ~bit;
+      }
+    }
+  }
+
+  /** The bit of `name`, given the least recently used one's when all are taken. */
+  #nameSlot(name: string): NameSlot {
+    const tick = ++this.#tick;
+    for (const ns of this.#names) {
+      if (ns.name === name) {
+        ns.used = tick;
+        return ns;
+      }
+    }
+    let ns: NameSlot;
+    if (this.#names.length < MAX_CONTEXT_NAMES) {
+      ns = { name, bit: 1 << this.#names.length, used: tick };
+      this.#names.push(ns);
+    } else {
+      ns = this.#names.reduce((a, b) => (b.used < a.used ? b : a));
+      ns.name = name;
+      ns.used = tick;
+      const keep = ~ns.bit & 0xff;
+      const known = this.nameKnown;
+      for (let i = 0; i < known.length; i++) known[i] &= keep;
+    }
+    return ns;
+  }
+}
+
+/**
+ * The last index from `k` (up to `i`) whose message continues the same text after the previous
+ * one's (entries read from one chunk, in order).
+ */
+function segmentEnd(s: RingStore, k: number, i: number): number {
+  let last = s.slot(k);
+  const text = s.text[last];
+  let e = k;
+  while (e < i) {
+    const next = s.slot(e + 1);
+    if (s.text[next] !== text || s.msgStart[next] < s.msgEnd[last]) break;
+    e++;
+    last = next;
+  }
+  return e;
+}
+
+/** The text from the message at index `k` to the end of the one at `e` (one segment). */
+function segmentText(s: RingStore, k: number, e: number): { sub: string; base: number } {
+  const first = s.slot(k), last = s.slot(e);
+  const base = s.msgStart[first];
+  return { sub: s.text[first]!.slice(base, s.msgEnd[last]), base };
 }

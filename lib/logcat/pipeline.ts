@@ -22,14 +22,15 @@ import {
 import {
   emptyLineSpan,
   ForwardSearch,
-  isTrimmedSpace,
   Level,
   levelLetter,
   LineKind,
   parseSpanInto,
 } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
-import { CONTEXT_BLOCK_ENTRIES, ContextScanCache } from "./context_scan.ts";
+import { ContextFacts } from "./context_scan.ts";
+import { clockIn, clockMs } from "./log_clock.ts";
+import { mentionsPid, NAMES_NO_PID, NAMES_SEVERAL_PIDS } from "./pid_mentions.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
 
 /**
@@ -157,145 +158,12 @@ export interface SeqSource {
 /** The kernel keeps 15 characters of a task's name (TASK_COMM_LEN less the NUL). */
 const COMM_MAX_CHARS = 15;
 
-/** Milliseconds of a logcat time's month-day and clock (for differences), or null. */
-export function clockMs(time: string): number | null {
-  return clockIn(time, 0, time.length);
+/** A pid the context facts keep as a number (others are checked by mentionsPid alone). */
+function isPlainPid(pid: number): boolean {
+  return Number.isInteger(pid) && pid > 0 && pid <= 0x7fffffff;
 }
 
-/** clockMs of the time `text[start, end)`. */
-export function clockIn(text: string, start: number, end: number): number | null {
-  // `MM-DD hh:mm:ss.fff` (threadtime's own shape) read straight.
-  if (end - start === 18 && text.charCodeAt(start + 2) === 45) {
-    const c = clockThreadtime(text, start);
-    if (c >= 0) return c;
-  }
-  // The shapes logcat prints, read at their fixed offsets (no regex per line): `MM-DD …` and
-  // `YYYY-MM-DD …` / `YYYY/MM/DD …`; anything else by the pattern.
-  const c2 = codeIn(text, start + 2, end), c4 = codeIn(text, start + 4, end);
-  const at = c2 === 45 || c2 === 47 ? 0 : c4 === 45 || c4 === 47 ? 5 : -1;
-  if (at >= 0) {
-    const fast = clockAt(text, start + at, end);
-    if (fast !== null) return fast;
-  }
-  const time = start === 0 && end === text.length ? text : text.slice(start, end);
-  const m = /(\d{2})[-/](\d{2})[ T]+(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/.exec(time);
-  if (!m) return null;
-  const frac = m[6] ? Number(m[6].padEnd(3, "0").slice(0, 3)) : 0;
-  const days = Number(m[1]) * 31 + Number(m[2]);
-  return ((days * 24 + Number(m[3])) * 60 + Number(m[4])) * 60_000 + Number(m[5]) * 1000 + frac;
-}
-
-/**
- * clockMs of the 18-character `MM-DD hh:mm:ss.fff` at `o` (its `-` checked by the caller), or -1
- * when it is not that shape.
- */
-function clockThreadtime(t: string, o: number): number {
-  const mo = d2(t, o), dd = d2(t, o + 3), hh = d2(t, o + 6), mi = d2(t, o + 9), ss = d2(t, o + 12);
-  const f0 = t.charCodeAt(o + 15) - 48, f1 = t.charCodeAt(o + 16) - 48;
-  const f2 = t.charCodeAt(o + 17) - 48;
-  if (
-    (mo | dd | hh | mi | ss) < 0 || t.charCodeAt(o + 5) !== 32 || t.charCodeAt(o + 8) !== 58 ||
-    t.charCodeAt(o + 11) !== 58 || t.charCodeAt(o + 14) !== 46 || !(f0 >= 0 && f0 <= 9) ||
-    !(f1 >= 0 && f1 <= 9) || !(f2 >= 0 && f2 <= 9)
-  ) {
-    return -1;
-  }
-  const days = mo * 31 + dd;
-  return ((days * 24 + hh) * 60 + mi) * 60_000 + ss * 1000 + f0 * 100 + f1 * 10 + f2;
-}
-
-/** Two decimal digits at `i` as a number, or -1 (within the caller's checked length). */
-function d2(s: string, i: number): number {
-  const a = s.charCodeAt(i) - 48, b = s.charCodeAt(i + 1) - 48;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
-
-/** The char code at `i` of a text that ends at `end` (NaN past it, as charCodeAt past a string). */
-function codeIn(s: string, i: number, end: number): number {
-  return i < end ? s.charCodeAt(i) : Number.NaN;
-}
-
-function digitsAt(s: string, i: number, end: number): number {
-  const a = codeIn(s, i, end) - 48, b = codeIn(s, i + 1, end) - 48;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
-}
-
-/**
- * clockMs's reading of `MM?DD[ T]+hh:mm:ss[.f{1,6}]` at `o` of a time ending at `end`, or null
- * when it is not there.
- */
-function clockAt(t: string, o: number, end: number): number | null {
-  const month = digitsAt(t, o, end), day = digitsAt(t, o + 3, end);
-  const sep = codeIn(t, o + 2, end);
-  if (month < 0 || day < 0 || (sep !== 45 && sep !== 47)) return null;
-  let i = o + 5;
-  let c = codeIn(t, i, end);
-  if (c !== 32 && c !== 84) return null;
-  while (c === 32 || c === 84) c = codeIn(t, ++i, end);
-  const hh = digitsAt(t, i, end), mm = digitsAt(t, i + 3, end), ss = digitsAt(t, i + 6, end);
-  if (
-    hh < 0 || mm < 0 || ss < 0 || codeIn(t, i + 2, end) !== 58 || codeIn(t, i + 5, end) !== 58
-  ) {
-    return null;
-  }
-  i += 8;
-  let frac = 0;
-  if (codeIn(t, i, end) === 46) {
-    // Up to 6 digits; the first 3 count, right-padded (`.5` is 500 ms).
-    let n = 0;
-    let scale = 100;
-    for (let k = i + 1; k < i + 7; k++) {
-      const d = codeIn(t, k, end) - 48;
-      if (!(d >= 0 && d <= 9)) break;
-      if (scale >= 1) frac += d * scale;
-      scale /= 10;
-      n++;
-    }
-    if (n === 0) frac = 0;
-  }
-  const days = month * 31 + day;
-  return ((days * 24 + hh) * 60 + mm) * 60_000 + ss * 1000 + frac;
-}
-
-/** Whether `message` names process `pid` (`pid 1234`, `(pid 1234)`, `pid: 1234`, ` 1234:`). */
-function mentionsPid(message: string, pid: number): boolean {
-  const p = String(pid);
-  let i = message.indexOf(p);
-  while (i >= 0) {
-    // Not inside a longer number, and right after `(` or `pid` + one of ` :=` + an optional
-    // white space (case-insensitive) — read by character, no regex per occurrence.
-    if (!isDigit(message.charCodeAt(i + p.length))) {
-      const b1 = message.charCodeAt(i - 1);
-      if (!isDigit(b1)) {
-        if (b1 === 40) return true;
-        if (isPidSep(b1) && isPidWord(message, i - 4)) return true;
-        if (isRegExpSpace(b1) && isPidSep(message.charCodeAt(i - 2)) && isPidWord(message, i - 5)) {
-          return true;
-        }
-      }
-    }
-    i = message.indexOf(p, i + 1);
-  }
-  return false;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-function isPidSep(c: number): boolean {
-  return c === 32 || c === 58 || c === 61; // space : =
-}
-
-/** `pid` in any case at `at`. */
-function isPidWord(s: string, at: number): boolean {
-  if (at < 0) return false;
-  return (s.charCodeAt(at) | 32) === 112 && (s.charCodeAt(at + 1) | 32) === 105 &&
-    (s.charCodeAt(at + 2) | 32) === 100;
-}
-
-/** What `\s` matches in a RegExp (the same set String.prototype.trim removes). */
-const isRegExpSpace = isTrimmedSpace;
+export { clockIn, clockMs };
 
 function formatLine(
   time: string,
@@ -342,15 +210,15 @@ export class DevicePipeline {
   #tagCount = 0;
   #lastUnknownPid = 0;
   #groupMemo = new Map<string, string>();
-  /** What the crash-context scan learnt of each slot (see context_scan.ts). */
-  #ctx = new ContextScanCache();
-  /** Bumped when the crashes waiting for context (or their pids) change; see #needles. */
+  /** What the crash-context scans read of each slot, learnt once (see context_scan.ts). */
+  #ctx = new ContextFacts();
+  /** Bumped when the crashes waiting for context (or their pids) change; see #afterNames. */
   #needVersion = 0;
-  #needlesFor = -1;
-  #needlesProcs = -1;
-  #needleRe: RegExp | null = null;
-  /** #needleRe searched along the chunk (global), so a line costs no string of its own. */
-  #needleSearch: ForwardSearch | null = null;
+  #namesFor = -1;
+  #namesProcs = -1;
+  /** The process names those crashes look for, each searched along the chunk. */
+  #names: ForwardSearch[] = [];
+  #nameSearches = new Map<string, ForwardSearch>();
   /** The last complete lines stored (the anchor of a resume), as spans: a ring of 4. */
   #recentText: string[] = new Array(RESUME_ANCHOR_LINES);
   #recentStart = new Int32Array(RESUME_ANCHOR_LINES);
@@ -656,7 +524,6 @@ export class DevicePipeline {
       crash = this.#detectStart(pid, tid, level, tag, message, src.slice(timeStart, timeEnd));
     }
     if (crash) {
-      this.#needVersion++; // a crash line may change a crash's pid
       flags |= EntryFlag.crash;
       proc = pid > 0 ? this.procs.of(pid) : -1;
     }
@@ -680,8 +547,7 @@ export class DevicePipeline {
       category,
       flags,
     );
-    const clock = clockIn(src, timeStart, timeEnd);
-    this.#ctx.record(s.capacity, slot, seq, clock);
+    this.#ctx.record(s.capacity, slot, seq);
     const r = this.#recentNext;
     this.#recentText[r] = text;
     this.#recentStart[r] = start;
@@ -689,8 +555,26 @@ export class DevicePipeline {
     this.#recentNext = r + 1 === RESUME_ANCHOR_LINES ? 0 : r + 1;
     if (this.#recentCount < RESUME_ANCHOR_LINES) this.#recentCount++;
     if (crash && crash.seq === 0) crash.seq = seq;
-    if (!crash && this.#needAfter.length) {
-      this.#addAfter(clock, src, timeStart, timeEnd, pid, tid, level, tag, msgStart, msgEnd);
+    if (this.#needAfter.length) {
+      // Crashes wait for the lines after them: this line's facts are read now (in order along the
+      // chunk, where it is cheapest) and kept for the next crash's scan back.
+      const clock = clockIn(src, timeStart, timeEnd);
+      const mention = this.#ctx.learnWithClock(s, slot, clock);
+      if (!crash) {
+        this.#addAfter(
+          clock,
+          mention,
+          src,
+          timeStart,
+          timeEnd,
+          pid,
+          tid,
+          level,
+          tag,
+          msgStart,
+          msgEnd,
+        );
+      }
     }
     this.#ageOpen();
   }
@@ -781,6 +665,7 @@ export class DevicePipeline {
       if (!m) return;
       const target = Number(m[1]);
       r.pid = target;
+      this.#needVersion++;
       this.#attribute(target, m[2]);
       // Merge into the `Fatal signal` record of the same process, when one came first.
       for (let i = this.crashes.length - 1; i >= 0 && i >= this.crashes.length - 10; i--) {
@@ -809,6 +694,7 @@ export class DevicePipeline {
       const pid = Number(t.slice(5).trim());
       if (Number.isInteger(pid)) {
         r.pid = pid;
+        this.#needVersion++;
         const proc = /^ANR in (\S+)/.exec(r.lines[0] ?? "")?.[1];
         if (proc) this.#attribute(pid, proc);
       }
@@ -816,6 +702,7 @@ export class DevicePipeline {
       const m = /^Process: (\S+?), PID: (\d+)/.exec(t);
       if (m) {
         r.pid = Number(m[2]);
+        this.#needVersion++;
         if (!this.procs.has(r.pid)) this.#attribute(r.pid, m[1]);
       }
     }
@@ -942,33 +829,32 @@ export class DevicePipeline {
   }
 
   /**
-   * One pattern for every pid and process name the crashes waiting for context look for: a line
-   * it does not match names none of them, so the per-crash text checks are skipped (exact: each
-   * check needs its needle as a substring). Rebuilt when those crashes or the process table
-   * changed.
+   * The process names the crashes waiting for context look for, each as a search along the
+   * chunk (a line containing none of them, and naming no pid, is about none of those crashes but
+   * its own process's). Rebuilt when those crashes or the process table changed.
    */
-  #needles(): RegExp | null {
-    if (this.#needlesFor === this.#needVersion && this.#needlesProcs === this.procs.version) {
-      return this.#needleRe;
+  #afterNames(): ForwardSearch[] {
+    if (this.#namesFor === this.#needVersion && this.#namesProcs === this.procs.version) {
+      return this.#names;
     }
-    const parts = new Set<string>();
+    const searches = new Map<string, ForwardSearch>();
     for (const r of this.#needAfter) {
-      if (r.pid > 0) parts.add(String(r.pid));
       const proc = this.procs.of(r.pid);
       const name = proc >= 0 ? this.procs.names[proc] : null;
-      if (name !== null && name.length > 3) parts.add(escapeRegExp(name));
+      if (name !== null && name.length > 3 && !searches.has(name)) {
+        searches.set(name, this.#nameSearches.get(name) ?? new ForwardSearch(name));
+      }
     }
-    this.#needleRe = parts.size ? new RegExp([...parts].join("|")) : null;
-    this.#needleSearch = parts.size
-      ? new ForwardSearch(new RegExp(this.#needleRe!.source, "g"))
-      : null;
-    this.#needlesFor = this.#needVersion;
-    this.#needlesProcs = this.procs.version;
-    return this.#needleRe;
+    this.#nameSearches = searches;
+    this.#names = [...searches.values()];
+    this.#namesFor = this.#needVersion;
+    this.#namesProcs = this.procs.version;
+    return this.#names;
   }
 
   #addAfter(
     at: number | null,
+    mention: number,
     src: string,
     timeStart: number,
     timeEnd: number,
@@ -979,11 +865,12 @@ export class DevicePipeline {
     msgStart: number,
     msgEnd: number,
   ) {
-    const needles = this.#needles();
-    let named = false;
-    if (needles !== null) {
-      const at = this.#needleSearch!.find(src, msgStart, msgEnd);
-      named = at >= 0 || (at === -2 && needles.test(src.slice(msgStart, msgEnd)));
+    let named = mention !== NAMES_NO_PID;
+    if (!named) {
+      const names = this.#afterNames();
+      for (let k = 0; k < names.length && !named; k++) {
+        named = names[k].find(src, msgStart, msgEnd) >= 0;
+      }
     }
     let message: string | null = null;
     let line: string | null = null;
@@ -998,65 +885,70 @@ export class DevicePipeline {
       const own = pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid);
       if (!own && !named) continue;
       message ??= src.slice(msgStart, msgEnd);
-      if (!own && !this.#about(r, pid, message)) continue;
+      if (!own && !this.#about(r, pid, message, mention)) continue;
       line ??= formatLine(src.slice(timeStart, timeEnd), pid, tid, level, tag, message);
       r.contextAfter.push(line);
       if (r.contextAfter.length >= CRASH_CONTEXT_AFTER) this.#needAfter.splice(i, 1);
     }
   }
 
-  /** Whether a line is the crashing process's, or another's naming it (pid or process name). */
-  #about(r: CrashRecord, pid: number, message: string): boolean {
+  /**
+   * Whether a line is the crashing process's, or another's naming it (pid or process name);
+   * `mention` is what the line names (PidMentionFinder.mentionIn).
+   */
+  #about(r: CrashRecord, pid: number, message: string, mention: number): boolean {
     if (pid === r.pid || (r.kind !== "anr" && pid === r.reporterPid)) return true;
-    if (r.pid > 0 && mentionsPid(message, r.pid)) return true;
+    if (r.pid > 0 && namesPid(message, mention, r.pid)) return true;
     const proc = this.procs.of(r.pid);
     const name = proc >= 0 ? this.procs.names[proc] : null;
     return name !== null && name.length > 3 && message.includes(name);
   }
 
-  /** The crash's context before it: the newest lines about it, within the time window. */
+  /**
+   * The crash's context before it: the newest lines about it, within the time window (newest
+   * first, back to the first line older than the window or CRASH_CONTEXT_SCAN_LINES entries).
+   * One loop over the facts each slot's entry has learnt (context_scan.ts); a message is read
+   * only for a line it takes, or that names several pids.
+   */
   #contextBefore(r: CrashRecord): string[] {
     const s = this.store;
     const start = r.clock;
     const out: string[] = [];
     const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
-    // #about, with what does not change during the scan read once (this scan is the costly part
-    // of a crash in a crash-dense log).
+    const P = r.pid;
     const reporter = r.kind !== "anr" ? r.reporterPid : Number.NaN;
-    const pidText = r.pid > 0 ? String(r.pid) : null;
-    const proc = this.procs.of(r.pid);
+    const proc = this.procs.of(P);
     const name = proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null;
     const ctx = this.#ctx;
     ctx.sync(s.capacity);
-    const seqs = s.seq;
-    const newest = s.newestSlot();
+    const low = s.size - n;
+    const bit = name === null ? 0 : ctx.nameBit(name);
+    const { seq, pid: pids } = s;
+    const { seqOf, known, clock, mention, nameKnown, nameHit } = ctx;
+    const plain = isPlainPid(P);
     // The window's start, as a number NaN compares false with (null times never end the scan).
     const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
-    let block = -1;
-    let nameHere = false;
-    for (let i = s.size - 1; i >= s.size - n && out.length < CRASH_CONTEXT_BEFORE; i--) {
-      const slot = s.slot(i);
-      const known = ctx.valid(slot, seqs[slot]);
-      const at = known
-        ? ctx.clock(slot)
-        : clockIn(s.text[slot]!, s.timeStart[slot], s.timeEnd[slot]) ?? Number.NaN;
-      if (at < limit) break;
-      const pid = s.pid[slot];
-      if (pid !== r.pid && pid !== reporter) {
-        if (name !== null) {
-          const b = (slot / CONTEXT_BLOCK_ENTRIES) | 0;
-          if (b !== block) {
-            block = b;
-            nameHere = ctx.blockMayContain(b, name, s, seqs, newest);
+    const capacity = s.capacity;
+    let slot = s.newestSlot();
+    for (let i = s.size - 1; i >= low && out.length < CRASH_CONTEXT_BEFORE; i--) {
+      if (i !== s.size - 1) slot = slot === 0 ? capacity - 1 : slot - 1;
+      if (known[slot] !== 1 || seqOf[slot] !== seq[slot]) ctx.learnRun(s, i, low);
+      if (clock[slot] < limit) break;
+      const pid = pids[slot];
+      if (pid !== P && pid !== reporter) {
+        let named = false;
+        if (P > 0) {
+          const m = mention[slot];
+          if (m !== NAMES_NO_PID) {
+            named = plain
+              ? m === P || (m === NAMES_SEVERAL_PIDS && mentionsPid(s.messageOf(slot), P))
+              : mentionsPid(s.messageOf(slot), P);
           }
         }
-        let m: string | null = null;
-        let named = false;
-        if (pidText !== null && (!known || ctx.mayNamePid(slot, s))) {
-          m = s.messageOf(slot);
-          named = m.indexOf(pidText) >= 0 && mentionsPid(m, r.pid);
+        if (!named && bit !== 0) {
+          if ((nameKnown[slot] & bit) === 0) ctx.learnNameRun(s, i, low, bit);
+          named = (nameHit[slot] & bit) !== 0;
         }
-        if (!named && nameHere && name !== null) named = (m ?? s.messageOf(slot)).includes(name);
         if (!named) continue;
       }
       out.push(
@@ -1262,6 +1154,16 @@ export class DevicePipeline {
  */
 function copyOf(s: string): string {
   return s.length < 13 ? s : (s + " ").slice(0, s.length);
+}
+
+/**
+ * mentionsPid(message, pid) for a pid > 0, knowing what the message names (`mention`, from
+ * PidMentionFinder.mentionIn).
+ */
+function namesPid(message: string, mention: number, pid: number): boolean {
+  if (mention === NAMES_NO_PID) return false;
+  if (!isPlainPid(pid) || mention === NAMES_SEVERAL_PIDS) return mentionsPid(message, pid);
+  return mention === pid;
 }
 
 /** One number per reporting thread (pids and tids are below 2^22 on Linux; -1 = unknown). */

@@ -18,7 +18,9 @@ import {
   formatLine,
 } from "../../lib/logcat/pipeline.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
-import { CONTEXT_BLOCK_ENTRIES } from "../../lib/logcat/context_scan.ts";
+
+/** Lines of other processes between a crash and the lines about it (three 128-entry blocks). */
+const FILLER_LINES = 384;
 
 function realLines(): string[] {
   const out: string[] = [];
@@ -84,8 +86,11 @@ Deno.test("a crash's context before it equals a plain scan of the ring, through 
         `Killing PID: ${pid}`,
         `pid=${pid}1 no`,
         `Force finishing activity ${name}/.MainActivity`,
+        `pid:\u2003${pid} after an em space`,
+        `PiD\t${pid} (${pid + 1})`,
+        `(${pid})`,
       ];
-      l = `${l.slice(0, 18)}  1500  1600 I ActivityManager: ${forms[(k / 37) % 4]}`;
+      l = `${l.slice(0, 18)}  1500  1600 I ActivityManager: ${forms[(k / 37) % forms.length]}`;
     }
     const sizeBefore = p.store.size;
     p.ingestLine(l);
@@ -122,7 +127,7 @@ Deno.test("a line naming a process, written after the last crash's scan, is in t
   assert(msgs.includes("Killing pid 4242 (crash loop)"), msgs.join(" | "));
 });
 
-Deno.test("lines about a crash several blocks back are found (blocks without any are skipped)", () => {
+Deno.test("lines about a crash hundreds of lines back are found", () => {
   const p = new DevicePipeline("emu");
   const at = (t: string, pid: number, tag: string, msg: string, level = "I") =>
     `04-04 10:53:${t}  ${pid}  ${pid} ${level} ${tag}: ${msg}\n`;
@@ -130,7 +135,7 @@ Deno.test("lines about a crash several blocks back are found (blocks without any
     at("30.001", 2100, "Watchdog", "blocked in handler (pid 1500)") +
     at("30.002", 2100, "Binder", "pid: 3100 holds the lock");
   // Three blocks' worth of lines of other processes, none about either crash.
-  for (let k = 0; k < 3 * CONTEXT_BLOCK_ENTRIES; k++) {
+  for (let k = 0; k < FILLER_LINES; k++) {
     text += at(`30.${String(100 + k).padStart(3, "0")}`, 2200 + (k % 50), "Filler", `line ${k}`);
   }
   // An ANR (reported by pid 1500, not its own) and a crash of a process whose name is unknown.

@@ -20,6 +20,9 @@ Deno.test("the main thread's module closure has no logcat parsing, ring or pipel
       "pipeline.ts",
       "text_index.ts",
       "context_scan.ts",
+      "pid_mentions.ts",
+      "next_match.ts",
+      "log_clock.ts",
       "enrich.ts",
       "logcat_service.ts",
     ]
