@@ -14,6 +14,7 @@ import {
 } from "../lib/mcp/tool_list_size.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { runStdioSoak } from "../tests/mcp/stdio_soak.ts";
+import { benchStartup, prepareStartupBefore, type StartupVariant } from "./bench_startup.ts";
 
 export interface BenchRow {
   what: string;
@@ -105,6 +106,8 @@ export interface McpBenchOptions {
   bundle?: boolean;
   /** An older checkout (prepareBefore) measured side by side; null: after only. */
   before?: string | null;
+  /** The start-up rows' before side (default: prepareStartupBefore(); null: after only). */
+  startupBefore?: { dir: string; variants: StartupVariant[] } | null;
 }
 
 /** Build dist/bundle/main.js with scripts/bundle.ts; null (and a note) when that fails. */
@@ -187,27 +190,23 @@ export async function benchMcp(
   const sideBySide = (m: Map<Variant, number[]>, digits: number) =>
     [...m].map(([v, xs]) => `${v.name} ${ms(xs, digits)}`).join(" → ");
 
-  // spawn → initialize, the variants interleaved run by run so that load on the machine falls
-  // on all of them alike.
-  const spawnOnce = async (v: Variant) => {
-    const t0 = performance.now();
-    const s = new RawSession([...v.entry, "--mcp"], o.env, o.home);
-    await s.request(1, "initialize", INIT);
-    const t = performance.now() - t0;
-    await s.close();
-    return t;
-  };
-  const spawnVariants = [...sides, ...(bundle ? [bundle] : [])];
-  const spawn = new Map<Variant, number[]>(spawnVariants.map((v) => [v, []]));
-  for (const v of spawnVariants) await spawnOnce(v); // warm the module cache
-  for (let i = 0; i < o.spawnRuns; i++) {
-    for (const v of spawnVariants) spawn.get(v)!.push(await spawnOnce(v));
+  // Start-up, before (STARTUP_BEFORE_REF's bundle and main.ts) → after, interleaved
+  // (scripts/bench_startup.ts): spawn → initialize, the child's CPU time then, spawn → tools/list.
+  const startupBefore = o.startupBefore === undefined
+    ? await prepareStartupBefore()
+    : o.startupBefore;
+  try {
+    const variants = [
+      ...(startupBefore?.variants ?? []),
+      ...(bundle ? [bundle] : []),
+      { name: "after, main.ts", entry: after.entry },
+    ];
+    for (const r of await benchStartup({ variants, env: o.env, home: o.home, runs: o.spawnRuns })) {
+      add(r);
+    }
+  } finally {
+    if (startupBefore) await Deno.remove(startupBefore.dir, { recursive: true }).catch(() => {});
   }
-  add({
-    what: `spawn → initialize answered (median, n=${o.spawnRuns})`,
-    value: sideBySide(spawn, 1),
-    budget: "≤ 150 ms",
-  });
 
   // Round trips over stdio, each side in its own session.
   const trips = {

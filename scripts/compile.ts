@@ -2,7 +2,8 @@
  * `deno task compile`: the shipped binary, `dist/keynobi`. `deno compile` downloads its runtime
  * (denort) on first use; on a machine without internet access it fails and this script says so.
  * The flags are the ones `deno run` uses (lib/cli/permissions.ts), so what the tests run is what
- * ships.
+ * ships. It compiles `main.ts`, not the bundle `keynobi setup` registers from a checkout (why:
+ * docs/ARCHITECTURE.md, "Start-up stays lean").
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 
