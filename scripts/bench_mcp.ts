@@ -287,23 +287,26 @@ export async function benchMcp(
       } per tool)`;
     };
     return {
+      count: tools.length,
       text: size(list.result),
       floor: `no text ${size({ tools: withoutText(tools) })}; every description "" ${
         size({ tools: withoutText(tools, true) })
       }`,
     };
   };
-  const goal = `issue-12 goal ${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} and ` +
-    `${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool`;
   const floors: BenchRow[] = [];
   for (const sets of toolsetModes()) {
     const mode = sets.length === TOOLSETS.length ? "all toolsets" : sets.join(",");
-    const { text: now, floor } = await listed(after.entry, sets);
+    const { count, text: now, floor } = await listed(after.entry, sets);
+    // Issue 12's goal for this mode: 400 bytes per tool, and 25,000 for everything.
+    const goal = `issue-12 goal ${
+      Math.min(TOOL_LIST_GOAL_BYTES, TOOL_LIST_GOAL_AVERAGE_BYTES * count).toLocaleString("en")
+    } (${TOOL_LIST_GOAL_AVERAGE_BYTES}/tool, ${TOOL_LIST_GOAL_BYTES.toLocaleString("en")} in all)`;
     // The structure floor of each toolset and of all: the same list with no description at all,
     // and with every description kept but empty (the least it costs with everything described).
     if (sets.length === 1 || sets.length === TOOLSETS.length) {
       floors.push({
-        what: `tools/list structure floor (no text), ${mode}`,
+        what: `tools/list structure floor, ${mode}`,
         value: floor,
         budget: goal,
       });
