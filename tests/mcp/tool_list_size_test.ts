@@ -121,3 +121,21 @@ Deno.test("tools/list: the structure floor is the same list without any descript
   assertEquals(blank.split('"description":""').length - 1, TOOLS.length + params);
   assertEquals(blank.split('"description":').length - 1, TOOLS.length + params);
 });
+
+Deno.test("tools/list: every number a tool bounds says its bound, in the schema or in words", () => {
+  // Ids, sequence numbers and coordinates have no upper bound a model could exceed usefully.
+  const unbounded = /(^|_)(id|seq)$|^(x|y|start_x|start_y|end_x|end_y)$/;
+  const missing: string[] = [];
+  for (const t of JSON.parse(listed(TOOLSETS)).tools) {
+    const props = t.inputSchema.properties as Record<
+      string,
+      { type?: string; maximum?: number; description?: string }
+    >;
+    for (const [key, p] of Object.entries(props)) {
+      if (p.type !== "integer" && p.type !== "number") continue;
+      if (p.maximum !== undefined || unbounded.test(key)) continue;
+      if (!/max \d|\d–\d/.test(p.description ?? "")) missing.push(`${t.name}.${key}`);
+    }
+  }
+  assertEquals(missing, []);
+});

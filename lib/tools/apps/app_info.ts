@@ -140,9 +140,9 @@ const getExitReasons = defineTool({
     "the device's exit history (Android 11+), with crashes logcat never saw.",
   params: {
     device_serial: serialParam,
-    package: optionalPackageParam("Application id; default: the project's app"),
+    package: optionalPackageParam("App id; default: the project's app"),
     limit: z.number().int().optional().describe(
-      `Most returned (default ${DEFAULT_EXIT_RECORDS})`,
+      `Most returned (default ${DEFAULT_EXIT_RECORDS}, max ${MAX_EXIT_RECORDS})`,
     ),
   },
   async run(args, ctx) {
