@@ -12,6 +12,10 @@
 export const BUNDLE_DIR = "dist/bundle";
 /** The fingerprint file next to the bundle. */
 export const BUNDLE_STAMP = "sources.json";
+/** The tools' listing next to the bundle (lib/cli/bundle_listing.ts). */
+export const BUNDLE_LISTING = "tool_list.json";
+/** Largest listing the build accepts and a bundle reads (all tools list in ~40 KB). */
+export const MAX_BUNDLE_LISTING_BYTES = 4 * 1024 * 1024;
 /** Longest the bundler may take when `keynobi setup` builds it. */
 export const BUNDLE_TIMEOUT_MS = 120_000;
 /** What is kept of `deno bundle`'s stdout and of its stderr (the error's last lines). */
@@ -21,6 +25,38 @@ export const MAX_FINGERPRINT_FILES = 5_000;
 
 /** What the fingerprint covers, relative to the checkout. */
 const SOURCES = ["main.ts", "deno.json", "deno.lock", "lib", "workers"];
+
+/** Whether `url` (a module's) is one of the bundle's files. */
+export function isBundleFile(url: string): boolean {
+  return /\/dist\/bundle\/[^/]+\.js$/.test(url);
+}
+
+const listings = new Map<string, ReadonlyMap<string, unknown> | null>();
+
+/**
+ * The tools' listing written beside the bundle, when `moduleUrl` (the caller's import.meta.url)
+ * is one of the bundle's files; null from source, or when the file is missing, too large or not a
+ * JSON object (the session then converts each schema itself). Read once per folder and process.
+ */
+export function bundledListing(moduleUrl: string): ReadonlyMap<string, unknown> | null {
+  if (!isBundleFile(moduleUrl)) return null;
+  const file = new URL(BUNDLE_LISTING, moduleUrl);
+  const known = listings.get(file.href);
+  if (known !== undefined) return known;
+  let found: ReadonlyMap<string, unknown> | null = null;
+  try {
+    if (Deno.statSync(file).size <= MAX_BUNDLE_LISTING_BYTES) {
+      const parsed = JSON.parse(Deno.readTextFileSync(file));
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+        found = new Map(Object.entries(parsed));
+      }
+    }
+  } catch {
+    // No listing: computed per session.
+  }
+  listings.set(file.href, found);
+  return found;
+}
 
 /** Whether `url` (a main module's) is the bundle's entry. */
 export function isBundleEntry(url: string): boolean {
@@ -118,6 +154,25 @@ export async function buildBundle(root: string, deno: string): Promise<string | 
       ? `deno bundle took over ${BUNDLE_TIMEOUT_MS} ms`
       : `deno bundle: ${why}`;
   }
+  const listed = await runCommand(deno, [
+    "run",
+    "--quiet",
+    "--allow-read",
+    "--allow-env",
+    `${root}/lib/cli/bundle_listing.ts`,
+  ], { timeoutMs: BUNDLE_TIMEOUT_MS, maxOutputBytes: MAX_BUNDLE_LISTING_BYTES, cwd: root });
+  if (listed.code !== 0) {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    const why = listed.stderr.trim().split("\n").slice(-3).join(" ");
+    return `the tools' listing: ${why || listed.error || "failed"}`;
+  }
+  try {
+    JSON.parse(listed.stdout);
+  } catch {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    return "the tools' listing is not JSON (over MAX_BUNDLE_LISTING_BYTES?)";
+  }
+  await Deno.writeTextFile(`${tmp}/${BUNDLE_LISTING}`, listed.stdout);
   await Deno.writeTextFile(`${tmp}/${BUNDLE_STAMP}`, JSON.stringify({ fingerprint }) + "\n");
   await Deno.remove(out, { recursive: true }).catch(() => {});
   await Deno.rename(tmp, out);

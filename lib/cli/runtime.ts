@@ -28,6 +28,7 @@ import { PROMPTS } from "../tools/prompts.ts";
 import { TOOLS } from "../tools/registry.ts";
 import { projectResources } from "../tools/resources.ts";
 import { VERSION } from "../version.ts";
+import { bundledListing } from "./bundle.ts";
 
 export interface Runtime {
   env: Env;
@@ -176,6 +177,8 @@ export function newToolSession(
     ),
     prompts: PROMPTS,
     activity: spec.activity,
+    // The bundle lists its tools from the listing built with it; from source: null.
+    listed: bundledListing(import.meta.url),
   });
   return s;
 }

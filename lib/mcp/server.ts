@@ -59,6 +59,11 @@ export interface SessionOptions<Ctx> {
   resources: ResourceProvider;
   prompts: readonly PromptDef[];
   activity?: ActivitySink;
+  /**
+   * Tools' listing entries computed ahead (the bundle's, lib/cli/bundle.ts), by name; a tool not
+   * in it is converted here (`toolListing`).
+   */
+  listed?: ReadonlyMap<string, unknown> | null;
 }
 
 /** What a handler may use of the request beyond its arguments. */
@@ -126,7 +131,8 @@ export class SessionHandlers<Ctx> {
 
   listTools(params: Record<string, unknown>) {
     noCursor("tools/list", params);
-    if (!this.#toolList) this.#toolList = this.servedTools().map(toolListing);
+    const listed = this.#opts.listed;
+    this.#toolList ??= this.servedTools().map((t) => listed?.get(t.name) ?? toolListing(t));
     return { tools: this.#toolList };
   }
 
