@@ -2,7 +2,7 @@
  * `deno task bundle`: the main thread as one bundle, `dist/bundle/main.js` (plus the chunks it
  * loads lazily), the fingerprint of the sources it was built from and the tools' listing
  * (`tool_list.json`, lib/cli/bundle_listing.ts; see lib/cli/bundle.ts), for a
- * faster start: spawn → `initialize` spends most of its time loading modules (the SDK's Server,
+ * faster start: spawn → `tools/list` spends most of its time loading modules (the SDK's Server,
  * Ajv, zod, the registry), and a bundle loads them as a few files. The workers are not bundled:
  * the bundle sits two folders below the checkout, as lib/<area>/ does, so their
  * `new URL("../../workers/…", import.meta.url)` (and the skill, proto and main.ts paths) still
