@@ -11,10 +11,12 @@
 import { childEnv } from "../tests/child_env.ts";
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import type { Simulator } from "../tests/sim/mod.ts";
-import { PIPELINE_CPU_RUNS } from "./bench_logcat.ts";
+import { PIPELINE_CPU_RUNS, SPARSE_CRASH_EVERY_PASSES } from "./bench_logcat.ts";
 
 /** The commit issue 9 started from. */
 export const BEFORE_REF = "24cc107";
+/** Main when this session's ingest work started (the CPU-time ingest rows show it too). */
+export const SESSION_REF = "0fe3cf2";
 /** Lines of the full soak; checkpoints at 0, half and all of it. */
 const SOAK_LINES = Number(Deno.env.get("BENCH_SOAK_LINES") ?? 2_000_000);
 /** Lines of each ingest run (real captures, repeated). */
@@ -67,6 +69,20 @@ async function prepareBefore(): Promise<string | null> {
     ),
   );
   return dir;
+}
+
+/** The tree at `ref` as extracted from git (no probe), or null when git cannot give it. */
+async function extractTree(ref: string): Promise<string | null> {
+  if (Deno.env.get("BENCH_BEFORE") === "0") return null;
+  const dir = await Deno.makeTempDir({ prefix: `keynobi-${ref}-` });
+  const sh = await new Deno.Command("sh", {
+    args: ["-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, ref, dir],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (sh.success) return dir;
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  return null;
 }
 
 async function runJson(args: string[]): Promise<Record<string, unknown> | string> {
@@ -137,14 +153,18 @@ async function ingest(root: string | null, capacity: number) {
   ]);
 }
 
-/** Ingest alone by CPU time, before and after interleaved in one process (bench_logcat.ts). */
-async function pipelineCpu(root: string | null) {
+/**
+ * Ingest alone by CPU time, the given trees and this one interleaved in one process
+ * (bench_logcat.ts), on the dense or sparse corpus.
+ */
+async function pipelineCpu(roots: string[], corpus: "dense" | "sparse") {
   return await runJson([
     "run",
     "--allow-read",
     `${repo}scripts/bench_logcat.ts`,
     String(INGEST_LINES),
-    `--pipeline-cpu=${[...(root ? [root] : []), repo].join(",")}`,
+    `--pipeline-cpu=${[...roots, repo].join(",")}`,
+    `--corpus=${corpus}`,
     ...realCaptures(),
   ]);
 }
@@ -205,16 +225,31 @@ async function logcatRows(before: string | null): Promise<Row[]> {
       pair(i100Before, i100, (r) => `${r.lines_per_sec_wall}`) + " lines/s",
     budget: "≥ 1,000,000 lines/s",
   });
-  const cpu = await pipelineCpu(before);
-  rows.push({
-    what: "logcat ingest alone (parse, classify, store), CPU time, real captures, 100k ring",
-    value: typeof cpu === "string"
-      ? cpu
-      : (cpu.sides as { cpu_ms_median: number; lines_per_cpu_sec: number }[]).map((x) =>
-        `${x.lines_per_cpu_sec} lines/s (${x.cpu_ms_median} ms CPU per ${cpu.lines} lines)`
-      ).join(" → ") + `, median of ${PIPELINE_CPU_RUNS} interleaved runs`,
-    budget: "≥ 1,000,000 lines/s",
-  });
+  const session = await extractTree(SESSION_REF);
+  try {
+    const roots = [...(before ? [before] : []), ...(session ? [session] : [])];
+    const sides = `${before ? `${BEFORE_REF} → ` : ""}${session ? `${SESSION_REF} → ` : ""}now`;
+    for (const corpus of ["dense", "sparse"] as const) {
+      const cpu = await pipelineCpu(roots, corpus);
+      rows.push({
+        what: `logcat ingest alone (parse, classify, store), CPU time, 100k ring, real captures ${
+          corpus === "dense"
+            ? "cycled (a crash every ~84 lines)"
+            : `with their crashes in one pass of ${SPARSE_CRASH_EVERY_PASSES}`
+        } (${sides})`,
+        value: typeof cpu === "string"
+          ? cpu
+          : (cpu.sides as { cpu_ms_median: number; lines_per_cpu_sec: number }[]).map((x) =>
+            `${x.lines_per_cpu_sec} lines/s (${x.cpu_ms_median} ms)`
+          ).join(" → ") +
+            ` CPU per ${cpu.lines} lines, ${cpu.crashes} crashes, median of ${PIPELINE_CPU_RUNS} ` +
+            "interleaved runs",
+        budget: "≥ 1,000,000 lines/s",
+      });
+    }
+  } finally {
+    if (session) await Deno.remove(session, { recursive: true }).catch(() => {});
+  }
   rows.push({
     what: "logcat query, 100k entries, mixed filters",
     value: pair(i100Before, i100, (r) => `${r.query_ms_median} ms median (max ${r.query_ms_max})`),

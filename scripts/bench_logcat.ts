@@ -269,9 +269,48 @@ export async function runLogcatBench(
 
 /** Runs of each side in `runPipelineCpuBench` (interleaved). */
 export const PIPELINE_CPU_RUNS = 7;
+/**
+ * In the "sparse" corpus, the captures' crash lines are kept in one pass over them of this many
+ * (dropped in the others): a crash every ~4,200 lines instead of every ~84.
+ */
+export const SPARSE_CRASH_EVERY_PASSES = 50;
+
+/** The corpora the CPU bench streams: the captures cycled, or with their crashes made rare. */
+export type BenchCorpusKind = "dense" | "sparse";
+
+/**
+ * `n` lines of the captures, cycled. "dense": as printed (the captures are crash reports: a
+ * crash every ~84 lines). "sparse": the lines this tree's pipeline stores as crash lines are kept
+ * in one pass of every SPARSE_CRASH_EVERY_PASSES only (everything else of every pass stays).
+ */
+export async function corpusLines(
+  texts: readonly string[],
+  n: number,
+  kind: BenchCorpusKind,
+): Promise<string[]> {
+  const corpus = benchCorpus(texts);
+  let plain = corpus;
+  if (kind === "sparse") {
+    const { DevicePipeline } = await import("../lib/logcat/pipeline.ts");
+    const { EntryFlag } = await import("../lib/logcat/ring_store.ts");
+    const p = new DevicePipeline("bench-1", { capacity: corpus.length + 1 });
+    for (const l of corpus) p.ingestLine(l);
+    const s = p.store;
+    plain = corpus.filter((_, i) => !(s.flags[s.slot(i)] & EntryFlag.crash));
+  }
+  const out: string[] = [];
+  for (let pass = 0; out.length < n; pass++) {
+    const lines = kind === "dense" || pass % SPARSE_CRASH_EVERY_PASSES === 0 ? corpus : plain;
+    for (let i = 0; i < lines.length && out.length < n; i++) out.push(lines[i]);
+  }
+  return out;
+}
 
 export interface PipelineCpuResult {
   lines: number;
+  corpus: BenchCorpusKind;
+  /** Crashes the newest side's pipeline read (kept and dropped). */
+  crashes: number;
   /** Per checkout: the median CPU ms of its runs and the lines per CPU second. */
   sides: { root: string; cpu_ms_median: number; lines_per_cpu_sec: number; runs_ms: number[] }[];
 }
@@ -289,9 +328,10 @@ export async function runPipelineCpuBench(
   roots: readonly string[],
   capacity = BENCH_RING_ENTRIES,
   runs = PIPELINE_CPU_RUNS,
+  kind: BenchCorpusKind = "dense",
 ): Promise<PipelineCpuResult> {
   const n = Math.max(1, Math.min(MAX_BENCH_LINES, Math.floor(lines)));
-  const corpus = benchCorpus(texts);
+  const all = await corpusLines(texts, n, kind);
   const reads: Uint8Array[] = [];
   let batch: string[] = [];
   const flush = () => {
@@ -300,10 +340,11 @@ export async function runPipelineCpuBench(
     batch = [];
   };
   for (let i = 0; i < n; i++) {
-    batch.push(corpus[i % corpus.length]);
+    batch.push(all[i]);
     if (batch.length === 4096) flush();
   }
   if (batch.length) flush();
+  let crashes = 0;
   const mods = await Promise.all(
     roots.map((r) => import(`${r.replace(/\/?$/, "/")}lib/logcat/pipeline.ts`)),
   );
@@ -322,10 +363,14 @@ export async function runPipelineCpuBench(
         us += u.user + u.system;
       }
       times[k].push(us / 1000);
+      crashes = p.crashes.length +
+        [...p.droppedGroups.values()].reduce((a: number, g: { count: number }) => a + g.count, 0);
     }
   }
   return {
     lines: n,
+    corpus: kind,
+    crashes,
     sides: roots.map((root, k) => {
       const sorted = [...times[k]].sort((a, b) => a - b);
       const med = sorted[Math.floor(sorted.length / 2)];
@@ -348,8 +393,17 @@ if (import.meta.main) {
   const texts = files.map((f) => Deno.readTextFileSync(f));
   const cpuRoots = opt("pipeline-cpu");
   if (cpuRoots !== undefined) {
-    // --pipeline-cpu=<checkout>[,<checkout>…]: ingest alone by CPU time (no worker, no server).
-    const r = await runPipelineCpuBench(Number(count) || 1_000_000, texts, cpuRoots.split(","));
+    // --pipeline-cpu=<checkout>[,<checkout>…]: ingest alone by CPU time (no worker, no server);
+    // --corpus=dense|sparse (see corpusLines).
+    const kind = opt("corpus") === "sparse" ? "sparse" : "dense";
+    const r = await runPipelineCpuBench(
+      Number(count) || 1_000_000,
+      texts,
+      cpuRoots.split(","),
+      BENCH_RING_ENTRIES,
+      PIPELINE_CPU_RUNS,
+      kind,
+    );
     console.log(JSON.stringify(r));
     Deno.exit(0);
   }

@@ -87,21 +87,14 @@ export class ContextFacts {
     return this.known[slot] === 1 && this.seqOf[slot] === s.seq[slot];
   }
 
-  /** Learns the clock and mention of `slot`'s entry. */
-  learnSlot(s: RingStore, slot: number): void {
-    const text = s.text[slot]!;
+  /**
+   * Learns the clock and mention of `slot`'s entry on the ingest path (in chunk order), with the
+   * clock already read (it needs it anyway); returns the mention.
+   */
+  learnWithClock(s: RingStore, slot: number, clock: number): number {
     if (this.seqOf[slot] !== s.seq[slot]) this.nameKnown[slot] = 0;
     this.seqOf[slot] = s.seq[slot];
-    this.clock[slot] = clockIn(text, s.timeStart[slot], s.timeEnd[slot]) ?? Number.NaN;
-    this.mention[slot] = this.#scanFinder.mentionIn(text, s.msgStart[slot], s.msgEnd[slot]);
-    this.known[slot] = 1;
-  }
-
-  /** learnSlot on the ingest path, with the clock already read (it needs it anyway). */
-  learnWithClock(s: RingStore, slot: number, clock: number | null): number {
-    if (this.seqOf[slot] !== s.seq[slot]) this.nameKnown[slot] = 0;
-    this.seqOf[slot] = s.seq[slot];
-    this.clock[slot] = clock ?? Number.NaN;
+    this.clock[slot] = clock;
     const m = this.#ingestFinder.mentionIn(s.text[slot]!, s.msgStart[slot], s.msgEnd[slot]);
     this.mention[slot] = m;
     this.known[slot] = 1;

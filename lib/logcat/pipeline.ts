@@ -209,7 +209,8 @@ export class DevicePipeline {
   #tagHashes = new Int32Array(TAG_TABLE_SLOTS);
   #tagCount = 0;
   #lastUnknownPid = 0;
-  #groupMemo = new Map<string, string>();
+  #groupMemo = new Map<string, { kind: CrashKind; name: string; lines: string[]; id: string }[]>();
+  #groupMemoSize = 0;
   /** What the crash-context scans read of each slot, learnt once (see context_scan.ts). */
   #ctx = new ContextFacts();
   /** Bumped when the crashes waiting for context (or their pids) change; see #afterNames. */
@@ -558,7 +559,7 @@ export class DevicePipeline {
     if (this.#needAfter.length) {
       // Crashes wait for the lines after them: this line's facts are read now (in order along the
       // chunk, where it is cheapest) and kept for the next crash's scan back.
-      const clock = clockIn(src, timeStart, timeEnd);
+      const clock = clockIn(src, timeStart, timeEnd) ?? Number.NaN;
       const mention = this.#ctx.learnWithClock(s, slot, clock);
       if (!crash) {
         this.#addAfter(
@@ -779,18 +780,36 @@ export class DevicePipeline {
   /**
    * The group of a crash being dropped. A crash whose text was seen before (a crash loop printing
    * the same trace, a replayed capture) is not parsed again: the group is a pure function of the
-   * kind, the lines and the process the table gives its pid, which is the memo's key.
+   * kind, the lines and the process the table gives its pid. The memo is keyed by a short
+   * fingerprint of those (kind, process, line count and characters, first and last line) and
+   * holds a copy of each text's lines, compared line by line (no joined copy of every dropped
+   * crash to hash).
    */
   #droppedGroupOf(r: CrashRecord): string {
     if (r.groupId) return r.groupId;
     const proc = this.procs.of(r.pid);
-    const key = `${r.kind}\n${proc >= 0 ? this.procs.names[proc] : ""}\n${r.lines.join("\n")}`;
-    if (key.length > MAX_GROUP_MEMO_KEY_CHARS) return this.groupOf(r);
-    const known = this.#groupMemo.get(key);
-    if (known !== undefined) return known;
+    const name = proc >= 0 ? this.procs.names[proc] : "";
+    const lines = r.lines;
+    let chars = lines.length - 1;
+    for (let i = 0; i < lines.length; i++) chars += lines[i].length;
+    if (chars > MAX_GROUP_MEMO_KEY_CHARS) return this.groupOf(r);
+    const print = `${r.kind}\n${name}\n${lines.length}\n${chars}\n${lines[0]}\n${lines.at(-1)}`;
+    const seen = this.#groupMemo.get(print);
+    if (seen !== undefined) {
+      for (const e of seen) {
+        if (e.kind === r.kind && e.name === name && sameLines(e.lines, lines)) return e.id;
+      }
+    }
     const id = this.groupOf(r);
-    if (this.#groupMemo.size >= MAX_GROUP_MEMO) this.#groupMemo.clear();
-    this.#groupMemo.set(key, id);
+    if (this.#groupMemoSize >= MAX_GROUP_MEMO) {
+      this.#groupMemo.clear();
+      this.#groupMemoSize = 0;
+    }
+    const entry = { kind: r.kind, name, lines: lines.map(copyOf), id };
+    const list = this.#groupMemo.get(print);
+    if (list) list.push(entry);
+    else this.#groupMemo.set(print, [entry]);
+    this.#groupMemoSize++;
     return id;
   }
 
@@ -853,7 +872,7 @@ export class DevicePipeline {
   }
 
   #addAfter(
-    at: number | null,
+    at: number,
     mention: number,
     src: string,
     timeStart: number,
@@ -877,7 +896,8 @@ export class DevicePipeline {
     for (let i = this.#needAfter.length - 1; i >= 0; i--) {
       const r = this.#needAfter[i];
       const start = r.clock;
-      const late = at !== null && start !== null && at - start > CRASH_CONTEXT_WINDOW_MS;
+      // (NaN, no clock, is never late.)
+      const late = start !== null && at - start > CRASH_CONTEXT_WINDOW_MS;
       if (late || ++r.afterScanned > CRASH_CONTEXT_SCAN_LINES) {
         this.#needAfter.splice(i, 1);
         continue;
@@ -1164,6 +1184,13 @@ function namesPid(message: string, mention: number, pid: number): boolean {
   if (mention === NAMES_NO_PID) return false;
   if (!isPlainPid(pid) || mention === NAMES_SEVERAL_PIDS) return mentionsPid(message, pid);
   return mention === pid;
+}
+
+/** Whether two crash texts have the same lines. */
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** One number per reporting thread (pids and tids are below 2^22 on Linux; -1 = unknown). */
