@@ -312,15 +312,23 @@ export interface PipelineCpuResult {
   /** Crashes the newest side's pipeline read (kept and dropped). */
   crashes: number;
   /** Per checkout: the median CPU ms of its runs and the lines per CPU second. */
-  sides: { root: string; cpu_ms_median: number; lines_per_cpu_sec: number; runs_ms: number[] }[];
+  sides: {
+    root: string;
+    cpu_ms_median: number;
+    lines_per_cpu_sec: number;
+    runs_ms: number[];
+    /** Whether its reads were joined as its worker joins queued ones (queued_reads.ts). */
+    joined_reads: boolean;
+  }[];
 }
 
 /**
  * Ingest alone (parse, classify, store: `DevicePipeline.ingestText`), timed by the process's CPU
  * time around each chunk — on a machine others load, CPU time moves far less than wall time. The
- * corpus goes as a device sends it (4,096-line writes read 64 KiB at a time, decoded as a stream);
- * decoding is not timed. Each checkout's pipeline is loaded in this one process and the runs
- * alternate between them, so load falls on both alike.
+ * corpus goes as a device sends it (4,096-line writes read 64 KiB at a time, decoded as a stream;
+ * in a tree whose worker joins queued reads, joined as it joins them, all of them queued as in a
+ * burst); decoding is not timed. Each checkout's pipeline is loaded in this one process and the
+ * runs alternate between them, so load falls on both alike.
  */
 export async function runPipelineCpuBench(
   lines: number,
@@ -348,6 +356,19 @@ export async function runPipelineCpuBench(
   const mods = await Promise.all(
     roots.map((r) => import(`${r.replace(/\/?$/, "/")}lib/logcat/pipeline.ts`)),
   );
+  // Each side reads as its own worker does: a tree with queued_reads.ts joins the chunks queued
+  // behind one (a burst: here every read is queued), an older one decodes each 64 KiB read.
+  const joiners = await Promise.all(roots.map(async (r) => {
+    const path = `${r.replace(/\/?$/, "/")}lib/logcat/queued_reads.ts`;
+    try {
+      Deno.statSync(path);
+    } catch {
+      return null;
+    }
+    return (await import(path)).QueuedReads as new (
+      reader: ReadableStreamDefaultReader<Uint8Array>,
+    ) => { read(): Promise<Uint8Array | null> };
+  }));
   const times: number[][] = roots.map(() => []);
   for (let r = 0; r < runs; r++) {
     for (let k = 0; k < roots.length; k++) {
@@ -355,7 +376,22 @@ export async function runPipelineCpuBench(
       p.applyProcessList([{ pid: 542, name: "system_server" }]);
       const d = new TextDecoder();
       let us = 0;
-      for (const b of reads) {
+      const Join = joiners[k];
+      let next: () => Promise<Uint8Array | null>;
+      if (Join === null) {
+        let i = 0;
+        next = () => Promise.resolve(i < reads.length ? reads[i++] : null);
+      } else {
+        const stream = new ReadableStream<Uint8Array>({
+          start(c) {
+            for (const b of reads) c.enqueue(b);
+            c.close();
+          },
+        });
+        const joined = new Join(stream.getReader());
+        next = () => joined.read();
+      }
+      for (let b = await next(); b !== null; b = await next()) {
         const text = d.decode(b, { stream: true });
         const u0 = process.cpuUsage();
         p.ingestText(text);
@@ -379,6 +415,7 @@ export async function runPipelineCpuBench(
         cpu_ms_median: Math.round(med),
         lines_per_cpu_sec: Math.round(n / (med / 1000)),
         runs_ms: times[k].map(Math.round),
+        joined_reads: joiners[k] !== null,
       };
     }),
   };

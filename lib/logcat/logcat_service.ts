@@ -25,6 +25,7 @@ import type {
   TraceResult,
 } from "./logcat_protocol.ts";
 import { type CrashRecord, DevicePipeline, type LogEntryOut } from "./pipeline.ts";
+import { QueuedReads } from "./queued_reads.ts";
 import { clampRingEntries } from "./ring_store.ts";
 import { TextIndex } from "./text_index.ts";
 
@@ -190,12 +191,14 @@ export class LogcatService {
 
   async #pump(serial: string, d: DeviceStream, stream: ShellStream): Promise<void> {
     const reader = stream.stdout.getReader();
+    // Chunks already queued behind one are read with it (a burst becomes few large texts).
+    const reads = new QueuedReads(reader);
     const decoder = new TextDecoder();
     let failure: string | null = null;
     try {
       while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
+        const value = await reads.read();
+        if (value === null) break;
         const text = decoder.decode(value, { stream: true });
         if (text) {
           d.pipeline.ingestText(text);
