@@ -31,6 +31,8 @@ export const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
 export const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
 /** Messages read ahead (`readAhead`) that wait for the server; reading pauses beyond. */
 export const MAX_EARLY_MESSAGES = 1_000;
+/** Text (UTF-16 code units of the lines) read ahead that may wait; reading pauses beyond. */
+export const MAX_EARLY_CHARS = 16 * 1024 * 1024;
 
 /** Answers the first message itself, or returns null to let it wait for the server. */
 export type FirstAnswer = (message: JSONRPCMessage) => JSONRPCMessage | null;
@@ -38,6 +40,8 @@ export type FirstAnswer = (message: JSONRPCMessage) => JSONRPCMessage | null;
 interface ReadAhead {
   answerFirst: FirstAnswer | null;
   waiting: JSONRPCMessage[];
+  /** The length of the lines waiting. */
+  chars: number;
   connected: PromiseWithResolvers<void>;
 }
 
@@ -119,11 +123,17 @@ export class LineTransport implements Transport {
    * Start reading before a server is connected (while the SDK loads): what is read waits, in
    * order, until `start()` hands it over, except that `answerFirst` may answer the first message
    * itself (its answer is written at once and the message is not handed over). Lines that are not
-   * messages are answered as always. Reading pauses while MAX_EARLY_MESSAGES wait.
+   * messages are answered as always. Reading pauses while MAX_EARLY_MESSAGES, or lines of
+   * MAX_EARLY_CHARS in all, wait.
    */
   readAhead(answerFirst: FirstAnswer | null = null): void {
     if (this.#reading) throw new Error("LineTransport already reading");
-    this.#early = { answerFirst, waiting: [], connected: Promise.withResolvers<void>() };
+    this.#early = {
+      answerFirst,
+      waiting: [],
+      chars: 0,
+      connected: Promise.withResolvers<void>(),
+    };
     this.#beginReading();
   }
 
@@ -133,7 +143,7 @@ export class LineTransport implements Transport {
     const early = this.#early;
     if (early) {
       this.#early = null;
-      for (const m of early.waiting) this.#handOver(m);
+      for (const m of early.waiting) this.#handOver(m, 0);
       early.connected.resolve();
     } else {
       this.#beginReading();
@@ -165,7 +175,7 @@ export class LineTransport implements Transport {
       else this.#writeError(null, droppedLineError(ev.dropped, this.#maxMessageBytes));
       if (this.#queued > this.#maxQueued) await this.#waitForRoom();
       const early = this.#early;
-      if (early && early.waiting.length >= MAX_EARLY_MESSAGES) {
+      if (early && (early.waiting.length >= MAX_EARLY_MESSAGES || early.chars >= MAX_EARLY_CHARS)) {
         await raceAbort(early.connected.promise, this.#stop.signal);
       }
     }
@@ -189,10 +199,10 @@ export class LineTransport implements Transport {
       default:
         break;
     }
-    this.#handOver(c.message as JSONRPCMessage);
+    this.#handOver(c.message as JSONRPCMessage, line.length);
   }
 
-  #handOver(message: JSONRPCMessage): void {
+  #handOver(message: JSONRPCMessage, chars: number): void {
     const early = this.#early;
     if (early) {
       const answerFirst = early.answerFirst;
@@ -204,7 +214,10 @@ export class LineTransport implements Transport {
         answer = null; // the server answers it
       }
       if (answer) void this.send(answer);
-      else early.waiting.push(message);
+      else {
+        early.waiting.push(message);
+        early.chars += chars;
+      }
       return;
     }
     this.delivered(message);

@@ -8,7 +8,11 @@
 import { assert, assertEquals } from "../assert.ts";
 import type { SessionOptions } from "../../lib/mcp/server.ts";
 import { createSession, type Session } from "../../lib/mcp/session.ts";
-import { LineTransport, MAX_EARLY_MESSAGES } from "../../lib/mcp/line_transport.ts";
+import {
+  LineTransport,
+  MAX_EARLY_CHARS,
+  MAX_EARLY_MESSAGES,
+} from "../../lib/mcp/line_transport.ts";
 import { RequestGate } from "../../lib/mcp/request_gate.ts";
 import { type EarlyInitialize, earlyInitializeAnswer } from "../../lib/mcp/early_initialize.ts";
 import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
@@ -210,6 +214,44 @@ Deno.test("reading ahead pauses while MAX_EARLY_MESSAGES wait, and goes on once 
   assertEquals(transport.waiting, MAX_EARLY_MESSAGES);
   assert(pulled <= MAX_EARLY_MESSAGES + 2, `read ${pulled} lines ahead`);
   assertEquals(out.lines, []);
+  let seen = 0;
+  const session = createSession({ ...options(), gate });
+  session.server.fallbackNotificationHandler = () => {
+    seen++;
+    return Promise.resolve();
+  };
+  await session.server.connect(transport);
+  await waitUntil(() => out.lines.some(isLast), "the last ping's answer");
+  assertEquals(seen, total);
+  await session.close();
+});
+
+Deno.test("reading ahead also pauses once the waiting lines reach MAX_EARLY_CHARS", async () => {
+  const big = "x".repeat(1024 * 1024);
+  const perLine = line({ jsonrpc: "2.0", method: "notifications/n", params: { big } }).length - 1;
+  const fit = Math.ceil(MAX_EARLY_CHARS / perLine); // the line that reaches the bound is taken
+  const total = fit + 5;
+  let pulled = 0;
+  const enc = new TextEncoder();
+  const input = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulled < total) {
+        pulled++;
+        c.enqueue(enc.encode(line({ jsonrpc: "2.0", method: "notifications/n", params: { big } })));
+      } else if (pulled === total) {
+        pulled++;
+        c.enqueue(enc.encode(lastPing));
+      }
+    },
+  }, { highWaterMark: 0 });
+  const out = sink();
+  const gate = new RequestGate();
+  const transport = new LineTransport(input, out.stream, { gate });
+  transport.readAhead(null);
+  await waitUntil(() => transport.waiting === fit, "the read loop to fill the wait");
+  for (let i = 0; i < 200; i++) await new Promise((r) => setTimeout(r, 0));
+  assertEquals(transport.waiting, fit);
+  assert(fit < MAX_EARLY_MESSAGES);
   let seen = 0;
   const session = createSession({ ...options(), gate });
   session.server.fallbackNotificationHandler = () => {
