@@ -10,7 +10,7 @@
  * `{"status":1}` answers the app's status and closes; `{"open":1,"project":"/path"}` switches the
  * app's project (`keynobi open`). Parsing and deciding are pure; reading the line is bounded.
  */
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute, normalize } from "../core/path.ts";
 import { ABORTED, raceAbort } from "../core/abortable.ts";
 import { concatBytes } from "../core/bytes.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/toolsets.ts";

@@ -3,7 +3,7 @@
  * between processes (trust, build history, locks, activity, sessions, the attach socket) lives
  * here, so the names are defined once.
  */
-import { join, resolve } from "node:path";
+import { join, resolve } from "./path.ts";
 import type { Env } from "./env.ts";
 
 /** The user's home folder from `HOME` (POSIX) or `USERPROFILE` (Windows), else `null`. */

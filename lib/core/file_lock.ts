@@ -2,7 +2,7 @@
  * Cross-process exclusive locks on a lock file (`flock` through `Deno.FsFile.lock`), and the
  * write-to-temp-then-rename that every shared file in the data directory uses.
  */
-import { dirname } from "node:path";
+import { dirname } from "./path.ts";
 
 /** Run `fn` while holding an exclusive lock on `lockPath` (created, mode 0600, if missing). */
 export async function withFileLock<T>(

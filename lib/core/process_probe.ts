@@ -5,7 +5,7 @@
  * reading `/proc`; otherwise and elsewhere `ps -p <pid> -o stat=,comm=`, with a timeout. A process
  * that cannot be inspected (another user's, no `ps`) counts as running.
  */
-import { basename, join } from "node:path";
+import { basename, join } from "./path.ts";
 import { runCommand } from "./run_command.ts";
 
 /** How long `ps` may take to describe one process. */

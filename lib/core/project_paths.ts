@@ -9,7 +9,7 @@
  * file or folder swapped for a symlink at any instant therefore reads nothing from outside. Bytes
  * are read from the open handle only; nothing is re-opened by path.
  */
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "./path.ts";
 import { ToolError } from "./errors.ts";
 import {
   type OpenedRegularFile,

@@ -6,7 +6,7 @@
  * Parsing and choosing are pure; `readDiscoveryDir` is the file adapter. Facts:
  * ../shared/EMULATOR.md §1 (keys, directories, stale files) and §2 (auth modes).
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 
 /** Discovery files read per directory, at most. */
 export const MAX_DISCOVERY_FILES = 64;

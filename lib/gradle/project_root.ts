@@ -2,7 +2,7 @@
  * Which project a session serves (spec "Modes"): `--project`, else the Gradle build that contains
  * the client's working directory, else the last active project from settings, else none.
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../core/path.ts";
 import { isDirectory, isFile } from "../core/file_kind.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";

@@ -7,7 +7,7 @@
  * the kept lines to a temp file and renames it over the log; appenders take the same lock, so no
  * line is appended to a file being replaced, and each line goes out in one write, so none is torn.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { activityLogPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { parseJsonRecord } from "../core/json.ts";

@@ -8,7 +8,7 @@
  * (lib/core/process_probe.ts). When the process cannot be inspected (another user's process, no
  * `ps`), the record is kept.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { sessionsDir } from "../core/data_dir.ts";
 import { writeFileAtomic } from "../core/file_lock.ts";
 import { parseJsonRecord } from "../core/json.ts";

@@ -1,8 +1,8 @@
 /**
  * What `keynobi --mcp` loads before it answers `initialize` on stdio: main.ts and what it loads
  * with itself, then lib/cli/mcp.ts and what that loads with itself. None of it is the MCP SDK,
- * zod, the tool registry, the session or the runtime: those load after the early answer
- * (lib/mcp/early_initialize.ts), and the other commands load only when run.
+ * zod, a `node:` module, the tool registry, the session or the runtime: those load after the
+ * early answer (lib/mcp/early_initialize.ts), and the other commands load only when run.
  */
 import { assert } from "../assert.ts";
 import { closure } from "../module_closure.ts";
@@ -19,6 +19,8 @@ Deno.test("the modules loaded before the early initialize answer hold no SDK, zo
   for (const spec of loaded) {
     assert(!spec.startsWith("zod") && !spec.startsWith("npm:"), `start-up loads ${spec}`);
     assert(!spec.startsWith("@modelcontextprotocol/"), `start-up loads ${spec}`);
+    // Node's compatibility layer (~7–10 ms to load): lib/core/path.ts instead of node:path.
+    assert(!spec.startsWith("node:"), `start-up loads ${spec}`);
   }
   for (
     const f of [
