@@ -19,16 +19,10 @@ import {
   processFact,
   ProcessTable,
 } from "./enrich.ts";
-import {
-  emptyLineSpan,
-  ForwardSearch,
-  Level,
-  levelLetter,
-  LineKind,
-  parseSpanInto,
-} from "./line_parser.ts";
+import { emptyLineSpan, Level, levelLetter, LineKind, parseSpanInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
 import { ContextFacts } from "./context_scan.ts";
+import { WindowedSearch } from "./next_match.ts";
 import { clockIn, clockMs } from "./log_clock.ts";
 import { mentionsPid, NAMES_NO_PID, NAMES_SEVERAL_PIDS } from "./pid_mentions.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
@@ -218,8 +212,8 @@ export class DevicePipeline {
   #namesFor = -1;
   #namesProcs = -1;
   /** The process names those crashes look for, each searched along the chunk. */
-  #names: ForwardSearch[] = [];
-  #nameSearches = new Map<string, ForwardSearch>();
+  #names: WindowedSearch[] = [];
+  #nameSearches = new Map<string, WindowedSearch>();
   /** The last complete lines stored (the anchor of a resume), as spans: a ring of 4. */
   #recentText: string[] = new Array(RESUME_ANCHOR_LINES);
   #recentStart = new Int32Array(RESUME_ANCHOR_LINES);
@@ -852,16 +846,16 @@ export class DevicePipeline {
    * chunk (a line containing none of them, and naming no pid, is about none of those crashes but
    * its own process's). Rebuilt when those crashes or the process table changed.
    */
-  #afterNames(): ForwardSearch[] {
+  #afterNames(): WindowedSearch[] {
     if (this.#namesFor === this.#needVersion && this.#namesProcs === this.procs.version) {
       return this.#names;
     }
-    const searches = new Map<string, ForwardSearch>();
+    const searches = new Map<string, WindowedSearch>();
     for (const r of this.#needAfter) {
       const proc = this.procs.of(r.pid);
       const name = proc >= 0 ? this.procs.names[proc] : null;
       if (name !== null && name.length > 3 && !searches.has(name)) {
-        searches.set(name, this.#nameSearches.get(name) ?? new ForwardSearch(name));
+        searches.set(name, this.#nameSearches.get(name) ?? new WindowedSearch(name));
       }
     }
     this.#nameSearches = searches;
@@ -888,7 +882,7 @@ export class DevicePipeline {
     if (!named) {
       const names = this.#afterNames();
       for (let k = 0; k < names.length && !named; k++) {
-        named = names[k].find(src, msgStart, msgEnd) >= 0;
+        named = names[k].foundIn(src, msgStart, msgEnd);
       }
     }
     let message: string | null = null;

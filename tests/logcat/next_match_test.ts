@@ -1,9 +1,10 @@
 /**
- * The crash context's searches along a chunk: NextMatch (the next match remembered) must answer
- * as a fresh search, in any order of positions and texts.
+ * The crash context's searches along a chunk: NextMatch (the next match remembered) and
+ * WindowedSearch (a bounded look ahead) must answer as a fresh search, in any order of positions
+ * and texts.
  */
-import { assertEquals } from "../assert.ts";
-import { NextMatch } from "../../lib/logcat/next_match.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { NextMatch, SEARCH_WINDOW_CHARS, WindowedSearch } from "../../lib/logcat/next_match.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
 
 function corpus(): string {
@@ -30,4 +31,38 @@ Deno.test("NextMatch answers as a fresh search, forwards, backwards and across t
       assertEquals(m.next(t, from), t.indexOf(n, from), `${n} from ${from}`);
     }
   }
+});
+
+Deno.test("WindowedSearch answers includes() for messages asked in order, skipped or going back", () => {
+  const text = corpus();
+  const other = text.slice(333) + "ActivityManager";
+  const lines: [number, number][] = [];
+  for (let i = 0; i < text.length;) {
+    const nl = text.indexOf("\n", i);
+    const e = nl < 0 ? text.length : nl;
+    lines.push([Math.min(e, i + 33), e]);
+    i = e + 1;
+  }
+  let asked = 0, found = 0;
+  for (
+    const n of ["ActivityManager", "android", "com.google.android.gms", "zzq", "nowhere", "pid"]
+  ) {
+    const w = new WindowedSearch(n);
+    for (let k = 0; k < lines.length; k += 1 + (k % 50 === 0 ? rnd(200) : 0)) {
+      const [a, b] = lines[k];
+      const want = text.slice(a, b).includes(n);
+      assertEquals(w.foundIn(text, a, b), want, `${n} in line ${k}`);
+      asked++;
+      if (want) found++;
+      if (k % 97 === 0) {
+        // Another text, a stretch longer than the window, and a step back.
+        assertEquals(w.foundIn(other, a, b), other.slice(a, b).includes(n));
+        const far = Math.min(text.length, a + 3 * SEARCH_WINDOW_CHARS);
+        assertEquals(w.foundIn(text, a, far), text.slice(a, far).includes(n));
+        const [pa, pb] = lines[Math.max(0, k - 40)];
+        assertEquals(w.foundIn(text, pa, pb), text.slice(pa, pb).includes(n));
+      }
+    }
+  }
+  assert(asked > 1000 && found > 100, `asked ${asked}, found ${found}`);
 });
