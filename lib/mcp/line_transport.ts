@@ -29,19 +29,16 @@ import { ABORTED, raceAbort } from "../core/abortable.ts";
 export const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The largest `maxQueuedBytes` a caller may choose. */
 export const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
-/** Messages read ahead (`readAhead`) that wait for the server; reading pauses beyond. */
-export const MAX_EARLY_MESSAGES = 1_000;
-/** Text (UTF-16 code units of the lines) read ahead that may wait; reading pauses beyond. */
-export const MAX_EARLY_CHARS = 16 * 1024 * 1024;
 
 /** Answers the first message itself, or returns null to let it wait for the server. */
 export type FirstAnswer = (message: JSONRPCMessage) => JSONRPCMessage | null;
 
 interface ReadAhead {
   answerFirst: FirstAnswer | null;
+  /** The first message, when it waits for the server (at most one: reading then pauses). */
   waiting: JSONRPCMessage[];
-  /** The length of the lines waiting. */
-  chars: number;
+  /** Whether the first message came (answered or waiting). */
+  taken: boolean;
   connected: PromiseWithResolvers<void>;
 }
 
@@ -109,7 +106,7 @@ export class LineTransport implements Transport {
     return this.#queued;
   }
 
-  /** Messages read ahead (`readAhead`) that wait for the server to connect. */
+  /** Messages read ahead (`readAhead`) that wait for the server to connect (0 or 1). */
   get waiting(): number {
     return this.#early?.waiting.length ?? 0;
   }
@@ -120,18 +117,18 @@ export class LineTransport implements Transport {
   }
 
   /**
-   * Start reading before a server is connected (while the SDK loads): what is read waits, in
-   * order, until `start()` hands it over, except that `answerFirst` may answer the first message
-   * itself (its answer is written at once and the message is not handed over). Lines that are not
-   * messages are answered as always. Reading pauses while MAX_EARLY_MESSAGES, or lines of
-   * MAX_EARLY_CHARS in all, wait.
+   * Start reading before a server is connected (while the SDK loads), up to the first message:
+   * `answerFirst` may answer it itself (its answer is written at once and the message is not
+   * handed over); otherwise it waits for `start()`. Either way reading then pauses until `start()`,
+   * so what follows stays unread, as it would without reading ahead. Lines that are not messages
+   * are answered as always.
    */
   readAhead(answerFirst: FirstAnswer | null = null): void {
     if (this.#reading) throw new Error("LineTransport already reading");
     this.#early = {
       answerFirst,
       waiting: [],
-      chars: 0,
+      taken: false,
       connected: Promise.withResolvers<void>(),
     };
     this.#beginReading();
@@ -143,7 +140,7 @@ export class LineTransport implements Transport {
     const early = this.#early;
     if (early) {
       this.#early = null;
-      for (const m of early.waiting) this.#handOver(m, 0);
+      for (const m of early.waiting) this.#handOver(m);
       early.connected.resolve();
     } else {
       this.#beginReading();
@@ -175,7 +172,7 @@ export class LineTransport implements Transport {
       else this.#writeError(null, droppedLineError(ev.dropped, this.#maxMessageBytes));
       if (this.#queued > this.#maxQueued) await this.#waitForRoom();
       const early = this.#early;
-      if (early && (early.waiting.length >= MAX_EARLY_MESSAGES || early.chars >= MAX_EARLY_CHARS)) {
+      if (early?.taken) {
         await raceAbort(early.connected.promise, this.#stop.signal);
       }
     }
@@ -199,14 +196,15 @@ export class LineTransport implements Transport {
       default:
         break;
     }
-    this.#handOver(c.message as JSONRPCMessage, line.length);
+    this.#handOver(c.message as JSONRPCMessage);
   }
 
-  #handOver(message: JSONRPCMessage, chars: number): void {
+  #handOver(message: JSONRPCMessage): void {
     const early = this.#early;
     if (early) {
       const answerFirst = early.answerFirst;
       early.answerFirst = null;
+      early.taken = true;
       let answer: JSONRPCMessage | null = null;
       try {
         answer = answerFirst?.(message) ?? null;
@@ -214,10 +212,7 @@ export class LineTransport implements Transport {
         answer = null; // the server answers it
       }
       if (answer) void this.send(answer);
-      else {
-        early.waiting.push(message);
-        early.chars += chars;
-      }
+      else early.waiting.push(message);
       return;
     }
     this.delivered(message);
