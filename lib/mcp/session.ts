@@ -1,6 +1,6 @@
 /**
- * The session factory: one SDK `Server` (the low-level one) per MCP session, fed by the registry
- * through `SessionHandlers` (lib/mcp/server.ts). stdio, a Unix-socket connection and each
+ * The session factory: one SDK engine (`Protocol`, as `SessionServer`, lib/mcp/session_server.ts)
+ * per MCP session, fed by the registry through `SessionHandlers` (lib/mcp/server.ts). stdio, a Unix-socket connection and each
  * streamable-HTTP session all call `createSession` and connect the server to their transport.
  *
  * Every request handler runs inside `track`, which frees the request's slot in the session's
@@ -8,7 +8,7 @@
  * the client cancelled). Progress comes from `_meta.progressToken` and goes out through the SDK's
  * `sendNotification`; cancellation is the SDK's abort signal for the request.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SessionServer } from "./session_server.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "./jsonrpc.ts";
 import { RequestGate } from "./request_gate.ts";
@@ -20,7 +20,7 @@ import {
 } from "./server.ts";
 
 export interface Session<Ctx> {
-  server: Server;
+  server: SessionServer;
   handlers: SessionHandlers<Ctx>;
   /** The requests in flight; a transport asks it before handing a request over. */
   gate: RequestGate;
@@ -52,30 +52,11 @@ type Extra = {
   sendNotification(n: { method: string; params?: Record<string, unknown> }): Promise<void>;
 };
 
-/** A validator for elicitation we never use, so the SDK does not build Ajv for every session. */
-const NO_SCHEMA_VALIDATION = {
-  getValidator() {
-    return () => ({
-      valid: false,
-      data: undefined,
-      errorMessage: "keynobi sends no requests to the client",
-    });
-  },
-};
-
 export function createSession<Ctx>(opts: CreateSessionOptions<Ctx>): Session<Ctx> {
   const sessionId = opts.sessionId ?? crypto.randomUUID();
   const handlers = new SessionHandlers(opts, sessionId);
   const gate = opts.gate ?? new RequestGate(opts.maxInFlight);
-  const server = new Server(
-    { name: "keynobi", title: opts.title, version: opts.version },
-    {
-      capabilities: { ...SERVER_CAPABILITIES },
-      instructions: opts.instructions,
-      // deno-lint-ignore no-explicit-any
-      jsonSchemaValidator: NO_SCHEMA_VALIDATION as any,
-    },
-  );
+  const server = new SessionServer({ ...SERVER_CAPABILITIES });
   const running = new Map<string | number, Promise<unknown>>();
 
   function track<T>(
@@ -100,14 +81,11 @@ export function createSession<Ctx>(opts: CreateSessionOptions<Ctx>): Session<Ctx
     };
   }
 
-  // Registered with Protocol's setRequestHandler, under Server's: Server's own wraps tools/call in
-  // the SDK's schemas, which would answer a call with non-object arguments -32602 before our
-  // handler could refuse it as a tool result (DESIGN.md "Error model"), and re-parse every result.
-  const register = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server[
-    "setRequestHandler"
-  ];
+  // Protocol's setRequestHandler: it parses a request with the given schema only (the method and
+  // an object of params), so a tools/call with non-object arguments reaches our handler, which
+  // refuses it as a tool result (DESIGN.md "Error model"), and results are not re-parsed.
   // deno-lint-ignore no-explicit-any
-  const on = (name: string, handler: any) => register.call(server, method(name), handler);
+  const on = (name: string, handler: any) => server.setRequestHandler(method(name), handler);
   on("initialize", track((p) => handlers.initialize(p)));
   on("ping", track(() => ({})));
   on("tools/list", track((p) => handlers.listTools(p)));
