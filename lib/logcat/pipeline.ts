@@ -943,9 +943,10 @@ export class DevicePipeline {
     // The window's start, as a number NaN compares false with (null times never end the scan).
     const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
     const capacity = s.capacity;
+    const newest = s.size - 1;
     let slot = s.newestSlot();
-    for (let i = s.size - 1; i >= low && out.length < CRASH_CONTEXT_BEFORE; i--) {
-      if (i !== s.size - 1) slot = slot === 0 ? capacity - 1 : slot - 1;
+    for (let i = newest; i >= low && out.length < CRASH_CONTEXT_BEFORE; i--) {
+      if (i !== newest) slot = slot === 0 ? capacity - 1 : slot - 1;
       if (known[slot] !== 1 || seqOf[slot] !== seq[slot]) ctx.learnRun(s, i, low);
       if (clock[slot] < limit) break;
       const pid = pids[slot];
