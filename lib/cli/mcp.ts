@@ -63,7 +63,7 @@ function withinGrace<T>(p: Promise<T>, ms = SHUTDOWN_GRACE_MS): Promise<T | unde
 }
 
 export async function runMcp(opts: McpLaunchOptions): Promise<number> {
-  // Over HTTP, start loading the SDK's Server now: its import is most of start-up, and overlaps
+  // Over HTTP, start loading the SDK's engine now: its import is most of start-up, and overlaps
   // the disk reads below. On stdio it loads once `initialize` is answered (`serve`).
   const sessionModule = opts.http ? loadSessionModule() : null;
   const httpModule = opts.http ? import("../mcp/http_server.ts") : null;
@@ -79,7 +79,7 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
   }
 }
 
-/** What a standalone session needs beyond start-up: the SDK's Server, the registry, the workers. */
+/** What a standalone session needs beyond start-up: the SDK's engine, the registry, the workers. */
 type SessionModules = [typeof import("../mcp/session.ts"), typeof import("./runtime.ts")];
 
 function loadSessionModule(): Promise<SessionModules> {
@@ -224,7 +224,7 @@ async function serve(
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
-  // On stdio, read ahead and answer `initialize` now; the SDK's Server, the registry and the
+  // On stdio, read ahead and answer `initialize` now; the SDK's engine, the registry and the
   // workers' clients load after it (lib/mcp/early_initialize.ts).
   let transport: LineTransport | null = null;
   const early: { initialize?: EarlyInitialize } = {};

@@ -1,11 +1,11 @@
 /**
- * The early `initialize` answer on stdio. Most of start-up is loading the MCP SDK (its `Server`
- * and the zod schemas of every protocol message), the tool registry and the workers' clients, and
+ * The early `initialize` answer on stdio. Most of start-up is loading the MCP SDK (its engine and
+ * the zod schemas of every protocol message), the tool registry and the workers' clients, and
  * `initialize` needs none of it: its answer is the session's identity and instructions
- * (lib/mcp/initialize.ts). So `keynobi --mcp` reads stdin as soon as it knows them
- * (`LineTransport.readAhead`), answers a first `initialize` here, and hands everything read after
- * it to the session once the SDK has loaded, telling the session the client's `initialize` params
- * (`SessionHandlers.initialize`, whose answer is dropped).
+ * (lib/mcp/initialize.ts). So `keynobi --mcp` reads stdin up to the first message as soon as it
+ * knows them (`LineTransport.readAhead`), answers a first `initialize` here, and once the SDK has
+ * loaded tells the session the client's `initialize` params (`SessionHandlers.initialize`, whose
+ * answer is dropped) and lets the transport read on.
  *
  * The answer is the one the session's handler gives under the SDK, byte for byte: the same
  * function builds the result, and the envelope is the SDK's (`{result, jsonrpc, id}`, the order its

@@ -1,7 +1,7 @@
 /**
  * The `initialize` answer: the protocol revision we agree on, what we advertise and who we are.
  * One function gives it to both paths that answer it: the session's handler (lib/mcp/server.ts,
- * under the SDK's `Server`) and, on stdio, the early answer (lib/mcp/early_initialize.ts) that is
+ * under the SDK's engine) and, on stdio, the early answer (lib/mcp/early_initialize.ts) that is
  * written before the SDK has loaded. This module loads nothing else (no zod, no SDK).
  */
 import { RpcCode, RpcError } from "./jsonrpc.ts";
