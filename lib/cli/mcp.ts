@@ -15,7 +15,7 @@ import { type ProjectSelection, selectProject } from "../gradle/project_root.ts"
 import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";
-import { type EarlyInitialize, earlyInitializeAnswer } from "../mcp/early_initialize.ts";
+import { earlyAnswers, type EarlyInitialize } from "../mcp/early_initialize.ts";
 import { RequestGate } from "../mcp/request_gate.ts";
 import type { Session } from "../mcp/session.ts";
 import { type HttpAddress, httpTokenFor } from "../mcp/http_address.ts";
@@ -30,8 +30,21 @@ import type { ToolContext } from "../tools/context.ts";
 import { VERSION } from "../version.ts";
 import { ATTACH_TIMEOUT_MS, tryAttach } from "../attach/attach_client.ts";
 import { runRelay } from "../attach/relay.ts";
+import { bundledListing } from "./bundle.ts";
 
 export { ATTACH_TIMEOUT_MS };
+
+/**
+ * How long, after an early answer, the SDK waits for the client's next message to load (a client
+ * sends `initialized` and `tools/list` within a few ms of the `initialize` answer).
+ */
+export const READ_AHEAD_GRACE_MS = 25;
+
+/** Every tool's listing entry in registry order, when this is the bundle (else null). */
+function listedTools(): unknown[] | null {
+  const listing = bundledListing(import.meta.url);
+  return listing ? [...listing.values()] : null;
+}
 
 export interface McpLaunchOptions {
   project: string | null;
@@ -224,23 +237,38 @@ async function serve(
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
 
-  // On stdio, read ahead and answer `initialize` now; the SDK's engine, the registry and the
-  // workers' clients load after it (lib/mcp/early_initialize.ts).
+  // On stdio, read ahead and answer `initialize` (and, from the bundle, `tools/list`) now; the
+  // SDK's engine, the registry and the workers' clients load after (lib/mcp/early_initialize.ts).
   let transport: LineTransport | null = null;
   const early: { initialize?: EarlyInitialize } = {};
   if (!httpModule) {
     transport = new LineTransport(opts.stdin, opts.stdout, { gate: new RequestGate() });
-    const first = Promise.withResolvers<void>();
+    // Loading holds the event loop, so it starts once reading ahead stops, or when the client has
+    // sent nothing for READ_AHEAD_GRACE_MS after an early answer (or stdin ended, or a signal).
+    // The timer starts once the answer is written: the first timer loads Deno's Node timers.
+    const load = Promise.withResolvers<void>();
+    let loading = false;
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const wait = () => {
+      if (loading) return;
+      if (grace !== undefined) clearTimeout(grace);
+      grace = setTimeout(() => load.resolve(), READ_AHEAD_GRACE_MS);
+    };
+    const allServed = TOOLSETS.every((t) => enabledToolsets.includes(t));
+    const answers = earlyAnswers(
+      { title, version: VERSION, instructions },
+      () => allServed ? listedTools() : null,
+      (e) => (early.initialize = e),
+    );
     transport.readAhead((m) => {
-      first.resolve();
-      return earlyInitializeAnswer(
-        m,
-        { title, version: VERSION, instructions },
-        (e) => (early.initialize = e),
-      );
-    });
-    // Loading holds the event loop: first take the first message (or the end of input).
-    await Promise.race([first.promise, transport.ended, signalled]);
+      const decided = answers(m);
+      if (!decided.more) load.resolve();
+      else if (!decided.answer) wait();
+      return decided;
+    }, wait);
+    await Promise.race([load.promise, transport.ended, signalled]);
+    loading = true;
+    if (grace !== undefined) clearTimeout(grace);
   }
   const [{ createSession }, { closeRuntime, createRuntime, newToolSession }] =
     await (sessionModule ?? loadSessionModule());

@@ -30,15 +30,27 @@ export const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The largest `maxQueuedBytes` a caller may choose. */
 export const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
 
-/** Answers the first message itself, or returns null to let it wait for the server. */
-export type FirstAnswer = (message: JSONRPCMessage) => JSONRPCMessage | null;
+/** Most messages read ahead of the server (`readAhead`), answered or waiting. */
+export const MAX_READ_AHEAD_MESSAGES = 8;
+
+/**
+ * What to do with a message read ahead: `answer` it now (null: it waits for the server), and
+ * whether to read `more` ahead.
+ */
+export type EarlyAnswer = (
+  message: JSONRPCMessage,
+) => { answer: JSONRPCMessage | null; more: boolean };
 
 interface ReadAhead {
-  answerFirst: FirstAnswer | null;
-  /** The first message, when it waits for the server (at most one: reading then pauses). */
+  early: EarlyAnswer | null;
+  /** Called once an early answer is written. */
+  onAnswered?: () => void;
+  /** The messages that wait for the server, in order. */
   waiting: JSONRPCMessage[];
-  /** Whether the first message came (answered or waiting). */
-  taken: boolean;
+  /** Messages read ahead so far. */
+  read: number;
+  /** Whether reading pauses until the server connects. */
+  paused: boolean;
   connected: PromiseWithResolvers<void>;
 }
 
@@ -106,9 +118,15 @@ export class LineTransport implements Transport {
     return this.#queued;
   }
 
-  /** Messages read ahead (`readAhead`) that wait for the server to connect (0 or 1). */
+  /** Messages read ahead (`readAhead`) that wait for the server to connect. */
   get waiting(): number {
     return this.#early?.waiting.length ?? 0;
+  }
+
+  /** While reading ahead: messages read so far (answered or waiting) and whether it paused. */
+  get ahead(): { read: number; paused: boolean } | null {
+    const early = this.#early;
+    return early ? { read: early.read, paused: early.paused } : null;
   }
 
   /** Progress notifications dropped because the client was not reading. */
@@ -117,18 +135,22 @@ export class LineTransport implements Transport {
   }
 
   /**
-   * Start reading before a server is connected (while the SDK loads), up to the first message:
-   * `answerFirst` may answer it itself (its answer is written at once and the message is not
-   * handed over); otherwise it waits for `start()`. Either way reading then pauses until `start()`,
-   * so what follows stays unread, as it would without reading ahead. Lines that are not messages
-   * are answered as always.
+   * Start reading before a server is connected (while the SDK loads). Each message read is given
+   * to `early`, which may answer it (its answer is written at once, then `onAnswered` is called,
+   * and the message is not handed over; otherwise it waits for `start()`) and says whether to
+   * read on; reading pauses until
+   * `start()` when it says no, with no `early`, or after MAX_READ_AHEAD_MESSAGES, so what follows
+   * stays unread, as it would without reading ahead. Lines that are not messages are answered as
+   * always.
    */
-  readAhead(answerFirst: FirstAnswer | null = null): void {
+  readAhead(early: EarlyAnswer | null = null, onAnswered?: () => void): void {
     if (this.#reading) throw new Error("LineTransport already reading");
     this.#early = {
-      answerFirst,
+      early,
+      onAnswered,
       waiting: [],
-      taken: false,
+      read: 0,
+      paused: false,
       connected: Promise.withResolvers<void>(),
     };
     this.#beginReading();
@@ -172,7 +194,7 @@ export class LineTransport implements Transport {
       else this.#writeError(null, droppedLineError(ev.dropped, this.#maxMessageBytes));
       if (this.#queued > this.#maxQueued) await this.#waitForRoom();
       const early = this.#early;
-      if (early?.taken) {
+      if (early?.paused) {
         await raceAbort(early.connected.promise, this.#stop.signal);
       }
     }
@@ -202,17 +224,18 @@ export class LineTransport implements Transport {
   #handOver(message: JSONRPCMessage): void {
     const early = this.#early;
     if (early) {
-      const answerFirst = early.answerFirst;
-      early.answerFirst = null;
-      early.taken = true;
-      let answer: JSONRPCMessage | null = null;
+      early.read++;
+      let decided: { answer: JSONRPCMessage | null; more: boolean } = { answer: null, more: false };
       try {
-        answer = answerFirst?.(message) ?? null;
+        if (early.early) decided = early.early(message);
       } catch {
-        answer = null; // the server answers it
+        // the server answers it
       }
-      if (answer) void this.send(answer);
-      else early.waiting.push(message);
+      if (decided.answer) {
+        const onAnswered = early.onAnswered;
+        void this.send(decided.answer).then(() => onAnswered?.());
+      } else early.waiting.push(message);
+      if (!decided.more || early.read >= MAX_READ_AHEAD_MESSAGES) early.paused = true;
       return;
     }
     this.delivered(message);

@@ -10,17 +10,23 @@ import type { SessionOptions } from "../../lib/mcp/server.ts";
 import { createSession, type Session } from "../../lib/mcp/session.ts";
 import { LineTransport } from "../../lib/mcp/line_transport.ts";
 import { RequestGate } from "../../lib/mcp/request_gate.ts";
-import { type EarlyInitialize, earlyInitializeAnswer } from "../../lib/mcp/early_initialize.ts";
+import { earlyAnswers, type EarlyInitialize } from "../../lib/mcp/early_initialize.ts";
+import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
 import { linePair } from "./_line_pair.ts";
+import { TOOLS } from "../../lib/tools/registry.ts";
+import { toolListing } from "../../lib/mcp/server.ts";
 import { waitUntil } from "../wait.ts";
+
+// deno-lint-ignore no-explicit-any
+let sessionTools: SessionOptions<any>["tools"] = [];
 
 function options(): SessionOptions<Record<string, never>> {
   return {
     version: "1.2.3",
     title: "Keynobi (test)",
     instructions: 'Test instructions: \u00e9 \u2014 "quoted"\nsecond line',
-    tools: [],
-    enabledToolsets: ["core"],
+    tools: sessionTools,
+    enabledToolsets: ["core", "ui", "device-admin"],
     hasProject: false,
     makeContext: () => ({}),
     resources: { list: () => Promise.resolve([]), read: () => Promise.reject(new Error("none")) },
@@ -65,7 +71,7 @@ function sink() {
  * only after every line was read (as when the SDK loads slowly). Returns what was written before
  * the session existed, all that was written, and the session.
  */
-async function earlyPath(input: string[]): Promise<{
+async function earlyPath(input: string[], listing: unknown[] | null = null): Promise<{
   before: string[];
   all: string[];
   session: Session<Record<string, never>>;
@@ -77,20 +83,18 @@ async function earlyPath(input: string[]): Promise<{
   const transport = new LineTransport(pipe.readable, out.stream, { gate });
   const seen: { early?: EarlyInitialize } = {};
   const o = options();
-  transport.readAhead((m) =>
-    earlyInitializeAnswer(m, o, (e) => {
-      seen.early = e;
-    })
-  );
+  transport.readAhead(earlyAnswers(o, () => listing, (e) => (seen.early = e)));
   const writer = pipe.writable.getWriter();
   const enc = new TextEncoder();
-  // Queued, not awaited: the transport reads only the first message until the session is there.
+  // Queued, not awaited: reading ahead stops before the end of the input in some cases.
   const writes = input.map((l) => writer.write(enc.encode(l)));
-  // The first message read (waiting, or answered early) and every answer so far written.
-  await waitUntil(
-    () => (transport.waiting === 1 || seen.early !== undefined) && transport.queuedBytes === 0,
-    "the first message read ahead",
-  );
+  // Read ahead as far as it goes (every message, or until it paused), every answer written.
+  const messages = input.filter((l) => classifyLine(l.trimEnd()).kind !== "invalid").length;
+  await waitUntil(() => {
+    const ahead = transport.ahead;
+    return ahead !== null && (ahead.paused || ahead.read === messages) &&
+      transport.queuedBytes === 0;
+  }, "reading ahead to stop");
   const before = [...out.lines];
   const session = createSession({ ...o, gate });
   if (seen.early) session.handlers.initialize(seen.early.params);
@@ -106,6 +110,9 @@ async function earlyPath(input: string[]): Promise<{
 
 const init = (id: unknown, params: unknown, extra: Record<string, unknown> = {}) =>
   line({ jsonrpc: "2.0", id, method: "initialize", params, ...extra });
+const initialized = line({ jsonrpc: "2.0", method: "notifications/initialized" });
+const list = (id: unknown, params?: unknown) =>
+  line({ jsonrpc: "2.0", id, method: "tools/list", ...(params ? { params } : {}) });
 
 Deno.test("a plain initialize is answered before the session exists, with the SDK path's bytes", async () => {
   const cases = [
@@ -203,7 +210,7 @@ Deno.test("reading ahead stops after the first message, and goes on once connect
   const out = sink();
   const gate = new RequestGate();
   const transport = new LineTransport(input, out.stream, { gate });
-  transport.readAhead(() => null);
+  transport.readAhead(() => ({ answer: null, more: false }));
   await waitUntil(() => transport.waiting === 1, "the first message");
   // Give the read loop many turns: it must not read on.
   for (let i = 0; i < 100; i++) await new Promise((r) => setTimeout(r, 0));
@@ -225,4 +232,37 @@ Deno.test("reading ahead stops after the first message, and goes on once connect
   assertEquals(answered.slice(1).sort(), [-32700, 1, LAST_ID].sort());
   assertEquals(answered[0], -32700);
   await session.close();
+});
+
+Deno.test("from a listing, initialized and a plain tools/list are taken too, with the session's bytes", async () => {
+  sessionTools = TOOLS.slice(0, 4);
+  try {
+    const listing = sessionTools.map(toolListing);
+    const cases: [string[], number][] = [
+      // [lines, how many answers are written before the session exists]
+      [[init(1, { protocolVersion: "2025-11-25" }), initialized, list(2)], 2],
+      [[init(1, { protocolVersion: "2025-11-25" }), list("l", {})], 2],
+      [[init(1, { protocolVersion: "2025-11-25" }), initialized, initialized, list(2)], 2],
+      [[init(1, { protocolVersion: "2025-11-25" }), initialized, list(2, { cursor: "x" })], 1],
+      [[init(1, { protocolVersion: "2025-11-25" }), initialized, list(2, { _meta: {} })], 1],
+      [[
+        init(1, { protocolVersion: "2025-11-25" }),
+        line({ jsonrpc: "2.0", id: 3, method: "ping" }),
+        list(2),
+      ], 1],
+      [[list(2), init(1, { protocolVersion: "2025-11-25" })], 0],
+    ];
+    for (const [c, early] of cases) {
+      const sdk = await sdkPath(c);
+      const got = await earlyPath(c, listing);
+      assertEquals(got.before.length, early, c.join(""));
+      assertEquals(got.all.slice().sort(), sdk.slice().sort(), c.join(""));
+      for (const l of got.before) assert(sdk.includes(l), l);
+    }
+    // Without a listing (from source) tools/list waits for the session.
+    const c = [init(1, { protocolVersion: "2025-11-25" }), initialized, list(2)];
+    assertEquals((await earlyPath(c, null)).before.length, 1);
+  } finally {
+    sessionTools = [];
+  }
 });
