@@ -37,6 +37,14 @@ export const CRASH_CONTEXT_AFTER = 20;
 export const CRASH_CONTEXT_WINDOW_MS = 10_000;
 /** Entries looked at for a crash's context before it, and after it. */
 export const CRASH_CONTEXT_SCAN_LINES = 5_000;
+/**
+ * Crashes whose context before them is still to be read (at most; past it the oldest is read
+ * now). A crash's context is read when it is first asked for, or before the ring evicts the
+ * oldest entry its scan may read; a crash dropped before then (MAX_CRASHES_PER_DEVICE newer
+ * ones came) is never read. Dropped ones leave the queue in order, so it holds about the kept
+ * crashes.
+ */
+export const MAX_PENDING_CONTEXT = 2 * 200;
 /** Lines one crash may hold (a Java trace with long cause chains stays well below). */
 export const MAX_CRASH_LINES = 2_000;
 /** Crashes kept per device; older ones are dropped but still counted in their group. */
@@ -153,6 +161,22 @@ export interface SeqSource {
 const COMM_MAX_CHARS = 15;
 
 /** A pid the context facts keep as a number (others are checked by mentionsPid alone). */
+/** A crash's context before it, not read yet: what the scan needs, as it was when it was read. */
+interface PendingBefore {
+  record: CrashRecord;
+  /** Reads it (once) into the record. */
+  resolve: () => string[];
+  P: number;
+  reporter: number;
+  name: string | null;
+  limit: number;
+  /** Positions (evictions + index) of the newest and the oldest entry the scan may read. */
+  newest: number;
+  low: number;
+  /** Read, or never to be read (the crash was dropped or merged). */
+  dropped: boolean;
+}
+
 function isPlainPid(pid: number): boolean {
   return Number.isInteger(pid) && pid > 0 && pid <= 0x7fffffff;
 }
@@ -207,6 +231,8 @@ export class DevicePipeline {
   #groupMemoSize = 0;
   /** What the crash-context scans read of each slot, learnt once (see context_scan.ts). */
   #ctx = new ContextFacts();
+  /** Crashes whose context before them is not read yet, oldest first (see MAX_PENDING_CONTEXT). */
+  #pendingBefore: PendingBefore[] = [];
   /** Bumped when the crashes waiting for context (or their pids) change; see #afterNames. */
   #needVersion = 0;
   #namesFor = -1;
@@ -233,6 +259,7 @@ export class DevicePipeline {
   ) {
     this.serial = serial;
     this.store = new RingStore(opts.capacity ?? DEFAULT_RING_ENTRIES);
+    this.store.beforeMove = () => this.#settleBefore();
     let n = 0;
     this.#seq = opts.seq ?? { next: () => ++n };
     let c = 0;
@@ -526,6 +553,12 @@ export class DevicePipeline {
 
     const pkg = proc >= 0 ? this.procs.packages[proc] : null;
     const category = crash ? Cat.crash : classifyAt(tag, src, msgStart, msgEnd, pkg !== null);
+    // A full ring evicts its oldest entry now: the pending crash whose scan may read it reads first.
+    const q = this.#pendingBefore;
+    while (q.length !== 0 && s.size === s.capacity && q[0].low <= s.evicted) {
+      q[0].resolve();
+      this.#trimPending();
+    }
     const seq = this.#seq.next();
     const slot = s.add(
       seq,
@@ -677,6 +710,7 @@ export class DevicePipeline {
         other.parsed = null;
         other.groupId = null;
         this.crashes.splice(this.crashes.indexOf(r), 1);
+        this.#forgetBefore(r);
         this.#open.splice(this.#open.indexOf(r), 1, other);
         const mates = this.#openByThread.get(threadKey(r.reporterPid, r.reporterTid))!;
         mates.splice(mates.indexOf(r), 1, other);
@@ -720,6 +754,15 @@ export class DevicePipeline {
       open = false;
     } else if (level === Level.F && tag === "DEBUG" && isTombstoneStart(message)) kind = "native";
     if (!kind) return null;
+    let before: string[] | null = null;
+    let pending: PendingBefore | null = null;
+    const resolve = (): string[] => {
+      if (before === null) {
+        before = pending !== null && !pending.dropped ? this.#readBefore(pending) : [];
+        if (pending !== null) pending.dropped = true;
+      }
+      return before;
+    };
     const r: CrashRecord = {
       id: this.#nextCrashId(),
       device: this.serial,
@@ -733,7 +776,13 @@ export class DevicePipeline {
       seq: 0,
       receivedAt: new Date().toISOString(),
       lines: [message],
-      contextBefore: [],
+      get contextBefore(): string[] {
+        return resolve();
+      },
+      set contextBefore(v: string[]) {
+        before = v;
+        if (pending !== null) pending.dropped = true;
+      },
       contextAfter: [],
       afterScanned: 0,
       clock: clockMs(time),
@@ -750,7 +799,7 @@ export class DevicePipeline {
       const m = /, pid (\d+) \((.*?)\)\s*$/.exec(message) ?? /pid (\d+) \((.*?)\)/.exec(message);
       if (m) r.pid = Number(m[1]);
     }
-    r.contextBefore = this.#contextBefore(r);
+    pending = this.#deferBefore(r, resolve);
     this.crashes.push(r);
     if (open) this.#openAdd(r);
     this.#needAfter.push(r);
@@ -760,6 +809,7 @@ export class DevicePipeline {
   }
 
   #drop(r: CrashRecord): void {
+    this.#forgetBefore(r);
     const id = this.#droppedGroupOf(r);
     const d = this.droppedGroups.get(id);
     if (d) d.count++;
@@ -924,27 +974,81 @@ export class DevicePipeline {
    * One loop over the facts each slot's entry has learnt (context_scan.ts); a message is read
    * only for a line it takes, or that names several pids.
    */
-  #contextBefore(r: CrashRecord): string[] {
+  #deferBefore(r: CrashRecord, resolve: () => string[]): PendingBefore {
     const s = this.store;
-    const start = r.clock;
-    const out: string[] = [];
-    const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
     const P = r.pid;
-    const reporter = r.kind !== "anr" ? r.reporterPid : Number.NaN;
     const proc = this.procs.of(P);
-    const name = proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null;
+    const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
+    const p: PendingBefore = {
+      record: r,
+      resolve,
+      P,
+      reporter: r.kind !== "anr" ? r.reporterPid : Number.NaN,
+      name: proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null,
+      // The window's start, as a number NaN compares false with (null times never end the scan).
+      limit: r.clock === null ? Number.NaN : r.clock - CRASH_CONTEXT_WINDOW_MS,
+      newest: s.evicted + s.size - 1,
+      low: s.evicted + s.size - n,
+      dropped: false,
+    };
+    const q = this.#pendingBefore;
+    q.push(p);
+    if (q.length > MAX_PENDING_CONTEXT) q[0].resolve();
+    this.#trimPending();
+    return p;
+  }
+
+  /** A crash leaves the kept ones: its context before it is never read. */
+  #forgetBefore(r: CrashRecord): void {
+    const q = this.#pendingBefore;
+    for (let i = 0; i < q.length; i++) {
+      if (q[i].record === r) {
+        q[i].dropped = true;
+        break;
+      }
+    }
+    this.#trimPending();
+  }
+
+  #trimPending(): void {
+    const q = this.#pendingBefore;
+    let k = 0;
+    while (k < q.length && q[k].dropped) k++;
+    if (k > 0) q.splice(0, k);
+  }
+
+  /** Reads every pending context before (the ring is about to move or drop entries). */
+  #settleBefore(): void {
+    const q = this.#pendingBefore;
+    for (let i = 0; i < q.length; i++) if (!q[i].dropped) q[i].resolve();
+    q.length = 0;
+  }
+
+  /**
+   * The crash's context before it: the newest lines about it, within the time window (newest
+   * first, back to the first line older than the window or CRASH_CONTEXT_SCAN_LINES entries),
+   * as the ring held them when the crash was read (`p`'s positions count evictions).
+   * One loop over the facts each slot's entry has learnt (context_scan.ts); a message is read
+   * only for a line it takes, or that names several pids.
+   */
+  #readBefore(p: PendingBefore): string[] {
+    const s = this.store;
+    const out: string[] = [];
+    const newest = p.newest - s.evicted;
+    const low = p.low - s.evicted;
+    if (low < 0 || newest < low) return out;
+    const P = p.P;
+    const reporter = p.reporter;
+    const name = p.name;
     const ctx = this.#ctx;
     ctx.sync(s.capacity);
-    const low = s.size - n;
     const bit = name === null ? 0 : ctx.nameBit(name);
     const { seq, pid: pids } = s;
     const { seqOf, known, clock, mention, nameKnown, nameHit } = ctx;
     const plain = isPlainPid(P);
-    // The window's start, as a number NaN compares false with (null times never end the scan).
-    const limit = start === null ? Number.NaN : start - CRASH_CONTEXT_WINDOW_MS;
+    const limit = p.limit;
     const capacity = s.capacity;
-    const newest = s.size - 1;
-    let slot = s.newestSlot();
+    let slot = s.slot(newest);
     for (let i = newest; i >= low && out.length < CRASH_CONTEXT_BEFORE; i--) {
       if (i !== newest) slot = slot === 0 ? capacity - 1 : slot - 1;
       if (known[slot] !== 1 || seqOf[slot] !== seq[slot]) ctx.learnRun(s, i, low);
@@ -1143,6 +1247,9 @@ export class DevicePipeline {
 
   /** Drops what is stored (entries, crashes, counters); the process table stays. */
   clear(): void {
+    // The crashes go: their contexts before them are never read.
+    for (const p of this.#pendingBefore) p.dropped = true;
+    this.#pendingBefore.length = 0;
     this.store.clear();
     this.#ctx.reset(this.store.capacity);
     this.crashes.length = 0;

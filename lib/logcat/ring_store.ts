@@ -46,6 +46,8 @@ export class RingStore implements MessageColumns {
   msgEnd: Int32Array;
   /** The text-query prefilter over the messages (kept in step with every write). */
   textIndex: TextIndex;
+  /** Called before a resize or clear moves or drops entries (the pipeline settles what reads them). */
+  beforeMove: (() => void) | null = null;
   /** Slot of the oldest entry. */
   #head = 0;
   #size = 0;
@@ -160,6 +162,7 @@ export class RingStore implements MessageColumns {
   }
 
   clear(): void {
+    this.beforeMove?.();
     this.#head = 0;
     this.#size = 0;
     this.evicted = 0;
@@ -173,6 +176,7 @@ export class RingStore implements MessageColumns {
   resize(capacity: number): void {
     const c = clampRingEntries(capacity);
     if (c === this.capacity) return;
+    this.beforeMove?.();
     const keep = Math.min(this.#size, c);
     const from = this.#size - keep;
     const next = new RingStore(c);
