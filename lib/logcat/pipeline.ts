@@ -163,9 +163,9 @@ const COMM_MAX_CHARS = 15;
 /** A pid the context facts keep as a number (others are checked by mentionsPid alone). */
 /** A crash's context before it, not read yet: what the scan needs, as it was when it was read. */
 interface PendingBefore {
-  record: CrashRecord;
-  /** Reads it (once) into the record. */
-  resolve: () => string[];
+  record: Crash;
+  /** The pipeline's scan (#readBefore). */
+  read: (p: PendingBefore) => string[];
   P: number;
   reporter: number;
   name: string | null;
@@ -175,6 +175,92 @@ interface PendingBefore {
   low: number;
   /** Read, or never to be read (the crash was dropped or merged). */
   dropped: boolean;
+}
+
+/**
+ * A crash as the pipeline keeps it: `contextBefore` is read on first access (or when the
+ * pipeline must read it: see MAX_PENDING_CONTEXT), from what was recorded when it was read.
+ */
+class Crash implements CrashRecord {
+  id: number;
+  device: string;
+  kind: CrashKind;
+  pid: number;
+  reporterPid: number;
+  reporterTid: number;
+  tag: string;
+  level: number;
+  time: string;
+  seq = 0;
+  receivedAt: string;
+  lines: string[];
+  contextAfter: string[] = [];
+  afterScanned = 0;
+  clock: number | null;
+  open: boolean;
+  lastActive: number;
+  died = false;
+  tombstone: boolean;
+  parsed: ParsedCrash | null = null;
+  groupId: string | null = null;
+  #before: string[] | null = null;
+  #pending: PendingBefore | null = null;
+
+  constructor(
+    id: number,
+    device: string,
+    kind: CrashKind,
+    pid: number,
+    tid: number,
+    tag: string,
+    level: number,
+    time: string,
+    receivedAt: string,
+    message: string,
+    open: boolean,
+    lastActive: number,
+  ) {
+    this.id = id;
+    this.device = device;
+    this.kind = kind;
+    this.pid = pid;
+    this.reporterPid = pid;
+    this.reporterTid = tid;
+    this.tag = tag;
+    this.level = level;
+    this.time = time;
+    this.receivedAt = receivedAt;
+    this.lines = [message];
+    this.clock = clockMs(time);
+    this.open = open;
+    this.lastActive = lastActive;
+    this.tombstone = tag === "DEBUG";
+  }
+
+  get contextBefore(): string[] {
+    return this.readBefore();
+  }
+
+  set contextBefore(v: string[]) {
+    this.#before = v;
+    if (this.#pending !== null) this.#pending.dropped = true;
+    this.#pending = null;
+  }
+
+  deferBefore(p: PendingBefore): void {
+    this.#pending = p;
+  }
+
+  /** Its context before it, read now if not yet (nothing once dropped unread). */
+  readBefore(): string[] {
+    if (this.#before === null) {
+      const p = this.#pending;
+      this.#before = p !== null && !p.dropped ? p.read(p) : [];
+      if (p !== null) p.dropped = true;
+      this.#pending = null;
+    }
+    return this.#before;
+  }
 }
 
 function isPlainPid(pid: number): boolean {
@@ -233,6 +319,9 @@ export class DevicePipeline {
   #ctx = new ContextFacts();
   /** Crashes whose context before them is not read yet, oldest first (see MAX_PENDING_CONTEXT). */
   #pendingBefore: PendingBefore[] = [];
+  #reader = (p: PendingBefore): string[] => this.#readBefore(p);
+  #isoMs = Number.NaN;
+  #iso = "";
   /** Bumped when the crashes waiting for context (or their pids) change; see #afterNames. */
   #needVersion = 0;
   #namesFor = -1;
@@ -556,7 +645,7 @@ export class DevicePipeline {
     // A full ring evicts its oldest entry now: the pending crash whose scan may read it reads first.
     const q = this.#pendingBefore;
     while (q.length !== 0 && s.size === s.capacity && q[0].low <= s.evicted) {
-      q[0].resolve();
+      q[0].record.readBefore();
       this.#trimPending();
     }
     const seq = this.#seq.next();
@@ -754,52 +843,27 @@ export class DevicePipeline {
       open = false;
     } else if (level === Level.F && tag === "DEBUG" && isTombstoneStart(message)) kind = "native";
     if (!kind) return null;
-    let before: string[] | null = null;
-    let pending: PendingBefore | null = null;
-    const resolve = (): string[] => {
-      if (before === null) {
-        before = pending !== null && !pending.dropped ? this.#readBefore(pending) : [];
-        if (pending !== null) pending.dropped = true;
-      }
-      return before;
-    };
-    const r: CrashRecord = {
-      id: this.#nextCrashId(),
-      device: this.serial,
+    const r = new Crash(
+      this.#nextCrashId(),
+      this.serial,
       kind,
       pid,
-      reporterPid: pid,
-      reporterTid: tid,
+      tid,
       tag,
       level,
       time,
-      seq: 0,
-      receivedAt: new Date().toISOString(),
-      lines: [message],
-      get contextBefore(): string[] {
-        return resolve();
-      },
-      set contextBefore(v: string[]) {
-        before = v;
-        if (pending !== null) pending.dropped = true;
-      },
-      contextAfter: [],
-      afterScanned: 0,
-      clock: clockMs(time),
+      this.#receivedAt(),
+      message,
       open,
-      lastActive: this.#stored,
-      died: false,
-      tombstone: tag === "DEBUG",
-      parsed: null,
-      groupId: null,
-    };
+      this.#stored,
+    );
     if (kind === "native" && !open) {
       // `…, pid 4000 (ple.nativeapp)`: the name is the process's comm (its last 15 characters,
       // or its main thread's name), not its name: the pid is taken, the name is not learnt.
       const m = /, pid (\d+) \((.*?)\)\s*$/.exec(message) ?? /pid (\d+) \((.*?)\)/.exec(message);
       if (m) r.pid = Number(m[1]);
     }
-    pending = this.#deferBefore(r, resolve);
+    this.#deferBefore(r);
     this.crashes.push(r);
     if (open) this.#openAdd(r);
     this.#needAfter.push(r);
@@ -974,14 +1038,14 @@ export class DevicePipeline {
    * One loop over the facts each slot's entry has learnt (context_scan.ts); a message is read
    * only for a line it takes, or that names several pids.
    */
-  #deferBefore(r: CrashRecord, resolve: () => string[]): PendingBefore {
+  #deferBefore(r: Crash): void {
     const s = this.store;
     const P = r.pid;
     const proc = this.procs.of(P);
     const n = Math.min(s.size, CRASH_CONTEXT_SCAN_LINES);
     const p: PendingBefore = {
       record: r,
-      resolve,
+      read: this.#reader,
       P,
       reporter: r.kind !== "anr" ? r.reporterPid : Number.NaN,
       name: proc >= 0 && this.procs.names[proc].length > 3 ? this.procs.names[proc] : null,
@@ -993,9 +1057,19 @@ export class DevicePipeline {
     };
     const q = this.#pendingBefore;
     q.push(p);
-    if (q.length > MAX_PENDING_CONTEXT) q[0].resolve();
+    r.deferBefore(p);
+    if (q.length > MAX_PENDING_CONTEXT) q[0].record.readBefore();
     this.#trimPending();
-    return p;
+  }
+
+  /** The ISO time of now, made once per millisecond (crashes come in bursts). */
+  #receivedAt(): string {
+    const now = Date.now();
+    if (now !== this.#isoMs) {
+      this.#isoMs = now;
+      this.#iso = new Date(now).toISOString();
+    }
+    return this.#iso;
   }
 
   /** A crash leaves the kept ones: its context before it is never read. */
@@ -1020,7 +1094,7 @@ export class DevicePipeline {
   /** Reads every pending context before (the ring is about to move or drop entries). */
   #settleBefore(): void {
     const q = this.#pendingBefore;
-    for (let i = 0; i < q.length; i++) if (!q[i].dropped) q[i].resolve();
+    for (let i = 0; i < q.length; i++) if (!q[i].dropped) q[i].record.readBefore();
     q.length = 0;
   }
 
