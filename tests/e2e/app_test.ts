@@ -13,7 +13,7 @@ import {
   startWorld,
   type World,
 } from "./harness.ts";
-import { pollUntil } from "../wait.ts";
+import { pollUntil, waitUntil } from "../wait.ts";
 import { attachLine, rawExchange, startApp } from "./app_harness.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -320,8 +320,20 @@ Deno.test("the app quitting mid-build leaves both clients working standalone, se
   }
   assert(failure !== null, "the call in flight is answered with an error");
   assertEquals(failure.code, -32603);
-  assertStringIncludes(failure.message, "The Keynobi app quit before answering this request");
-  assertStringIncludes(failure.message, "cancelled the running Gradle build");
+  const appSaid = `keynobi app stderr:\n${app.stderr()}`;
+  assertStringIncludes(
+    failure.message,
+    "The Keynobi app quit before answering this request",
+    appSaid,
+  );
+  assertStringIncludes(failure.message, "cancelled the running Gradle build", appSaid);
+  // A request sent before a client's relay has seen the app go may still reach the app's socket
+  // and be answered "send it again" (the spec's fallback); wait until each relay has switched.
+  await waitUntil(
+    () => [a, b].every((c) => c.stderr().includes("continuing standalone")),
+    "both relays continuing standalone",
+    E2E_WAIT,
+  );
   for (const c of [a, b]) {
     const p = s(await call(c, "get_project_info"));
     assertEquals([p.mode, p.standalone_reason], ["standalone", "the Keynobi app quit"]);
