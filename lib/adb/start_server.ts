@@ -3,7 +3,7 @@
  * address. The lookup is a pure decision over an `Env` and an `isExecutable` probe; the spawn
  * (through lib/core/run_command.ts) is the only process lib/adb starts.
  */
-import { delimiter, join } from "node:path";
+import { delimiter, join } from "../core/path.ts";
 import type { Env } from "../core/env.ts";
 import { runCommand } from "../core/run_command.ts";
 

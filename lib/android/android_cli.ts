@@ -3,7 +3,7 @@
  * install folders, version from the first line of `android --no-metrics --version`. keynobi runs
  * it for nothing else. Any `android` found counts (the retired SDK Tools script has that name too).
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import { findExecutable, pathDirs, runProbe, TOOL_PROBE_TIMEOUT_MS } from "./jdk.ts";

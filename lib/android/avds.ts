@@ -6,7 +6,7 @@
  *
  * Parsing is pure; the spawning and the file reads are the small adapters at the end.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { invalidParams } from "../core/errors.ts";

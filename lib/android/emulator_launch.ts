@@ -10,7 +10,7 @@
  * (`ro.boot.qemu.avd_name`), so an emulator started at the same time for another AVD is never
  * taken for ours. Booted means `sys.boot_completed` is `1`.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import type { AdbClient, AdbDevice, CallOptions, DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";

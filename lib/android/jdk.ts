@@ -10,7 +10,7 @@
  * A configured home (the first three) is reported even when broken, since that is what the build
  * would use; discovered homes are used only when they contain `bin/java`.
  */
-import { basename, delimiter, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join } from "../core/path.ts";
 import { isFile } from "../core/file_kind.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";

@@ -4,7 +4,7 @@
  * which `adb` keynobi runs), then the default install folders. And `retrace` from the
  * settings/environment SDK (never a project-chosen one).
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { isDirectory } from "../core/file_kind.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";

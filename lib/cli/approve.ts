@@ -4,7 +4,7 @@
  * file's SHA-256 in settings; any later change to the file needs a new approval. Only this
  * command approves: no MCP tool can. Exit status: 0 approved, 1 refused or failed, 2 usage.
  */
-import { resolve } from "node:path";
+import { resolve } from "../core/path.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
 import { findGradleRoot } from "../gradle/project_root.ts";
 import {

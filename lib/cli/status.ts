@@ -4,7 +4,7 @@
  * `keynobi open <path>`: switch the running app's project (only the user does this, never an
  * agent: no MCP tool can).
  */
-import { resolve } from "node:path";
+import { resolve } from "../core/path.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";

@@ -4,7 +4,7 @@
  * 2 usage error. Untrusting a project that is not trusted is not an error (exit 0): the state the
  * user asked for holds, and the message says nothing changed.
  */
-import { resolve } from "node:path";
+import { resolve } from "../core/path.ts";
 import type { Env } from "../core/env.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
 import { listProjects, trustProject, untrustProject } from "../gradle/trust.ts";

@@ -1,10 +1,10 @@
 /**
- * Path helpers for the modules `keynobi --mcp` loads before it answers `initialize`: the same
- * functions as `node:path`, whose first import loads Deno's Node compatibility layer (its assert,
- * util, errors and inspect modules: ~7–10 ms of start-up). On POSIX they are our own, written to
+ * Path helpers for all of lib/ and workers/: the same functions as `node:path`, and their one
+ * owner. `node:path`'s first import loads Deno's Node compatibility layer (its assert, util,
+ * errors and inspect modules: ~7–10 ms of start-up), so on POSIX they are our own, written to
  * `node:path`'s POSIX rules (tests/core/path_test.ts compares them with `node:path` on every case
- * it has); on Windows, `node:path` itself (drive letters, UNC and `\` are its business).
- * Everything else may import `node:path` directly: it loads after the answer.
+ * it has); on Windows, `node:path` itself (drive letters, UNC and `\` are its business). Nothing
+ * else in lib/ or workers/ imports `node:path` (tests/core/path_test.ts keeps it so).
  */
 
 /** The POSIX implementation: `node:path`'s POSIX rules, on strings only. */

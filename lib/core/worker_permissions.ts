@@ -16,7 +16,7 @@
  * Processes a worker spawns (Gradle, the JDK) run outside Deno's sandbox with the user's rights;
  * `run` narrows which executables the worker may start, not what they do.
  */
-import { isAbsolute } from "node:path";
+import { isAbsolute } from "./path.ts";
 import { ToolError } from "./errors.ts";
 import { WorkerClient } from "./worker_rpc.ts";
 import type { MethodsOf } from "./worker_rpc.ts";

@@ -5,7 +5,7 @@
  * confirmed by the user (the token back), run through the same code the CLI runs, and written to
  * the activity log as the user's (`kind: "user"`).
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../core/path.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
 import { trustProject, untrustProject } from "../gradle/trust.ts";
 import { describeOrigin } from "../gradle/build_history.ts";

@@ -5,7 +5,7 @@
  * the shipped one (a symlink counts as different) unless the caller passes `replace: true`, which
  * the dashboard sends only after the user confirmed replacing it. `skillStatus` only reads.
  */
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "../core/path.ts";
 import { writeFileAtomic } from "../core/file_lock.ts";
 
 /** A SKILL.md larger than this is not read to compare (it differs). */

@@ -7,7 +7,7 @@
  * returned open: its bytes are read from that handle only, by position and in chunks (no second
  * open by path, no check-then-use gap, never the whole APK in memory).
  */
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "../core/path.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { isInside } from "../core/project_paths.ts";
 import { MAX_APK_BYTES } from "../android/apk.ts";

@@ -10,7 +10,7 @@
  * and its field is named in `unresolved`. Reading `gradle.properties` runs nothing, so it is read
  * for trusted and untrusted projects alike.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { invalidParams, ToolError } from "../core/errors.ts";
 import { readProjectFile } from "../core/project_paths.ts";
 import {

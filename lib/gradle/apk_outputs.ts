@@ -5,7 +5,7 @@
  * is never taken for this one. Every path is resolved canonically and must be a regular file
  * inside the project, so a symlink out of the project is never returned.
  */
-import { relative } from "node:path";
+import { relative } from "../core/path.ts";
 import { ToolError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { parseJsonRecord } from "../core/json.ts";

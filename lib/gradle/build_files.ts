@@ -8,7 +8,7 @@
  * alias resolved through `gradle/libs.versions.toml`) that is `com.android.application` or ends
  * in `android.application` (convention plugins such as `nowinandroid.android.application`).
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { readProjectFile, resolveProjectFile } from "../core/project_paths.ts";
 import { ToolError } from "../core/errors.ts";
 

@@ -8,7 +8,7 @@
  * A file that cannot be parsed is moved aside as `build-history.json.corrupt-<time>` with a
  * warning, and a fresh history starts after the highest id that can still be seen.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { buildHistoryPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord, parseJsonRecord } from "../core/json.ts";

@@ -14,7 +14,7 @@
  * The spec's "Build lock is best effort" gap is closed: when the lock cannot be written, the build
  * is refused with an `io_error`, never run unlocked.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { buildLocksDir } from "../core/data_dir.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ToolError } from "../core/errors.ts";

@@ -7,7 +7,7 @@
  * dropped, a `[… N lines omitted …]` marker is written followed by the ring. So a runaway build
  * keeps both its start (configuration, the first failure) and its end (the summary).
  */
-import { dirname, join } from "node:path";
+import { dirname, join } from "../core/path.ts";
 import { log } from "../core/log.ts";
 import { joinBytes } from "../core/bytes.ts";
 import { readFileAt } from "../core/file_read.ts";

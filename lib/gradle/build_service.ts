@@ -4,7 +4,7 @@
  * executable or spawned, runs `gradlew` with an argument vector, parses its output as it streams,
  * keeps the raw log, and records the build in the history whatever happens to it.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { ToolError } from "../core/errors.ts";
 import { isTrusted, untrustedBuildError } from "./trust.ts";
 import { killGroup, killTree } from "../core/process_tree.ts";

@@ -3,7 +3,7 @@
  * `build/outputs/apk/` that changed since the build started, with its APKs hashed (SHA-256), so
  * the history can say exactly which file a build produced.
  */
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "../core/path.ts";
 import { sha256Hex } from "../core/hash.ts";
 import {
   MAX_METADATA_DEPTH,

@@ -14,7 +14,7 @@
  *   (`approved_run_configurations[<root>]`); any change to the file unapproves it. No MCP tool
  *   can approve.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { ensureDataDir } from "../core/data_dir.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";

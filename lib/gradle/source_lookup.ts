@@ -4,7 +4,7 @@
  * looked for below the project root, a few levels deep, skipping build output and hidden folders;
  * both the number of folders read and the depth are bounded.
  */
-import { join, relative } from "node:path";
+import { join, relative } from "../core/path.ts";
 import { isDirectory, isFile } from "../core/file_kind.ts";
 
 /** Folders below the root a module (a folder with `src/`) may be in. */

@@ -7,7 +7,7 @@
  * calls the trust writers: only `keynobi trust`. Read on every use, never cached, so `keynobi trust`
  * applies to a running server at once.
  */
-import { resolve } from "node:path";
+import { resolve } from "../core/path.ts";
 import { invalidParams, type ToolError } from "../core/errors.ts";
 import { readSettings, type Settings, updateSettings } from "../core/settings.ts";
 import { findGradleRoot, trustKeyFor } from "./project_root.ts";

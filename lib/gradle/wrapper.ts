@@ -2,7 +2,7 @@
  * The Gradle wrapper of a project: whether `gradlew` is there and executable, and the Gradle
  * version its `gradle/wrapper/gradle-wrapper.properties` `distributionUrl` names.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { readProjectProperties } from "../core/properties.ts";
 
 export interface WrapperInfo {

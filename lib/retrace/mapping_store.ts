@@ -10,7 +10,7 @@
  * `MAX_MAPPING_FILE_BYTES` is not kept. Writers hold `mappings.lock` and write through a temporary
  * file renamed into place; readers open files by hash without the lock.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { isInside } from "../core/project_paths.ts";

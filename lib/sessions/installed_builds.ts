@@ -6,7 +6,7 @@
  * replace the file atomically; readers do not lock (the rename keeps the file whole). A file that
  * cannot be parsed is moved aside as `installed-builds.json.corrupt-<time>` with a warning.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { ensureDataDir, installedBuildsPath } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord, parseJsonRecord } from "../core/json.ts";

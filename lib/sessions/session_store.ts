@@ -9,7 +9,7 @@
  * Bounded: at most `MAX_KEPT_SESSIONS` sessions (the oldest that are not open dropped first), and
  * each session bounded by lib/sessions/session_model.ts.
  */
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { debugSessionsDir, ensureDataDir } from "../core/data_dir.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord, parseJsonRecord } from "../core/json.ts";

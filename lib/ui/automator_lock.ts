@@ -15,7 +15,7 @@
  */
 import { ABORTED, delay, raceAbort } from "../core/abortable.ts";
 import { sha256Hex } from "../core/hash.ts";
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { uiAutomatorLocksDir } from "../core/data_dir.ts";
 import { ToolError } from "../core/errors.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";

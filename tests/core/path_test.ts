@@ -64,3 +64,21 @@ Deno.test("join, resolve and relative answer as node:path's POSIX ones", () => {
   assertEquals(posixPath.resolve(), node.resolve());
   assertEquals([posixPath.sep, posixPath.delimiter], [node.sep, node.delimiter]);
 });
+
+Deno.test("lib/ and workers/ take their paths from lib/core/path.ts alone", async () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  const importers: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(root + dir)) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(rel);
+      else if (e.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(root + rel);
+        if (/["']node:path(?:\/posix)?["']/.test(text)) importers.push(rel);
+      }
+    }
+  };
+  await walk("lib");
+  await walk("workers");
+  assertEquals(importers, ["lib/core/path.ts"]);
+});

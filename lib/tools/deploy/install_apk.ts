@@ -2,7 +2,7 @@
  * `install_apk`: an adapter over lib/deploy (checked APK bytes, streamed install, the install
  * record that says which build it is).
  */
-import { basename } from "node:path";
+import { basename } from "../../core/path.ts";
 import { z } from "zod";
 import { openCheckedApk } from "../../deploy/apk_file.ts";
 import { apkManifestOf, installAndRecord } from "../../deploy/deploy.ts";
