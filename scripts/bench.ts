@@ -26,7 +26,8 @@ import { benchElementList, syntheticDump, syntheticScreenDump } from "./bench_ui
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/gradle/trust.ts";
 import { benchBounded } from "./bench_bounded.ts";
-import { benchMcp, INIT, prepareBefore, RawSession } from "./bench_mcp.ts";
+import { INIT, RawSession } from "./bench_common.ts";
+import { benchMcp, prepareBefore } from "./bench_mcp.ts";
 import { benchAttach } from "./bench_attach.ts";
 import { benchDashboard } from "./bench_dashboard.ts";
 

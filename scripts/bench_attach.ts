@@ -6,7 +6,7 @@
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { MAX_ATTACHED_SESSIONS } from "../lib/attach/handshake.ts";
 import { childEnv } from "../tests/child_env.ts";
-import { type BenchRow, INIT, median, RawSession, rssMb } from "./bench_mcp.ts";
+import { type BenchRow, INIT, median, RawSession, rssMb } from "./bench_common.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const enc = new TextEncoder();

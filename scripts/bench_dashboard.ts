@@ -10,7 +10,7 @@ import { startBuildRecord } from "../lib/gradle/build_history.ts";
 import { buildLogPath } from "../lib/gradle/build_log.ts";
 import { LINES_TICK_MS } from "../lib/dashboard/live.ts";
 import { findChromium, launchChromium } from "../tests/dashboard/_chromium.ts";
-import { type BenchRow, median, pct } from "./bench_mcp.ts";
+import { type BenchRow, median, pct } from "./bench_common.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const LINES_PER_SECOND = 5_000;

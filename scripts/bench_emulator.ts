@@ -18,7 +18,7 @@ import { runInput, tapArgv } from "../lib/ui/actions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
-import { extractTree, INIT, RawSession } from "./bench_mcp.ts";
+import { extractTree, INIT, RawSession } from "./bench_common.ts";
 
 type Row = { what: string; value: string; budget: string };
 

@@ -10,7 +10,7 @@
  * shared with other work it moves less than wall time. Where /proc is missing the row says so.
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
-import { extractTree, INIT, median, pct, RawSession } from "./bench_mcp.ts";
+import { extractTree, INIT, median, pct, RawSession } from "./bench_common.ts";
 
 /** main when the start-up work of issue 9 began (the bundle registered, no early answer). */
 export const STARTUP_BEFORE_REF = "0fe3cf2";
