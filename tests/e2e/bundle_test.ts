@@ -7,6 +7,7 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { buildBundle, BUNDLE_DIR } from "../../lib/cli/bundle.ts";
 import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { childEnv } from "../child_env.ts";
+import { handshakeLines } from "./harness.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 /** What a checkout needs to run. */
@@ -21,37 +22,9 @@ async function copyCheckout(): Promise<string> {
   return dir;
 }
 
-async function serve(entry: string, env: Record<string, string>, cwd: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, entry, "--mcp"],
-    env,
-    clearEnv: true,
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  const line = (m: unknown) => new TextEncoder().encode(JSON.stringify(m) + "\n");
-  await w.write(line({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "b", version: "1" },
-    },
-  }));
-  await w.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  await w.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
-  await w.close();
-  const out = await child.output();
-  return {
-    lines: new TextDecoder().decode(out.stdout).trim().split("\n"),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+/** The handshake's answers from `entry` run as the registered command runs it. */
+const serve = (entry: string, env: Record<string, string>, cwd: string) =>
+  handshakeLines(["run", ...RUN_FLAGS, entry, "--mcp"], env, cwd);
 
 Deno.test("a checkout's bundle serves main.ts's bytes, and a stale one starts from source", async () => {
   const dir = await copyCheckout();

@@ -152,6 +152,45 @@ export async function runKeynobi(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/**
+ * What `deno <argv>` writes for a first handshake sent at once (`initialize`, `initialized`,
+ * `tools/list`) followed by the end of input, as a client that pipelines its first messages sees
+ * it: the stdout lines (the two answers) and stderr.
+ */
+export async function handshakeLines(
+  argv: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ lines: string[]; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...argv],
+    env,
+    clearEnv: true,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const line = (m: unknown) => new TextEncoder().encode(JSON.stringify(m) + "\n");
+  await w.write(line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  }));
+  await w.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await w.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+  await w.close();
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { lines: dec.decode(out.stdout).trim().split("\n"), stderr: dec.decode(out.stderr) };
+}
+
 /** Every device command the simulator ran must have been free of unquoted metacharacters. */
 export async function assertNoInjection(sim: Simulator): Promise<void> {
   const bad = (await sim.readJournal()).filter((e) => e.injection);

@@ -1,6 +1,14 @@
 /** Project selection, trust through the CLI (seen without a restart), the activity log, records. */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, connect, E2E_WAIT, keynobiArgv, runKeynobi, startWorld } from "./harness.ts";
+import {
+  call,
+  connect,
+  E2E_WAIT,
+  handshakeLines,
+  keynobiArgv,
+  runKeynobi,
+  startWorld,
+} from "./harness.ts";
 import { pollUntil } from "../wait.ts";
 
 Deno.test("the project comes from the working directory's Gradle build", async () => {
@@ -137,39 +145,13 @@ Deno.test("keynobi setup registers this checkout's bundle, which answers initial
   const argv = claude.split(" -- ")[1].split(" ");
   const runAt = argv.indexOf("run");
   assert(runAt >= 0, claude);
-  const serve = async (args: string[]) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args,
-      env: world.env,
-      clearEnv: true,
-      cwd: world.home,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const w = child.stdin.getWriter();
-    const line = (m: unknown) => new TextEncoder().encode(JSON.stringify(m) + "\n");
-    await w.write(line({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }));
-    await w.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
-    await w.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
-    await w.close();
-    const out = await child.output();
-    return { lines: new TextDecoder().decode(out.stdout).trim().split("\n"), out };
-  };
-  const { lines, out } = await serve(argv.slice(runAt));
+  const serve = (args: string[]) => handshakeLines(args, world.env, world.home);
+
+  const { lines, stderr } = await serve(argv.slice(runAt));
   const answer = JSON.parse(lines[0]);
   assertEquals(answer.result.serverInfo.name, "keynobi");
   assertEquals(JSON.parse(lines[1]).result.tools.length > 0, true);
   const fromSource = await serve(keynobiArgv(["--mcp", "--toolsets", "core"]));
   assertEquals(lines, fromSource.lines);
-  assert(!new TextDecoder().decode(out.stderr).includes("starting from source"), "bundle current");
+  assert(!stderr.includes("starting from source"), "bundle current");
 });
