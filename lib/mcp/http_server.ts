@@ -9,6 +9,13 @@
  * cap, never whole), UTF-8 and JSON, one message per body (no batches), exact ids, the session,
  * and the session's in-flight bound and duplicate ids. Each refusal is a JSON-RPC error body with
  * the HTTP status that says what happened; the server keeps serving.
+ *
+ * Clients that never send DELETE (a conformance run, an inspector's CLI, bare `initialize` POSTs)
+ * must not lock the others out: a session whose client never sent `notifications/initialized` is
+ * ended after `HTTP_HANDSHAKE_MS` without a request, and when the bound is reached a new session
+ * takes the place of one with nothing in flight, such a half-open one first (idle ≥
+ * `HTTP_HANDSHAKE_GRACE_MS`), else the least recently used one idle ≥ `HTTP_EVICT_IDLE_MS`. Only
+ * when none qualifies is it 503, with `Retry-After` saying when the first one will.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -26,6 +33,12 @@ export const MAX_HTTP_SESSIONS_LIMIT = 1024;
 /** A session without a request for this long (and none in flight) is ended. */
 export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
 export const HTTP_SESSION_IDLE_MS_MAX = 24 * 60 * 60_000;
+/** A session whose client never completed initialization is ended after this long idle. */
+export const HTTP_HANDSHAKE_MS = 10_000;
+/** When the bound is reached, a half-open session idle this long gives its place to a new one. */
+export const HTTP_HANDSHAKE_GRACE_MS = 1_000;
+/** When the bound is reached, the least recently used session idle this long gives its place. */
+export const HTTP_EVICT_IDLE_MS = 60_000;
 /** Largest request body read; larger is refused (413) before it is parsed. */
 export const MAX_HTTP_BODY_BYTES = MAX_MESSAGE_BYTES;
 
@@ -38,6 +51,8 @@ export interface HttpServeOptions {
   maxSessions?: number;
   idleMs?: number;
   maxBodyBytes?: number;
+  /** Least idle time before a full server evicts an initialized session (HTTP_EVICT_IDLE_MS). */
+  evictIdleMs?: number;
 }
 
 export interface HttpMcpServer {
@@ -54,6 +69,8 @@ interface Entry {
   session: Session<unknown>;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** The client sent `notifications/initialized`. */
+  initialized: boolean;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -99,6 +116,11 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     MAX_HTTP_BODY_BYTES,
     "maxBodyBytes",
   );
+  const evictIdleMs = Math.min(
+    idleMs,
+    bounded(opts.evictIdleMs ?? HTTP_EVICT_IDLE_MS, 1, HTTP_SESSION_IDLE_MS_MAX, "evictIdleMs"),
+  );
+  const handshakeMs = Math.min(idleMs, HTTP_HANDSHAKE_MS);
   const loopback = isLoopback(opts.address.hostname);
   const tokenDigest = opts.token === null ? null : sha256Bytes(opts.token);
   const sessions = new Map<string, Entry>();
@@ -118,10 +140,41 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
   const sweep = () => {
     const now = performance.now();
     for (const [id, e] of sessions) {
-      if (now - e.lastSeen > idleMs && e.session.gate.size === 0) void end(id);
+      const limit = e.initialized ? idleMs : handshakeMs;
+      if (now - e.lastSeen > limit && e.session.gate.size === 0) void end(id);
     }
   };
-  const sweeper = setInterval(sweep, Math.max(10, Math.min(60_000, Math.floor(idleMs / 2))));
+  const sweeper = setInterval(sweep, Math.max(10, Math.min(5_000, Math.floor(handshakeMs / 2))));
+
+  /** The idle time after which a full server may give this session's place to a new one. */
+  const evictableAfter = (e: Entry) =>
+    e.initialized ? evictIdleMs : Math.min(evictIdleMs, HTTP_HANDSHAKE_GRACE_MS);
+
+  /**
+   * Make room for one more session: end the half-open one idle longest, else the least recently
+   * used one, if it qualifies. Otherwise the seconds until the first one will (for Retry-After).
+   */
+  const makeRoom = (): number | null => {
+    const now = performance.now();
+    let victim: [string, Entry] | null = null;
+    let wait = Infinity;
+    for (const [id, e] of sessions) {
+      const left = e.lastSeen + evictableAfter(e) - now;
+      if (e.session.gate.size > 0 || left > 0) {
+        wait = Math.min(wait, e.session.gate.size > 0 ? evictableAfter(e) : left);
+        continue;
+      }
+      if (
+        victim === null || (victim[1].initialized && !e.initialized) ||
+        (victim[1].initialized === e.initialized && e.lastSeen < victim[1].lastSeen)
+      ) victim = [id, e];
+    }
+    if (victim !== null) {
+      void end(victim[0]);
+      return null;
+    }
+    return Math.max(1, Math.ceil(wait / 1000));
+  };
 
   async function open(): Promise<Entry> {
     const id = crypto.randomUUID();
@@ -146,7 +199,7 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
       return send(message, options);
     };
     await session.server.connect(transport);
-    const entry = { session, transport, lastSeen: performance.now() };
+    const entry = { session, transport, lastSeen: performance.now(), initialized: false };
     sessions.set(id, entry);
     return entry;
   }
@@ -195,14 +248,16 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
         );
       }
       if (sessions.size >= maxSessions) sweep();
-      if (sessions.size >= maxSessions) {
+      const retryAfter = sessions.size >= maxSessions ? makeRoom() : null;
+      if (retryAfter !== null) {
         return rpcError(
           503,
           c.message.id,
           RpcCode.serverBusy,
-          `Server busy: ${maxSessions} sessions are open (MAX_HTTP_SESSIONS): end one with ` +
-            `DELETE, or retry once an idle one expires (${Math.round(idleMs / 1000)} s)`,
-          { "retry-after": "5" },
+          `Server busy: ${maxSessions} sessions are open (MAX_HTTP_SESSIONS), all in use: end ` +
+            `one with DELETE, or retry in ${retryAfter} s, when one will have been idle long ` +
+            "enough to give its place",
+          { "retry-after": String(retryAfter) },
         );
       }
       entry = await open();
@@ -212,6 +267,9 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
       entry = found;
     }
     entry.lastSeen = performance.now();
+    if (c.kind === "notification" && c.message.method === "notifications/initialized") {
+      entry.initialized = true;
+    }
     const id = c.kind === "request" ? c.message.id : null;
     if (id !== null) {
       const a = entry.session.gate.admit(id);
@@ -244,7 +302,8 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
       `Session not found: ${
         JSON.stringify(sid.slice(0, 80))
       } is not an open session (ended with DELETE, ` +
-        "expired after being idle, or from a server that has restarted): send initialize again",
+        "expired after being idle, given its place to a new session when the server was full, or " +
+        "from a server that has restarted): send initialize again",
     );
   }
 

@@ -260,3 +260,19 @@ Deno.test("http: SIGTERM stops the server with exit 0 and nothing on stdout", as
   const log = await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`);
   assertStringIncludes(log, "Server stopped by a signal");
 });
+
+Deno.test("http: clients that never end their sessions do not lock a new one out", async () => {
+  await using world = await startWorld();
+  await using server = await startHttpServer(world, []);
+  // What a conformance run or an inspector's CLI leaves behind: sessions that are never ended,
+  // here as many bare initialize POSTs as the bound (MAX_HTTP_SESSIONS), never followed up.
+  for (let i = 0; i < 32; i++) {
+    assertEquals((await post(server.url, JSON.stringify(INIT))).status, 200);
+  }
+  await new Promise((r) => setTimeout(r, 1_100)); // HTTP_HANDSHAKE_GRACE_MS
+  await using s = await connectHttp(server);
+  const r = await call(s, "list_devices");
+  assert(!r.isError, r.content[0].text);
+  await using t = await connectHttp(server);
+  assertEquals(await t.client.ping(), {});
+});
