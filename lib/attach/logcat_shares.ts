@@ -7,6 +7,7 @@
  * holds is stopped.
  */
 import type { LogcatClient } from "../logcat/logcat_client.ts";
+import { appendAll } from "../core/arrays.ts";
 
 export interface SharedStopResult {
   stopped: string[];
@@ -65,7 +66,7 @@ export class LogcatShares {
         continue;
       }
       this.#holders.delete(t);
-      stopped.push(...(await this.#client.stop(t, signal)).stopped);
+      appendAll(stopped, (await this.#client.stop(t, signal)).stopped);
     }
     return { stopped, kept_for_others: kept };
   }

@@ -10,6 +10,7 @@
  */
 import { delay } from "./abortable.ts";
 import { runCommand } from "./run_command.ts";
+import { appendAll } from "./arrays.ts";
 
 /** How long one `ps` listing may take. */
 export const PS_LIST_TIMEOUT_MS = 5_000;
@@ -225,7 +226,7 @@ export async function killTree(
     const targets = now === null
       ? (left ?? tree)
       : [...new Set([...stillRunning(now, tree), ...descendantsIn(now, pid)])];
-    killed.push(...await signalAll(targets, "SIGKILL"));
+    appendAll(killed, await signalAll(targets, "SIGKILL"));
     left = await waitGone(
       [...new Set([...tree, ...targets])],
       SIGKILL_SETTLE_MS,

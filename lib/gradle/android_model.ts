@@ -21,6 +21,7 @@ import {
   stripComments,
 } from "./build_files.ts";
 import { MAX_PROPERTIES_BYTES, parseProperties } from "../core/properties.ts";
+import { appendAll } from "../core/arrays.ts";
 
 /** Text beyond this many characters of a build file is not parsed. */
 export const MAX_MODEL_SOURCE_CHARS = MAX_BUILD_FILE_BYTES;
@@ -502,7 +503,7 @@ function containerElements(s: Scope): Element[] {
     const name = containerElementName(b.header);
     if (name !== null) events.push({ at: b.start, name, scope: inner(s, b) });
   }
-  events.push(...blocklessElements(s));
+  appendAll(events, blocklessElements(s));
   events.sort((a, b) => a.at - b.at);
   const byName = new Map<string, Element>();
   for (const e of events) {

@@ -11,6 +11,7 @@ import { dirname, join } from "../core/path.ts";
 import { log } from "../core/log.ts";
 import { joinBytes } from "../core/bytes.ts";
 import { readFileAt } from "../core/file_read.ts";
+import { appendAll } from "../core/arrays.ts";
 
 /** A log file never grows past about this. */
 export const MAX_BUILD_LOG_BYTES = 8 * 1024 * 1024;
@@ -216,7 +217,7 @@ export class BuildLogWriter {
     const tail = this.#ring.items();
     if (truncated || tail.length > 0) {
       const parts: Uint8Array[] = truncated ? [encoder.encode(omittedMarker(dropped) + "\n")] : [];
-      parts.push(...tail);
+      appendAll(parts, tail);
       const size = parts.reduce((n, p) => n + p.length, 0);
       const data = joinBytes(parts, size);
       this.#chain = this.#chain.then(() => this.#writeAll(data));

@@ -35,6 +35,7 @@ import {
   type TaskOutcome,
   underlineColumn,
 } from "./build_parser_patterns.ts";
+import { appendAll } from "../core/arrays.ts";
 
 export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
 export { DIAGNOSTIC_SOURCES, TASK_OUTCOMES } from "./build_parser_patterns.ts";
@@ -635,7 +636,9 @@ export class BuildOutputParser {
       // A leaf with its nested causes (`Could not resolve project :x` > `No matching …`).
       const parts = [...nodes[i].lines];
       let j = i + 1;
-      while (j < nodes.length && nodes[j].indent > nodes[i].indent) parts.push(...nodes[j++].lines);
+      while (j < nodes.length && nodes[j].indent > nodes[i].indent) {
+        appendAll(parts, nodes[j++].lines);
+      }
       this.#add(
         {
           severity: Severity.error,

@@ -26,6 +26,7 @@ import { WindowedSearch } from "./next_match.ts";
 import { clockIn, clockMs } from "./log_clock.ts";
 import { mentionsPid, NAMES_NO_PID, NAMES_SEVERAL_PIDS } from "./pid_mentions.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
+import { appendAll } from "../core/arrays.ts";
 
 /**
  * A crash's context: lines of the crashing process, and lines of other processes that name it
@@ -790,7 +791,7 @@ export class DevicePipeline {
         if (other === r || other.kind !== "native" || other.tombstone || other.pid !== target) {
           continue;
         }
-        other.lines.push(...r.lines);
+        appendAll(other.lines, r.lines);
         other.tombstone = true;
         other.open = true;
         other.reporterPid = r.reporterPid;

@@ -75,6 +75,14 @@ export interface MappingHeader {
   compilerVersion: string | null;
 }
 
+/** A frame line's retrace, remembered per mapping. */
+export interface RememberedFrame {
+  lines: string[];
+  ambiguous: boolean;
+  /** Frames past `MAX_LINES_PER_FRAME` (lib/retrace/retrace_text.ts) not printed. */
+  omitted: number;
+}
+
 interface Span {
   /** Offset of the class line. */
   start: number;
@@ -88,7 +96,7 @@ export class MappingIndex {
   readonly #byObf: Map<string, Span>;
   readonly #byOrig: Map<string, Span>;
   readonly #parsed = new Map<number, ClassMapping>();
-  readonly #frames = new Map<string, { lines: string[]; ambiguous: boolean }>();
+  readonly #frames = new Map<string, RememberedFrame>();
 
   constructor(
     text: string,
@@ -120,12 +128,12 @@ export class MappingIndex {
   }
 
   /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
-  rememberedFrame(line: string): { lines: string[]; ambiguous: boolean } | undefined {
+  rememberedFrame(line: string): RememberedFrame | undefined {
     return this.#frames.get(line);
   }
 
   /** Remembers a frame's retrace; the oldest are forgotten past `MAX_REMEMBERED_FRAMES`. */
-  rememberFrame(line: string, out: { lines: string[]; ambiguous: boolean }): void {
+  rememberFrame(line: string, out: RememberedFrame): void {
     if (this.#frames.size >= MAX_REMEMBERED_FRAMES) {
       this.#frames.delete(this.#frames.keys().next().value!);
     }

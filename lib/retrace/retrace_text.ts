@@ -9,13 +9,20 @@
  *   and counted, never one picked;
  * - synthesized members (`com.android.tools.r8.synthesized`) are dropped from an inline chain
  *   when a real frame remains (a synthesized frame on its own is kept: it is all there is);
- * - the file is the class's `sourceFile` metadata (Kotlin files R8 records), else the outer class's
- *   simple name with the extension the trace's file had (`SourceFile` has none), the rule of
- *   Sentry's `rust-proguard` that the fixture pair in `fixtures/real/logcat/r8_retrace/` follows;
- *   `Unknown Source` and `Native Method` stay as printed;
+ * - the file is the class's `sourceFile` metadata (Kotlin files R8 records), else its outer class's
+ *   (`Outer$$ExternalSyntheticLambda0`, `Outer$Inner` → `Outer`'s) when the mapping has one, else
+ *   the outer class's simple name with the trace file's extension, `.java` when it has none
+ *   (`SourceFile`), as R8's retrace and ProGuard's ReTrace name a file; `Unknown Source` and
+ *   `Native Method` stay as printed;
+ * - an original line 0 is R8's "no line": printed without one (ProGuard's ReTrace prints `:0`);
+ * - one frame expands to at most `MAX_LINES_PER_FRAME` lines (an inline chain can be 100k frames
+ *   long), the rest counted on a `... N more inlined frames` line; a whole answer to at most
+ *   `MAX_RETRACE_OUTPUT_LINES`, the input lines after that kept as printed;
  * - an exception line (`Caused by: a.b: msg`) gets its class's original name;
  * - every other line, and frames of classes the mapping does not know, are kept byte for byte.
- * Rewritten frames are indented with four spaces (as that fixture's expected output). Pure.
+ * A rewritten frame keeps its line's indentation, each tab as four spaces (a frame of a nested
+ * `Suppressed:` block stays nested; the fixture pair in `fixtures/real/logcat/r8_retrace/` writes
+ * logcat's tab as four spaces). Pure.
  */
 import {
   type ClassMapping,
@@ -29,6 +36,10 @@ import {
 export const MAX_RETRACE_LINES = 20_000;
 /** Alternatives printed for one ambiguous frame. */
 export const MAX_ALTERNATIVES = 10;
+/** Lines one input frame expands to at most (alternatives and inline chains together). */
+export const MAX_LINES_PER_FRAME = 256;
+/** Lines of one retraced text at most; later input lines are kept as printed. */
+export const MAX_RETRACE_OUTPUT_LINES = 100_000;
 
 /** File names that say "no file" and are kept as printed. */
 const KEEP_FILE_NAMES = new Set(["Unknown Source", "Native Method", "Unknown"]);
@@ -42,8 +53,10 @@ export interface RetraceStats {
   ambiguous: number;
   /** Exception lines whose class was renamed. */
   exceptions: number;
-  /** Lines past `MAX_RETRACE_LINES`, kept as printed. */
+  /** Lines past `MAX_RETRACE_LINES` (or past `MAX_RETRACE_OUTPUT_LINES` out), kept as printed. */
   skipped_lines: number;
+  /** Retraced frames not printed: beyond `MAX_LINES_PER_FRAME` for their input frame. */
+  omitted_frames: number;
 }
 
 export interface RetraceOutput {
@@ -101,9 +114,15 @@ function outerSimpleName(cls: string): string {
   return dollar > 0 ? simple.slice(0, dollar) : simple;
 }
 
+/** `.kt` of `Foo.kt`; `.java` for a file without one (`SourceFile`), as R8's retrace does. */
 function extensionOf(file: string): string {
   const dot = file.lastIndexOf(".");
-  return dot > 0 && !file.includes(" ") ? file.slice(dot) : "";
+  return dot > 0 && !file.includes(" ") ? file.slice(dot) : ".java";
+}
+
+function realSourceFile(cls: ClassMapping | null): string | null {
+  const source = cls?.sourceFile;
+  return source && source !== SYNTHETIC_SOURCE_FILE ? source : null;
 }
 
 function fileFor(
@@ -114,9 +133,11 @@ function fileFor(
 ): string {
   if (KEEP_FILE_NAMES.has(traceFile)) return traceFile;
   const cls = className === owner.original ? owner : index.byOriginal(className);
-  const source = cls?.sourceFile;
-  if (source && source !== SYNTHETIC_SOURCE_FILE) return source;
-  return outerSimpleName(className) + extensionOf(traceFile);
+  const own = realSourceFile(cls);
+  if (own) return own;
+  const dollar = className.indexOf("$", className.lastIndexOf(".") + 1);
+  const outer = dollar > 0 ? realSourceFile(index.byOriginal(className.slice(0, dollar))) : null;
+  return outer ?? outerSimpleName(className) + extensionOf(traceFile);
 }
 
 /** The frames of one inline group for `line`: synthesized ones dropped when a real one remains. */
@@ -172,7 +193,30 @@ function alternatives(
 }
 
 function render(f: OutFrame): string {
-  return `${f.className}.${f.method}(${f.file}${f.line === null ? "" : `:${f.line}`})`;
+  // Line 0 is R8's "no line" (synthesized code, a lambda's bridge): none is printed.
+  return `${f.className}.${f.method}(${f.file}${
+    f.line === null || f.line === 0 ? "" : `:${f.line}`
+  })`;
+}
+
+/** A frame line's indentation as printed: each tab four spaces (logcat's tab, the fixture's). */
+function indentOf(ws: string): string {
+  return ws.replaceAll("\t", "    ");
+}
+
+/** The lines of one retraced frame: alternatives with `<OR>`, at most `MAX_LINES_PER_FRAME`. */
+function frameLines(alts: OutFrame[][], indent: string): { lines: string[]; omitted: number } {
+  const lines: string[] = [];
+  let omitted = 0;
+  alts.slice(0, MAX_ALTERNATIVES).forEach((alt, i) => {
+    alt.forEach((f, j) => {
+      if (lines.length < MAX_LINES_PER_FRAME) {
+        lines.push(`${indent}${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
+      } else omitted++;
+    });
+  });
+  if (omitted > 0) lines.push(`${indent}... ${omitted} more inlined frames`);
+  return { lines, omitted };
 }
 
 function dedupe(alts: OutFrame[][]): OutFrame[][] {
@@ -195,12 +239,13 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
     ambiguous: 0,
     exceptions: 0,
     skipped_lines: 0,
+    omitted_frames: 0,
   };
   const lines = text.split("\n");
   const out: string[] = [];
   for (let k = 0; k < lines.length; k++) {
     const raw = lines[k];
-    if (k >= MAX_RETRACE_LINES) {
+    if (k >= MAX_RETRACE_LINES || out.length >= MAX_RETRACE_OUTPUT_LINES) {
       stats.skipped_lines++;
       out.push(raw);
       continue;
@@ -211,13 +256,14 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       stats.frames++;
       stats.retraced++;
       if (known.ambiguous) stats.ambiguous++;
-      out.push(...known.lines);
+      stats.omitted_frames += known.omitted;
+      for (const l of known.lines) out.push(l);
       continue;
     }
     const fm = FRAME.exec(line);
     if (fm) {
       stats.frames++;
-      const [, , className, method, loc] = fm;
+      const [, ws, className, method, loc] = fm;
       const cls = index.byObfuscated(className);
       if (!cls) {
         out.push(raw);
@@ -227,14 +273,10 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       const alts = alternatives(index, cls, method, lineNo, file);
       stats.retraced++;
       if (alts.length > 1) stats.ambiguous++;
-      const lines: string[] = [];
-      alts.slice(0, MAX_ALTERNATIVES).forEach((alt, i) => {
-        alt.forEach((f, j) => {
-          lines.push(`    ${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
-        });
-      });
-      index.rememberFrame(line, { lines, ambiguous: alts.length > 1 });
-      out.push(...lines);
+      const { lines, omitted } = frameLines(alts, indentOf(ws));
+      stats.omitted_frames += omitted;
+      index.rememberFrame(line, { lines, ambiguous: alts.length > 1, omitted });
+      for (const l of lines) out.push(l);
       continue;
     }
     const em = EXCEPTION.exec(line);

@@ -28,6 +28,7 @@ import {
   type SessionEvent,
   type StoredState,
 } from "./session_model.ts";
+import { appendAll } from "../core/arrays.ts";
 
 /** Sessions kept; the oldest closed ones are dropped first. */
 export const MAX_KEPT_SESSIONS = 200;
@@ -327,6 +328,6 @@ export function pruneIndex(index: SessionSummary[], max = MAX_KEPT_SESSIONS): st
   }
   const kept = index.filter((x) => !victims.has(x.id));
   index.length = 0;
-  index.push(...kept);
+  appendAll(index, kept);
   return [...victims];
 }

@@ -46,6 +46,7 @@ import {
   screenGeometry,
 } from "./occlusion.ts";
 import { DEFAULT_MAX_ROWS, MAX_ROWS } from "./limits.ts";
+import { appendAll } from "../core/arrays.ts";
 export { DEFAULT_MAX_ROWS, MAX_ROWS };
 
 export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
@@ -310,7 +311,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
         const c = candidates[tap.by];
         if (c === undefined) adopted.set(tap.by, n);
         else if (joinLabel(c.parts) === "" && meaningfulId(c.idNode.resourceId) === "") {
-          c.parts.push(...parts);
+          appendAll(c.parts, parts);
           c.idNode = n;
         }
       }
@@ -319,7 +320,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
     if (!interactive && !scrollOnly && owner[n.id] >= 0) {
       // A plain label inside a row: fold it into that row.
       const row = candidates[owner[n.id]]!;
-      row.parts.push(...parts);
+      appendAll(row.parts, parts);
       continue;
     }
     const flags = new Set<ElementFlag>();

@@ -1,9 +1,24 @@
 import { assert, assertEquals } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";
 import { indexMapping, parseClassBlock, readMappingHeader } from "../../lib/retrace/mapping.ts";
-import { mapIdsInTrace, originalLine, retraceText } from "../../lib/retrace/retrace_text.ts";
+import {
+  mapIdsInTrace,
+  MAX_LINES_PER_FRAME,
+  originalLine,
+  retraceText,
+} from "../../lib/retrace/retrace_text.ts";
 
 const real = realFixtures("logcat/r8_retrace");
+
+/**
+ * The fixture's expected output (Sentry's rust-proguard) with keynobi's two deliberate differences:
+ * an original line 0 (R8's "no line") is printed without a line, and a synthesized class whose
+ * `sourceFile` is `R8$$SyntheticClass` takes its outer class's file (`MainActivity.kt`, not the
+ * bare `MainActivity`).
+ */
+function keynobiExpected(line: string): string {
+  return line.replace(/\(MainActivity:0\)$/, "(MainActivity.kt)").replace(/:0\)$/, ")");
+}
 
 Deno.test({
   name: "retraceText() equals the real fixture's expected retrace line for line",
@@ -11,7 +26,9 @@ Deno.test({
   fn() {
     const index = indexMapping(real.text("mapping.txt"));
     const out = retraceText(real.text("obfuscated_stacktrace.txt"), index);
-    const expected = real.text("expected_retrace.txt").split("\n");
+    const expected = real.text("expected_retrace.txt").split("\n").map((l) =>
+      l.startsWith("    at ") ? keynobiExpected(l) : l
+    );
     const got = out.text.split("\n");
     assertEquals(got.length, expected.length);
     for (let k = 0; k < expected.length; k++) assertEquals(got[k], expected[k], `line ${k + 1}`);
@@ -85,11 +102,11 @@ Deno.test("retraceText() maps a line inside a range by its offset, and a single 
   );
 });
 
-Deno.test("retraceText() names a Java class's file from the outer class and the trace's extension", () => {
+Deno.test("retraceText() names a Java class's file from the outer class and the trace's extension, .java without one", () => {
   const index = indexMapping(INLINE);
   assertEquals(
     retraceText("\tat a.c.a(SourceFile:4)", index).text,
-    "    at com.example.app.JavaThing.run(JavaThing:11)",
+    "    at com.example.app.JavaThing.run(JavaThing.java:11)",
   );
   assertEquals(
     retraceText("\tat a.c.a(Foo.java:4)", index).text,
@@ -141,8 +158,8 @@ Deno.test("retraceText() reports ambiguous frames with every alternative, never 
   assertEquals(noLine.stats.ambiguous, 1);
   const ranged = retraceText("\tat b.a.b(SourceFile:2)", index);
   assertEquals(ranged.text.split("\n"), [
-    "    at com.example.Overloads.third(Overloads:6)",
-    "    <OR> at com.example.Overloads.fourth(Overloads:9)",
+    "    at com.example.Overloads.third(Overloads.java:6)",
+    "    <OR> at com.example.Overloads.fourth(Overloads.java:9)",
   ]);
   assertEquals(ranged.stats.ambiguous, 1);
 });
@@ -170,11 +187,11 @@ Deno.test("retraceText() hides synthesized members inside a chain but keeps one 
   ]);
   assertEquals(
     retraceText("\tat c.a.b(SourceFile:2)", index).text,
-    "    at com.example.Main.bridge(Main.kt:0)",
+    "    at com.example.Main.bridge(Main.kt)",
   );
   assertEquals(
     retraceText("\tat c.b.run(SourceFile:1)", index).text,
-    "    at com.example.Main$$ExternalSyntheticLambda0.run(Main:0)",
+    "    at com.example.Main$$ExternalSyntheticLambda0.run(Main.kt)",
   );
   const cls = index.byObfuscated("c.b")!;
   assert(cls.synthesized, "class metadata read");
@@ -191,7 +208,7 @@ Deno.test("retraceText() keeps unknown classes and other lines byte for byte, re
     "FATAL EXCEPTION: main\r",
     "Process: com.example, PID: 7\r",
     "com.example.BadThing: boom",
-    "    at com.example.BadThing.x(BadThing:3)",
+    "    at com.example.BadThing.x(BadThing.java:3)",
     "\tat android.os.Looper.loop(Looper.java:317)\r",
     "Caused by: com.example.BadThing",
     "\t... 3 more",
@@ -203,7 +220,7 @@ Deno.test("retraceText() renames the class of a method the mapping does not list
   const index = indexMapping(`com.example.Kept -> e.a:\n    1:1:void x():3:3 -> a\n`);
   assertEquals(
     retraceText("\tat e.a.onCreate(SourceFile:9)", index).text,
-    "    at com.example.Kept.onCreate(Kept:9)",
+    "    at com.example.Kept.onCreate(Kept.java:9)",
   );
 });
 
@@ -228,6 +245,67 @@ Deno.test("parseClassBlock() reads fields, ranges without original lines, and Pr
   assertEquals(
     retraceText("\tat a.d(SourceFile:77)", indexMapping("com.x.A -> a:\n    void idle() -> d\n"))
       .text,
-    "    at com.x.A.idle(A:77)",
+    "    at com.x.A.idle(A.java:77)",
   );
+});
+
+Deno.test("retraceText() keeps a nested Suppressed/Caused by block's frames nested", () => {
+  const index = indexMapping(INLINE);
+  const out = retraceText(
+    "java.lang.RuntimeException: x\n\tat a.a.b(SourceFile:8)\n\tSuppressed: a.c: y\n" +
+      "\t\tat a.c.a(SourceFile:4)\n\t\t... 2 more\n\tCaused by: a.b\n\t\tat a.b.a(SourceFile:1)\n" +
+      "Caused by: a.c\n\tat a.c.a(SourceFile:3)",
+    index,
+  );
+  assertEquals(out.text.split("\n"), [
+    "java.lang.RuntimeException: x",
+    "    at com.example.app.Repo.save(Repo.kt:41)",
+    "\tSuppressed: com.example.app.JavaThing: y",
+    "        at com.example.app.JavaThing.run(JavaThing.java:11)",
+    "\t\t... 2 more",
+    "\tCaused by: com.example.app.Parser",
+    "        at com.example.app.Parser.parse(Parser.kt:17)",
+    "Caused by: com.example.app.JavaThing",
+    "    at com.example.app.JavaThing.run(JavaThing.java:10)",
+  ]);
+});
+
+Deno.test("retraceText() names the file of a frame inlined from a class the mapping lacks, or from its outer class", () => {
+  const index = indexMapping(`com.example.Host -> h.a:
+# {"id":"sourceFile","fileName":"Host.kt"}
+    1:1:java.lang.Object kotlin.collections.CollectionsKt___CollectionsKt.first(java.util.List):12:12 -> a
+    1:1:void com.example.Host$Inner.go():7:7 -> a
+    1:1:void run():30 -> a
+`);
+  assertEquals(retraceText("\tat h.a.a(SourceFile:1)", index).text.split("\n"), [
+    "    at kotlin.collections.CollectionsKt___CollectionsKt.first(CollectionsKt___CollectionsKt.java:12)",
+    "    at com.example.Host$Inner.go(Host.kt:7)",
+    "    at com.example.Host.run(Host.kt:30)",
+  ]);
+  // The trace's own extension when it has one.
+  assertEquals(
+    retraceText("\tat h.a.a(Host.kt:1)", index).text.split("\n")[0],
+    "    at kotlin.collections.CollectionsKt___CollectionsKt.first(CollectionsKt___CollectionsKt.kt:12)",
+  );
+});
+
+Deno.test("retraceText() bounds the lines of one frame: a 130,000-frame inline chain is cut with how many more", () => {
+  const chain = 130_000;
+  const members: string[] = [];
+  for (let k = 0; k < chain - 1; k++) {
+    members.push(`    1:1:void com.example.Deep.f${k}():${k + 1}:${k + 1} -> a`);
+  }
+  members.push("    1:1:void outer():9:9 -> a");
+  const index = indexMapping(`com.example.Deep -> z.a:\n${members.join("\n")}\n`);
+  const trace = "java.lang.StackOverflowError\n\tat z.a.a(SourceFile:1)\n\tat z.a.a(SourceFile:1)";
+  const out = retraceText(trace, index);
+  const lines = out.text.split("\n");
+  assertEquals(lines.length, 1 + 2 * (MAX_LINES_PER_FRAME + 1));
+  assertEquals(lines[1], "    at com.example.Deep.f0(Deep.java:1)");
+  assertEquals(
+    lines[MAX_LINES_PER_FRAME + 1],
+    `    ... ${chain - MAX_LINES_PER_FRAME} more inlined frames`,
+  );
+  assertEquals(out.stats.omitted_frames, 2 * (chain - MAX_LINES_PER_FRAME));
+  assertEquals(out.stats.retraced, 2);
 });

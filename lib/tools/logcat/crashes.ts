@@ -11,6 +11,7 @@ import { retraceCrash, type RetraceResult } from "../../sessions/retrace_crash.t
 import type { ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
 import { optionalPackageParam } from "../params.ts";
+import { appendAll } from "../../core/arrays.ts";
 
 /** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
 export const MAX_RETRACED_CRASH_GROUPS = 5;
@@ -101,7 +102,7 @@ function frameLine(f: Frame): string {
 
 function throwableLines(label: string, t: Throwable): string[] {
   const out = [`${label}${t.type ?? "?"}${t.message ? `: ${t.message}` : ""}`];
-  out.push(...t.frames.map(frameLine));
+  appendAll(out, t.frames.map(frameLine));
   if (t.more !== null) out.push(`    ... ${t.more} more`);
   return out;
 }
@@ -122,15 +123,15 @@ export function renderTrace(t: TraceResult): string {
   const suppressedUnder = (i: number) => {
     for (const x of t.suppressed ?? []) {
       if (x.suppressed_by !== i) continue;
-      lines.push(...throwableLines("Suppressed: ", x).map((l) => `    ${l}`));
+      appendAll(lines, throwableLines("Suppressed: ", x).map((l) => `    ${l}`));
       for (const y of x.causes) {
-        lines.push(...throwableLines("Caused by: ", y).map((l) => `    ${l}`));
+        appendAll(lines, throwableLines("Caused by: ", y).map((l) => `    ${l}`));
       }
     }
   };
   suppressedUnder(-1);
   t.causes.forEach((cause, i) => {
-    lines.push(...throwableLines("Caused by: ", cause));
+    appendAll(lines, throwableLines("Caused by: ", cause));
     suppressedUnder(i);
   });
   lines.push(`First app frame: ${describeFrame(t.first_app_frame) ?? "none"}`);
