@@ -213,6 +213,7 @@ async function serve(
   });
   const activity = new ActivityLog(dataDir, { pid: Deno.pid });
   const started = performance.now();
+  const record = currentSessionRecord({ project: project?.root ?? null, reason, version: VERSION });
   const housekeeping = (async () => {
     await activity.rotateIfNeeded();
     // The project this server serves becomes the one a later server without a project (and no
@@ -223,10 +224,7 @@ async function serve(
       );
     }
     await pruneStaleSessionRecords(dataDir);
-    await writeSessionRecord(
-      dataDir,
-      currentSessionRecord({ project: project?.root ?? null, reason, version: VERSION }),
-    );
+    await writeSessionRecord(dataDir, record);
     await activity.append({
       kind: "lifecycle",
       name: "server",
@@ -236,6 +234,8 @@ async function serve(
         (opts.http ? ` over streamable HTTP on port ${opts.http.port}` : ""),
     });
   })().catch((e) => log.warn(`start-up bookkeeping failed: ${(e as Error).message}`));
+  /** The session record's writes, in order; the last one finishes before the record is removed. */
+  let recordWrites: Promise<unknown> = housekeeping;
 
   // On stdio, read ahead and answer `initialize` (and, from the bundle, `tools/list`) now; the
   // SDK's engine, the registry and the workers' clients load after (lib/mcp/early_initialize.ts).
@@ -306,7 +306,13 @@ async function serve(
           address: opts.http!,
           token: httpToken,
           newSession: (sessionId) => newSession(sessionId) as Session<unknown>,
-          onListen: (url) => console.error(`keynobi: serving MCP over streamable HTTP at ${url}`),
+          onListen: (url) => {
+            console.error(`keynobi: serving MCP over streamable HTTP at ${url}`);
+            // `keynobi status` shows where (with --http 0, nowhere else says the port).
+            recordWrites = recordWrites.then(() =>
+              writeSessionRecord(dataDir, { ...record, http_url: url })
+            ).catch((e) => log.warn(`Cannot record the HTTP URL: ${(e as Error).message}`));
+          },
         });
       } catch (e) {
         console.error(
@@ -344,7 +350,7 @@ async function serve(
     await withinGrace(builds.shutdown("keynobi exited"));
     await closeRuntime(rt, withinGrace);
   } finally {
-    await withinGrace(housekeeping);
+    await withinGrace(recordWrites);
     await withinGrace(
       activity.append({
         kind: "lifecycle",

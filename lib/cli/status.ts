@@ -1,6 +1,7 @@
 /**
  * `keynobi status [--json]`: the app (pid, version, project, uptime), every session attached to it
- * (pid, client, version, project, since) and every standalone server, naming version mismatches.
+ * (pid, client, version, project, since) and every standalone server (an `--http` one with its
+ * URL), naming version mismatches.
  * `keynobi open <path>`: switch the running app's project (only the user does this, never an
  * agent: no MCP tool can).
  */
@@ -83,7 +84,8 @@ export async function statusCommand(
     for (const r of records) {
       io.stdout(
         `  pid ${r.pid}, since ${r.started_at}, version ${r.version ?? "unknown"}, project ` +
-          `${r.project ?? "none"} (${r.reason})`,
+          `${r.project ?? "none"} (${r.reason})` +
+          (r.http_url ? `, serving MCP over streamable HTTP at ${r.http_url}` : ""),
       );
     }
   }

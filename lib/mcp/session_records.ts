@@ -35,7 +35,12 @@ export interface SessionRecord {
   version: string | null;
   /** `argv[0]` as launched, when it differs from `binary` (a symlink on PATH). */
   argv0?: string;
+  /** The streamable-HTTP endpoint (`--http`), once it listens: the port 0 chose shows here. */
+  http_url?: string;
 }
+
+/** Longest `http_url` a record keeps (a longer one is not ours and is dropped). */
+const MAX_HTTP_URL_CHARS = 300;
 
 export const sessionRecordPath = (dataDir: string, pid: number) =>
   join(sessionsDir(dataDir), `${pid}.json`);
@@ -105,6 +110,10 @@ export function parseSessionRecord(text: string, fileName: string): SessionRecor
     version: typeof r.version === "string" ? r.version : null,
   };
   if (typeof r.argv0 === "string") record.argv0 = r.argv0;
+  if (
+    typeof r.http_url === "string" && /^https?:\/\//.test(r.http_url) &&
+    r.http_url.length <= MAX_HTTP_URL_CHARS
+  ) record.http_url = r.http_url;
   return record;
 }
 

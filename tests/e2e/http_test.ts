@@ -276,3 +276,19 @@ Deno.test("http: clients that never end their sessions do not lock a new one out
   await using t = await connectHttp(server);
   assertEquals(await t.client.ping(), {});
 });
+
+Deno.test("http: keynobi status shows the URL an --http server listens on (port 0 included)", async () => {
+  await using world = await startWorld();
+  await using server = await startHttpServer(world, []);
+  await waitUntil(
+    async () => {
+      const st = JSON.parse((await runKeynobi(world, ["status", "--json"])).stdout);
+      return st.standalone.some((r: { http_url?: string }) => r.http_url === server.url);
+    },
+    "the session record to carry the URL",
+    E2E_WAIT,
+  );
+  const text = await runKeynobi(world, ["status"]);
+  assertEquals(text.code, 0, text.stderr);
+  assertStringIncludes(text.stdout, `serving MCP over streamable HTTP at ${server.url}`);
+});
