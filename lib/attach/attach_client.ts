@@ -28,11 +28,21 @@ export type AttachOutcome =
   }
   | { kind: "standalone"; reason: string };
 
+/**
+ * Close a connection the app may already have closed: an app that accepts and closes at once (its
+ * pending handshakes full, or quitting) leaves the resource closed, and closing it again throws.
+ */
+function closeQuietly(conn: Deno.UnixConn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
+}
+
 /** Connect within `timeoutMs`; null when nothing answers (no file, refused, or too slow). */
 async function connectWithin(path: string, timeoutMs: number): Promise<Deno.UnixConn | null> {
   const pending = Deno.connect({ transport: "unix", path });
   const r = await boundedWait(pending, timeoutMs);
-  if (r === undefined) pending.then((c) => c.close(), () => {});
+  if (r === undefined) pending.then(closeQuietly, () => {});
   return r ?? null;
 }
 
@@ -99,13 +109,13 @@ export async function tryAttach(opts: {
     const reply = value as Record<string, unknown>;
     const appVersion = typeof reply.version === "string" ? reply.version : "unknown";
     if (reply.accepted !== true) {
-      conn.close();
+      closeQuietly(conn);
       const reason = typeof reply.reason === "string" ? reply.reason : "no reason given";
       return { kind: "standalone", reason: `the Keynobi app refused: ${reason}` };
     }
     const echoed = Array.isArray(reply.toolsets) ? reply.toolsets as ToolsetName[] : null;
     if (opts.toolsets && (!echoed || echoed.join(",") !== opts.toolsets.join(","))) {
-      conn.close();
+      closeQuietly(conn);
       return {
         kind: "standalone",
         reason: `the Keynobi app (version ${appVersion}) cannot limit a session to --toolsets`,
@@ -124,7 +134,7 @@ export async function tryAttach(opts: {
       },
     };
   } catch (e) {
-    conn.close();
+    closeQuietly(conn);
     return {
       kind: "standalone",
       reason: e instanceof HandshakeError
@@ -156,8 +166,6 @@ export async function queryApp(
   } catch {
     return null;
   } finally {
-    try {
-      conn.close();
-    } catch { /* closed */ }
+    closeQuietly(conn);
   }
 }
