@@ -8,7 +8,14 @@
  * `--attach-only`, hands the client to a standalone server in this process: it replays
  * `initialize` (under an id of its own, whose answer it drops) and `initialized`, then forwards
  * the client's lines there. The client sees one session and one `initialize`.
+ *
+ * A client that closes stdin while attached still gets the answers in flight: the relay keeps the
+ * socket open and forwards answers until none is open, the app goes, a signal comes, or
+ * `RELAY_DRAIN_MS` passes; then it closes the socket. A request the
+ * client cancelled is forgotten (the app never answers it), and at most `MAX_RELAY_OPEN_REQUESTS`
+ * are remembered, oldest forgotten first.
  */
+import { boundedWait } from "../core/abortable.ts";
 import {
   classifyLine,
   droppedLineError,
@@ -18,7 +25,19 @@ import {
   MAX_MESSAGE_BYTES,
   RpcCode,
 } from "../mcp/jsonrpc.ts";
+import { MAX_CONCURRENT_REQUESTS } from "../mcp/request_gate.ts";
 import { continueStream } from "./handshake.ts";
+
+/**
+ * Longest a relay whose client closed stdin waits for the app's answers in flight: the default
+ * build timeout (`mcp.build_timeout_sec`, 600 s), as a build call is the longest answer.
+ */
+export const RELAY_DRAIN_MS = 600_000;
+/**
+ * Most open requests the relay remembers (the app admits MAX_CONCURRENT_REQUESTS per session and
+ * answers the rest busy): past this the oldest is forgotten, never answered for when the app goes.
+ */
+export const MAX_RELAY_OPEN_REQUESTS = MAX_CONCURRENT_REQUESTS * 4;
 
 /** Starts the standalone server that takes the session over; resolves with its exit status. */
 export type Fallback = (
@@ -48,6 +67,17 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
   const writeOut = (text: string) => out.write(encoder.encode(text + "\n")).catch(() => {});
   const socketOut = opts.conn.writable.getWriter();
   const open = new Map<JsonRpcId, true>();
+  /** Resolved whenever the last open request is answered (renewed when one opens). */
+  let allAnswered = Promise.withResolvers<void>();
+  const forget = (id: JsonRpcId) => {
+    if (open.delete(id) && open.size === 0) allAnswered.resolve();
+  };
+  const remember = (id: JsonRpcId) => {
+    if (open.size === 0) allAnswered = Promise.withResolvers<void>();
+    open.delete(id);
+    open.set(id, true);
+    if (open.size > MAX_RELAY_OPEN_REQUESTS) open.delete(open.keys().next().value!);
+  };
   let initialize: { id: JsonRpcId; message: Record<string, unknown> } | null = null;
   let initialized: string | null = null;
 
@@ -138,7 +168,7 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
         const c = classifyLine(ev);
         if (c.kind === "response") {
           const id = (c.message as { id?: JsonRpcId | null }).id;
-          if (id !== null && id !== undefined) open.delete(id);
+          if (id !== null && id !== undefined) forget(id);
         }
         await writeOut(ev);
       }
@@ -167,9 +197,13 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
         if (m.method === "initialize" && initialize === null) {
           initialize = { id: m.id, message: m };
         }
-        if (!fallbackInput) open.set(m.id, true);
+        if (!fallbackInput) remember(m.id);
       } else if (c.kind === "notification" && c.message.method === "notifications/initialized") {
         initialized = ev;
+      } else if (c.kind === "notification" && c.message.method === "notifications/cancelled") {
+        // The app drops a cancelled request's answer (MCP cancellation): nothing will come.
+        const id = (c.message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof id === "string" || typeof id === "number") forget(id);
       }
       if (switching) await switching;
       if (exitCode !== null) return;
@@ -179,7 +213,7 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
         switching ??= switchToStandalone();
         await switching;
         if (exitCode !== null) return;
-        if (c.kind === "request") open.delete((c.message as { id: JsonRpcId }).id);
+        if (c.kind === "request") forget((c.message as { id: JsonRpcId }).id);
         await sink(ev);
       }
     }
@@ -198,6 +232,14 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
   if (first === "client" || first === "stop") {
     // The client went away (or a signal): the app sees the connection end; builds carry on there.
     leaving = fallbackInput === null && switching === null;
+    if (first === "client" && leaving && open.size > 0) {
+      // Keep the socket open until the app has answered what is in flight (a half-close would not
+      // do: a Deno socket whose input ends is closed, so the app could not answer).
+      await boundedWait(
+        Promise.race([allAnswered.promise, socketLoop, opts.stop ?? new Promise<never>(() => {})]),
+        RELAY_DRAIN_MS,
+      );
+    }
     try {
       opts.conn.close();
     } catch { /* closed */ }

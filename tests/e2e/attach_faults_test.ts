@@ -5,9 +5,13 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { keynobiArgv, startWorld, type World } from "./harness.ts";
+import { waitUntil } from "../wait.ts";
+import { startApp } from "./app_harness.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
+
+const SERIAL = "emulator-5554";
 
 const INITIALIZE = {
   jsonrpc: "2.0",
@@ -89,4 +93,70 @@ Deno.test("keynobi --mcp answers initialize standalone when the app socket accep
     listener.close();
     await accepting.catch(() => {});
   }
+});
+
+Deno.test("an attached client that closes stdin right after its requests gets every answer", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  for (let trial = 0; trial < 3; trial++) {
+    const p = spawnMcp(world);
+    const calls = [10, 11, 12].map((id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_devices", arguments: {} },
+    }));
+    await p.send(INITIALIZE, INITIALIZED, ...calls);
+    await p.end();
+    const { code, stderr } = await p.exit();
+    assertEquals(code, 0, stderr);
+    assertEquals(p.lines.map((l) => l.id).sort(), [1, 10, 11, 12], stderr);
+    assertStringIncludes(p.lines[0].result.serverInfo.title, "attached");
+    for (const l of p.lines.slice(1)) {
+      assertStringIncludes(JSON.stringify(l.result.structuredContent), SERIAL);
+    }
+  }
+  assert(app.stderr() !== "");
+});
+
+Deno.test("requests the client cancelled are not answered 'send it again' when the app goes", async () => {
+  await using world = await startWorld();
+  const app = await startApp(world);
+  const p = spawnMcp(world);
+  const waits = [20, 21, 22, 23, 24].map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: {
+      name: "wait_for_element",
+      arguments: {
+        device_serial: SERIAL,
+        selector: { text: "Never on screen" },
+        timeout_ms: 30_000,
+      },
+    },
+  }));
+  await p.send(INITIALIZE, INITIALIZED, ...waits);
+  await waitUntil(() => p.lines.length >= 1, "the initialize answer");
+  await p.send(
+    ...waits.map((w) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: w.id, reason: "the test cancelled it" },
+    })),
+    { jsonrpc: "2.0", id: 30, method: "ping" },
+  );
+  await waitUntil(() => p.lines.some((l) => l.id === 30), "the ping's answer");
+  await app.stop("SIGKILL");
+  await app[Symbol.asyncDispose]().catch(() => {});
+  // The relay switches to standalone; the session carries on there.
+  await p.send({ jsonrpc: "2.0", id: 31, method: "ping" });
+  await waitUntil(() => p.lines.some((l) => l.id === 31), "the standalone ping's answer", {
+    timeoutMs: 30_000,
+  });
+  await p.end();
+  const { code, stderr } = await p.exit();
+  assertEquals(code, 0, stderr);
+  const againAnswers = p.lines.filter((l) => waits.some((w) => w.id === l.id));
+  assertEquals(againAnswers, [], "a cancelled request gets no answer, 'send it again' neither");
 });
