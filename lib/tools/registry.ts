@@ -23,6 +23,7 @@ import { avdTools } from "./devices/avds.ts";
 import { devicesTools } from "./devices/devices.ts";
 import { deviceSettingsTools } from "./devices/device_settings.ts";
 import { appInfoTools } from "./apps/app_info.ts";
+import { appListTools } from "./apps/app_list.ts";
 import { appControlTools } from "./apps/app_control.ts";
 import { permissionTools } from "./apps/permissions.ts";
 import { hierarchyTools } from "./ui/hierarchy.ts";
@@ -52,6 +53,7 @@ export const FAMILIES: readonly ToolFamily[] = [
   { file: "devices/avds.ts", tools: avdTools },
   { file: "devices/device_settings.ts", tools: deviceSettingsTools },
   { file: "apps/app_info.ts", tools: appInfoTools },
+  { file: "apps/app_list.ts", tools: appListTools },
   { file: "apps/app_control.ts", tools: appControlTools },
   { file: "apps/permissions.ts", tools: permissionTools },
   { file: "ui/hierarchy.ts", tools: hierarchyTools },

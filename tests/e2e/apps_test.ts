@@ -518,3 +518,62 @@ Deno.test("without a project, package-scoped tools act only with allow_foreign_p
   );
   await assertNoInjection(world.sim);
 });
+
+Deno.test({
+  name:
+    "list_apps lists launchable user apps with scope, system apps on request, and the front app",
+  async fn() {
+    await using world = await startWorld();
+    installSample(world);
+    await using s = await open(world);
+    const svc = apps(world);
+    const list = await call(s, "list_apps", { device_serial: EMU });
+    ok(list);
+    const listed = list.structuredContent!.apps as Record<string, unknown>[];
+    const user = [...svc.packages.values()].filter((p) => !p.system);
+    // Every launchable user app the device has, and nothing else.
+    const launchable = user.filter((p) =>
+      svc.resolveAll({
+        action: "android.intent.action.MAIN",
+        data: null,
+        type: null,
+        categories: ["android.intent.category.LAUNCHER"],
+        pkg: p.name,
+        component: null,
+        extras: false,
+        flags: 0,
+      }).length > 0
+    ).map((p) => p.name).sort();
+    assertEquals(listed.map((a) => a.package), launchable);
+    const mine = listed.find((a) => a.package === APP)!;
+    assertEquals([mine.version_code, mine.system, mine.launchable, mine.in_project_scope], [
+      1,
+      false,
+      true,
+      true,
+    ]);
+    assertEquals(mine.launcher_activity, "com.example.keynobi.sample.MainActivity");
+    assert(listed.every((a) => a.system === false), "no system app by default");
+
+    const all = await call(s, "list_apps", { device_serial: EMU, system: true, limit: 2 });
+    ok(all);
+    const a = all.structuredContent!;
+    assertEquals((a.apps as unknown[]).length, 2);
+    assertEquals(a.truncated, true);
+    assert((a.total as number) > launchable.length, "system apps are counted too");
+    assertStringIncludes(all.content[0].text!, "the first 2 listed (raise limit for more)");
+
+    // Whatever is in front is named without naming a package.
+    const home = list.structuredContent!.foreground as Record<string, unknown>;
+    assertEquals(home.package, svc.topActivity()?.pkg);
+    await call(s, "launch_app", { device_serial: EMU, package: APP });
+    const after = await call(s, "list_apps", { device_serial: EMU });
+    assertEquals((after.structuredContent!.foreground as Record<string, unknown>).package, APP);
+    assertStringIncludes(after.content[0].text!, `In the foreground: ${APP}`);
+
+    const bad = await call(s, "list_apps", { device_serial: EMU, limit: 0 });
+    assert(bad.isError);
+    assertEquals(errorOf(bad).code, "invalid_params");
+    await assertNoInjection(world.sim);
+  },
+});

@@ -215,6 +215,25 @@ export function resolveIntent(
   return hits[0] ?? null;
 }
 
+/** Every activity of `packages` whose filters match `it`, by package then class. */
+export function queryIntent(
+  packages: ReadonlyMap<string, AppPackage>,
+  it: Intent,
+): { pkg: string; cls: string }[] {
+  if (it.component) {
+    const hit = resolveIntent(packages, it);
+    return hit ? [hit] : [];
+  }
+  const hits: { pkg: string; cls: string }[] = [];
+  for (const p of [...packages.values()].sort((a, b) => a.name < b.name ? -1 : 1)) {
+    if (it.pkg && p.name !== it.pkg) continue;
+    for (const a of p.activities) {
+      if (a.filters.some((f) => matches(f, it))) hits.push({ pkg: p.name, cls: a.name });
+    }
+  }
+  return hits;
+}
+
 /** `Uri.toSafeString`: http(s)/ftp/rtsp keep only the host; phone-like schemes are masked. */
 export function safeUri(uri: string): string {
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(uri);

@@ -76,6 +76,8 @@ export async function pmCommand(
     }
     case "resolve-activity":
       return resolveActivity(apps, rest, io);
+    case "query-activities":
+      return queryActivities(apps, rest, io);
   }
   return null;
 }
@@ -229,6 +231,36 @@ function resolveActivity(apps: AppsService, args: string[], io: ShIo): number {
     "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n" +
       shortComponent(hit.pkg, hit.cls) + "\n",
   ));
+  return 0;
+}
+
+/**
+ * `query-activities`: every activity an intent resolves to. With `--components` one
+ * `pkg/.Activity` line each; without, PackageManagerShellCommand's numbered blocks.
+ */
+function queryActivities(apps: AppsService, args: string[], io: ShIo): number {
+  const components = args.includes("--components");
+  const intent = parseIntent(
+    args.filter((a) => a !== "--brief" && a !== "--components"),
+    io,
+    "query-activities",
+  );
+  if (typeof intent === "number") return intent;
+  const hits = apps.resolveAll(intent);
+  if (hits.length === 0) {
+    io.out(enc.encode("No activities found\n"));
+    return 0;
+  }
+  const line = (h: { pkg: string; cls: string }) => shortComponent(h.pkg, h.cls);
+  const text = components
+    ? hits.map((h) => line(h) + "\n").join("")
+    : `${hits.length} activities found:\n` +
+      hits.map((h, i) =>
+        `  Activity #${i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ${
+          line(h)
+        }\n`
+      ).join("");
+  io.out(enc.encode(text));
   return 0;
 }
 

@@ -29,7 +29,7 @@ import { ApkError, type ApkInfo, readApk } from "./apk.ts";
 import { SHELL_PID } from "./constants.ts";
 import { ExitReason, type ExitRecord, type TopActivity } from "./dumpsys.ts";
 import { dumpsysCommand } from "./dumpsys_command.ts";
-import { type Intent, resolveIntent } from "./intents.ts";
+import { type Intent, queryIntent, resolveIntent } from "./intents.ts";
 import {
   activitiesFromApk,
   type AppPackage,
@@ -588,6 +588,11 @@ export class AppsService implements DeviceService {
   /** The activity an intent starts, or null when nothing resolves it. */
   resolve(it: Intent): { pkg: string; cls: string } | null {
     return resolveIntent(this.packages, it);
+  }
+
+  /** Every activity `it` matches (`cmd package query-activities`). */
+  resolveAll(it: Intent): { pkg: string; cls: string }[] {
+    return queryIntent(this.packages, it);
   }
 
   // ---- am
