@@ -2,13 +2,27 @@
  * `deno task sim`: runs the simulator until SIGINT/SIGTERM and prints, as ONE JSON line on
  * stdout, how to reach it. Logs go to stderr.
  *
- *   deno task sim [--port N] [--dir PATH]
+ *   deno task sim [--port N] [--dir PATH] [--real-adb] [--grpc]
+ *
+ * --real-adb puts Google's ADB server (Debian's `adb`, `adb -P <free port> nodaemon server`, a
+ * private HOME) in front of the devices, ended with the simulator: `adb_server_socket` is then
+ * its socket and `sim_adb_server_socket` the simulator's own. --grpc serves the emulators' gRPC
+ * endpoint; `xdg_runtime_dir` is the discovery root to give keynobi. Both combine.
  */
 import { startSimulator } from "../tests/sim/mod.ts";
 
-function parseArgs(args: string[]): { port: number; dir?: string } {
+interface SimArgs {
+  port: number;
+  dir?: string;
+  realAdb: boolean;
+  grpc: boolean;
+}
+
+export function parseArgs(args: string[]): SimArgs {
   let port = 0;
   let dir: string | undefined;
+  let realAdb = false;
+  let grpc = false;
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
     const value = (name: string) => {
@@ -22,9 +36,13 @@ function parseArgs(args: string[]): { port: number; dir?: string } {
         throw new RangeError(`Invalid --port: use an integer in 0..65535`);
       }
     } else if (a === "--dir" || a.startsWith("--dir=")) dir = value("--dir");
-    else throw new TypeError(`Unknown option ${a}: use --port N or --dir PATH`);
+    else if (a === "--real-adb") realAdb = true;
+    else if (a === "--grpc") grpc = true;
+    else {
+      throw new TypeError(`Unknown option ${a}: use --port N, --dir PATH, --real-adb or --grpc`);
+    }
   }
-  return { port, dir };
+  return { port, dir, realAdb, grpc };
 }
 
 async function main() {
@@ -43,9 +61,18 @@ async function main() {
     Deno.addSignalListener(sig, h);
     return [sig, h] as const;
   });
-  const sim = await startSimulator(opts);
+  let sim;
+  try {
+    sim = await startSimulator(opts);
+  } catch (e) {
+    console.error(`sim: ${(e as Error).message}`);
+    Deno.exit(1);
+  }
   const info = {
     adb_server_socket: sim.adbServerSocket,
+    sim_adb_server_socket: sim.simAdbServerSocket,
+    ...(sim.realAdb ? { real_adb: sim.realAdb.adb } : {}),
+    ...(opts.grpc ? { xdg_runtime_dir: sim.discoveryRoot } : {}),
     devices: sim.devices,
     sdk_root: sim.sdkRoot,
     avd_home: sim.avdHome,
@@ -53,7 +80,15 @@ async function main() {
     journal: sim.journalPath,
   };
   console.log(JSON.stringify(info));
-  console.error(`sim: ADB server on ${sim.adbServerSocket}, root ${sim.root}; Ctrl-C stops it`);
+  const front = sim.realAdb
+    ? ` (Google's, ${sim.realAdb.adb}; ours on ${sim.simAdbServerSocket})`
+    : "";
+  console.error(
+    `sim: ADB server on ${sim.adbServerSocket}${front}, root ${sim.root}; Ctrl-C stops it`,
+  );
+  if (opts.grpc) {
+    console.error(`sim: emulator gRPC advertised under XDG_RUNTIME_DIR=${sim.discoveryRoot}`);
+  }
 
   const sig = await stopped;
   for (const [s, h] of handlers) Deno.removeSignalListener(s, h);

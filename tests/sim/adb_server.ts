@@ -118,6 +118,19 @@ export function splitHostSerial(rest: string): { serial: string; request: string
   return { serial: rest.slice(0, end), request: rest.slice(end + 1) };
 }
 
+/** One open device stream, whichever front door it came through. */
+export interface DeviceStream {
+  /** The service opened (true) or was refused (false). */
+  open(ok: boolean): void;
+  send(b: Uint8Array): void;
+  /** The client's next bytes; null at its end. */
+  readChunk(): Promise<Uint8Array | null>;
+  /** Resolves once everything sent so far has left. */
+  drained(): Promise<void>;
+  /** The device side closes the stream (the client sees its end). */
+  close(): void;
+}
+
 interface Tracker {
   long: boolean;
   last: string;
@@ -207,8 +220,12 @@ export class AdbServer implements DeviceHost {
 
   // ---- DeviceHost
 
-  deviceChanged(_device: VirtualDevice): void {
+  /** Told of every change too (presence, state, features): another front door to the devices. */
+  onDeviceChanged: ((device: VirtualDevice) => void) | null = null;
+
+  deviceChanged(device: VirtualDevice): void {
     for (const t of this.trackers) this.sendTrack(t);
+    this.onDeviceChanged?.(device);
   }
 
   disconnectFor(device: VirtualDevice, seconds: number): void {
@@ -293,10 +310,16 @@ export class AdbServer implements DeviceHost {
           send(fail("device offline (no transport)"));
           return;
         }
-        await this.deviceService(bound, service, send, reader, () => chain, () => {
-          try {
-            conn.close();
-          } catch { /* already closed */ }
+        await this.runDeviceService(bound, service, {
+          open: (ok) => send(ok ? okay() : fail("closed")),
+          send,
+          readChunk: () => reader.readChunk(),
+          drained: () => chain,
+          close: () => {
+            try {
+              conn.close();
+            } catch { /* already closed */ }
+          },
         });
         return;
       }
@@ -471,21 +494,22 @@ export class AdbServer implements DeviceHost {
 
   // ---- device services
 
-  private async deviceService(
-    device: VirtualDevice,
-    service: string,
-    send: (b: Uint8Array) => void,
-    reader: ConnReader,
-    drained: () => Promise<void>,
-    closeConn: () => void,
-  ) {
+  /**
+   * Runs one device service (`shell…`, `exec:`) on `device` over `stream`: the host protocol's
+   * connection here, or an adbd stream (tests/sim/adbd.ts) when a real server is in front.
+   */
+  async runDeviceService(device: VirtualDevice, service: string, stream: DeviceStream) {
+    const send = (b: Uint8Array) => stream.send(b);
+    const drained = () => stream.drained();
+    const closeConn = () => stream.close();
+    const reader = stream;
     let kind: JournalService;
     let command: string;
     let pty = false;
     if (service.startsWith("shell") && (service[5] === ":" || service[5] === ",")) {
       const colon = service.indexOf(":");
       if (colon < 0) {
-        send(fail("closed"));
+        stream.open(false);
         return;
       }
       const args = service[5] === "," ? service.slice(6, colon).split(",") : [];
@@ -495,7 +519,7 @@ export class AdbServer implements DeviceHost {
       pty = args.includes("pty") || (!args.includes("raw") && command === "");
       // An adbd without shell_v2 does not know the `shell,` form: it refuses the stream.
       if (kind === "shell,v2" && !device.features.includes("shell_v2")) {
-        send(fail("closed"));
+        stream.open(false);
         return;
       }
     } else if (service.startsWith("exec:")) {
@@ -503,10 +527,10 @@ export class AdbServer implements DeviceHost {
       command = service.slice(5);
     } else {
       // sync:, framebuffer:, abb_exec:, reverse:... are not simulated: adbd closes them.
-      send(fail("closed"));
+      stream.open(false);
       return;
     }
-    send(okay());
+    stream.open(true);
 
     const parsed = parseSh(command);
     const onlySimctl = parsed.ok && parsed.argv.length === 1 && parsed.argv[0][0] === "simctl" &&

@@ -35,6 +35,8 @@ import type { GradleRun, Scenario } from "./gradle/control.ts";
 import { type GradleControl, gradleControl, installFakeGradle } from "./gradle/install.ts";
 import { createAvdHome, EmulatorHost, installEmulator } from "./apps/emulator.ts";
 import { EmulatorGrpcService, type GrpcControl } from "./emulator/grpc_service.ts";
+import { RealAdbFront } from "./real_adb_front.ts";
+import type { RealAdbServer } from "./real_adb_server.ts";
 
 export type {
   DeviceKind,
@@ -58,6 +60,12 @@ export interface SimulatorOptions {
    * advertise it in `<discoveryRoot>/avd/running`. Default false (grpc-js is not loaded).
    */
   grpc?: boolean;
+  /**
+   * Google's ADB server (Debian's `adb`) in front of the devices (tests/sim/real_adb_front.ts):
+   * `adbServerSocket` is then its socket, and the devices carry the serials it gives them
+   * (`serialOf`). Throws when no `adb` is installed. Default false.
+   */
+  realAdb?: boolean;
 }
 
 export interface DeviceSummary {
@@ -69,9 +77,21 @@ export interface DeviceSummary {
 }
 
 export interface Simulator extends AsyncDisposable {
-  /** `tcp:127.0.0.1:PORT`, the value for `ADB_SERVER_SOCKET`. */
+  /** `tcp:127.0.0.1:PORT`, the value for `ADB_SERVER_SOCKET` (the real server's with realAdb). */
   readonly adbServerSocket: string;
+  /** The simulator's own ADB server, whether or not a real one is in front. */
+  readonly simAdbServerSocket: string;
+  /** The port of the simulator's own server. */
   readonly port: number;
+  /** The real ADB server (with `realAdb`), else null. */
+  readonly realAdb: RealAdbServer | null;
+  /** `adb kill-server` and the same server started again, the devices registered again. */
+  restartRealAdb(): Promise<void>;
+  /**
+   * A catalog device's serial in this run (`emulator-5554`, `R5CT1234ABC`, `192.168.1.23:5555`
+   * are renamed behind a real server: `emulator-<port>`, `127.0.0.1:<port>`).
+   */
+  serialOf(catalogSerial: string): string;
   /** Devices on the server's list now (a disconnected device is absent). */
   readonly devices: DeviceSummary[];
   readonly sdkRoot: string;
@@ -120,7 +140,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const journalPath = join(root, "journal.jsonl");
   await Deno.writeTextFile(journalPath, "");
   const journal = new Journal(journalPath);
-  const devices = defaultFleet().map((spec) => new VirtualDevice(spec));
+  const front = opts.realAdb ? new RealAdbFront() : null;
+  const specs = front ? front.prepare(defaultFleet()) : defaultFleet();
+  const devices = specs.map((spec) => new VirtualDevice(spec));
   const server = new AdbServer(devices, journal);
   const world: SimWorld = {
     root,
@@ -158,6 +180,21 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   for (const d of devices) attachServices(d);
   await Promise.all(grpcStarts);
   server.listen(port);
+  if (front) {
+    server.onDeviceChanged = (d) => front.changed(d);
+    try {
+      await front.start(
+        root,
+        devices,
+        (d, service, stream) => server.runDeviceService(d, service, stream),
+      );
+    } catch (e) {
+      await front.close();
+      await server.close();
+      if (ownsRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
+      throw e;
+    }
+  }
   const emulators = new EmulatorHost(root, (spec, state) => {
     const d = new VirtualDevice(spec);
     d.state = state;
@@ -184,6 +221,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (closed) return;
     closed = true;
     emulators.close();
+    await front?.close();
     for (const d of server.devices) {
       for (const svc of d.services) await svc.close?.();
     }
@@ -191,9 +229,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     await journal.flush();
     if (ownsRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
   };
+  const ownSocket = `tcp:127.0.0.1:${server.port}`;
   return {
-    adbServerSocket: `tcp:127.0.0.1:${server.port}`,
+    adbServerSocket: front?.server ? front.server.socket : ownSocket,
+    simAdbServerSocket: ownSocket,
     port: server.port,
+    realAdb: front?.server ?? null,
+    restartRealAdb: async () => {
+      if (!front) throw new RangeError("No real ADB server: start the simulator with realAdb");
+      await front.restartServer();
+    },
+    serialOf: (catalogSerial) => front?.renamed.get(catalogSerial) ?? catalogSerial,
     get devices() {
       return server.present().map((d) => ({
         serial: d.serial,
