@@ -251,7 +251,19 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
       else if (fa[path] !== fb[path]) changed_build_files.push({ path, change: "changed" });
     }
     const notes: string[] = [];
-    const same = pa?.commit != null && pa.commit === pb?.commit;
+    // `null`: there is no commit to compare (a build outside a git repository, or unrecorded).
+    const same = pa?.commit == null || pb?.commit == null ? null : pa.commit === pb.commit;
+    if (same === null && pa && pb) {
+      notes.push(
+        pa.commit == null && pb.commit == null
+          ? `neither build has a commit (${
+            pa.no_commit_because ?? pb.no_commit_because ?? "none was recorded"
+          }): no commit to compare`
+          : `only the ${pa.commit == null ? "to" : "from"} build has a commit (the other: ${
+            (pa.commit == null ? pa : pb).no_commit_because ?? "none was recorded"
+          }): no commit to compare`,
+      );
+    }
     if (same && (pa?.dirty || pb?.dirty)) {
       notes.push(
         "the same commit, built with uncommitted changes: the changes themselves are not recorded",

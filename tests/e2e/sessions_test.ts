@@ -165,6 +165,11 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   assertEquals(c.crashes.new_in_to.length, 1);
   assertEquals(c.launch.comparable === true || typeof c.launch.note === "string", true);
   assertStringIncludes(cmp.content[0].text!, oldest.id);
+  // The sample project is not a git repository: no commit on either side, nothing to compare.
+  assertEquals([c.provenance.from.commit, c.provenance.to.commit], [null, null]);
+  assertEquals(c.provenance.same_commit, null);
+  assertStringIncludes(c.provenance.notes.join("; "), "no commit to compare");
+  assertStringIncludes(cmp.content[0].text!, "Source: no commit to compare");
 
   for (
     const [tool, args] of [

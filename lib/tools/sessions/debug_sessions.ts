@@ -250,9 +250,13 @@ const compareDebugSessions = defineTool({
       }`,
       `Crashes gone: ${c.crashes.gone_in_to.length ? c.crashes.gone_in_to.join(" | ") : "none"}`,
       c.provenance
-        ? `Source: ${(c.provenance.same_commit ? "same commit" : "different commits")}; ${
-          (c.provenance.changed_build_files as unknown[]).length
-        } build file(s) changed`
+        ? `Source: ${
+          c.provenance.same_commit === null
+            ? "no commit to compare"
+            : c.provenance.same_commit
+            ? "same commit"
+            : "different commits"
+        }; ${(c.provenance.changed_build_files as unknown[]).length} build file(s) changed`
         : "Source: neither build recorded provenance",
     ].join("\n");
     return {
