@@ -46,6 +46,7 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.resolve": (p, ctx) => service.resolve(p, ctx),
   "ui.settle": (p, ctx) => service.settle(p, ctx),
   "ui.wait": (p, ctx) => service.wait(p, ctx),
+  "ui.flowFind": (p, ctx) => service.flowFind(p, ctx),
   "ui.screenshot": (p, ctx) => fast!.screenshot(p, ctx.signal),
   "ui.gesture": (p, ctx) => fast!.gesture(p, ctx.signal),
   "ui.rotateBody": (p, ctx) => fast!.rotateBody(p, ctx.signal),

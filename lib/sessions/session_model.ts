@@ -43,6 +43,7 @@ export const EVENT_KINDS = [
   "anr",
   "exit",
   "agentAction",
+  "uiFlow",
   "state",
 ] as const;
 export type EventKind = typeof EVENT_KINDS[number];

@@ -33,6 +33,7 @@ import { tapTools } from "./ui/tap.ts";
 import { textTools } from "./ui/text.ts";
 import { gestureTools } from "./ui/gestures.ts";
 import { screenshotTools } from "./ui/screenshot.ts";
+import { flowTools } from "./ui/flows.ts";
 
 /** One family file: its path under lib/tools/ and the tools it defines, in `tools/list` order. */
 export interface ToolFamily {
@@ -63,6 +64,7 @@ export const FAMILIES: readonly ToolFamily[] = [
   { file: "ui/text.ts", tools: textTools },
   { file: "ui/gestures.ts", tools: gestureTools },
   { file: "ui/screenshot.ts", tools: screenshotTools },
+  { file: "ui/flows.ts", tools: flowTools },
 ];
 
 /** Every tool; those acting on a device record their calls as agent actions (agent_actions.ts). */

@@ -20,7 +20,8 @@ import type { ActAt, ActGesture, ActParams, ActPoint, ActResult, ActStep } from 
 import type { FastPaths, Gesture, GestureResult, PathResult } from "./fast_paths.ts";
 import type { Bounds } from "./hierarchy.ts";
 import type { CallContext, UiService } from "./ui_service.ts";
-import type { Match, ResolveResult } from "./protocol.ts";
+import type { FlowFindResult, Match, ResolveResult } from "./protocol.ts";
+import { describeFlowSelector, type FlowSelector } from "./flows/flow_selector.ts";
 import { MAX_ROWS } from "./limits.ts";
 
 export interface ActServiceOptions {
@@ -61,6 +62,27 @@ function notTappable(r: ResolveResult, target: string, afterKeyboard = false): T
     `${target} (${describe(r.node)}) is not on screen${where} (scrolled out or too thin to ` +
       "tap): nothing was tapped; scroll it into view with ui_scroll_until_element",
     { tree_path: r.node.path },
+  );
+}
+
+function flowNotTappable(f: FlowFindResult, sel: FlowSelector): ToolError {
+  const what = describeFlowSelector(sel);
+  if (f.match && f.coveredBy) {
+    return new ToolError(
+      "not_found",
+      `${what} (${describe(f.match)}) is covered by ${describe(f.coveredBy)} after ` +
+        `${f.elapsedMs} ms, so a tap would land on that instead: nothing was tapped`,
+      { tree_path: f.match.path, covered_by: f.coveredBy.path, screen_hash: f.screenHash },
+    );
+  }
+  return new ToolError(
+    "not_found",
+    f.match
+      ? `${what} (${describe(f.match)}) is not on screen after ${f.elapsedMs} ms (scrolled ` +
+        "out or too thin to tap): nothing was tapped"
+      : `No element matches ${what} after ${f.elapsedMs} ms (${f.captures} captures): nothing ` +
+        "was tapped",
+    { screen_hash: f.screenHash, total: f.total },
   );
 }
 
@@ -121,6 +143,37 @@ export class ActService {
           { tree_path: node.path },
         );
       }
+    }
+    if (t.kind === "flow") {
+      const f = await ui.flowFind(
+        { serial: p.serial, selector: t.selector, want: "tappable", timeoutMs: t.timeoutMs },
+        ctx,
+      );
+      if (!f.met || !f.match) throw flowNotTappable(f, t.selector);
+      let r: ResolveResult = {
+        screenHash: f.screenHash,
+        node: f.match,
+        x: f.x,
+        y: f.y,
+        tap: f.tap ?? "hidden",
+        coveredBy: f.coveredBy,
+        capture: null as never,
+      };
+      if ((t.requireEnabled ?? true) && !r.node.enabled) {
+        throw new ToolError(
+          "invalid_request",
+          `${describeFlowSelector(t.selector)} is disabled (${describe(r.node)}): nothing was done`,
+          { tree_path: r.node.path },
+        );
+      }
+      if (r.tap === "under-keyboard") {
+        r = await this.#hideKeyboardFor(p.serial, r, describeFlowSelector(t.selector), ctx);
+        hidKeyboard = true;
+      }
+      node = r.node;
+      at = { x: r.x, y: r.y };
+      lastHash = r.screenHash;
+      screen = { ...f.screen, screenHash: r.screenHash };
     }
     if (t.kind === "element") {
       // The resolve just captured: its screen is the one the target is on.
@@ -256,6 +309,9 @@ export class ActService {
       }
       case "input_key":
         await runInput(adb, p.serial, keyeventArgv([step.key]), signal);
+        return;
+      case "erase":
+        await runInput(adb, p.serial, keyeventArgv(clearKeys(step.count)), signal);
         return;
       case "unicode_text": {
         const argv = unicodeTextArgv(step.text);

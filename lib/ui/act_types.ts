@@ -8,6 +8,7 @@
 import type { Bounds } from "./hierarchy.ts";
 import type { Match, SettleResultMessage } from "./result_types.ts";
 import type { GestureResult, PathResult } from "./fast_paths.ts";
+import type { FlowSelector } from "./flows/flow_selector.ts";
 
 export interface ActPoint {
   x: number;
@@ -32,6 +33,8 @@ export type ActStep =
   | { kind: "unicode_text"; text: string }
   /** Deletes the target field's text (MOVE_END, then DEL for each character and one more). */
   | { kind: "clear" }
+  /** MOVE_END, then DEL `count` times (Maestro's eraseText; at most MAX_CLEAR_KEYS). */
+  | { kind: "erase"; count: number }
   /** A key: the emulator's `sendKey` when it can, else `input keyevent`. */
   | { kind: "key"; key: string }
   /** A key through `input keyevent` only (BACK to hide the keyboard). */
@@ -54,6 +57,17 @@ export type ActTarget =
      * covered by something else, or off screen, is refused and nothing is done.
      */
     tappable?: boolean;
+  }
+  /**
+   * A flow step's element (a Maestro selector, lib/ui/flows/): captured until it is tappable or
+   * `timeoutMs` passes, then as `element` with `tappable` (refused with `not_found` when it never
+   * showed, or covered by something else than the keyboard).
+   */
+  | {
+    kind: "flow";
+    selector: FlowSelector;
+    timeoutMs: number;
+    requireEnabled?: boolean;
   }
   /** The focused text field (refused when there is none). */
   | { kind: "focused"; expectScreenHash?: string | null };

@@ -13,6 +13,8 @@ import type {
   CompareResult,
   FindParams,
   FindResult,
+  FlowFindParams,
+  FlowFindResult,
   ObserveParams,
   ObserveResult,
   ResolveParams,
@@ -207,6 +209,12 @@ export class UiClient {
     const budget = Math.min(p.timeoutMs ?? MAX_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS) +
       CAPTURE_TOTAL_DEADLINE_MS;
     return this.#call("ui.wait", p, budget, opts);
+  }
+
+  /** Capture until a flow's selector is visible, gone or tappable, or its timeout. */
+  flowFind(p: FlowFindParams, opts: UiCallOptions = {}): Promise<FlowFindResult> {
+    const budget = Math.min(p.timeoutMs, MAX_WAIT_TIMEOUT_MS) + CAPTURE_TOTAL_DEADLINE_MS;
+    return this.#call("ui.flowFind", p, budget, opts);
   }
 
   /** An emulator frame over gRPC, else `screencap -p`; downscaled and encoded in the worker. */

@@ -10,6 +10,7 @@ import type { ActParams, ActResult } from "./act_types.ts";
 import type { CaptureInfo, Match, ObserveResult, SettleResultMessage } from "./result_types.ts";
 import type { NodeInfo, TapState } from "./handles.ts";
 import type { UiSelector } from "./selectors.ts";
+import type { FlowSelector } from "./flows/flow_selector.ts";
 import type { SettleOptions } from "./settle.ts";
 import type {
   FastScreenshotParams,
@@ -122,6 +123,42 @@ export interface WaitResult {
   total: number;
 }
 
+/** What `ui.flowFind` waits for (a Maestro selector, lib/ui/flows/flow_selector.ts). */
+export type FlowWant =
+  /** A match nothing covers. */
+  | "visible"
+  /** No match nothing covers. */
+  | "gone"
+  /** A match a tap can land on (uncovered, or only under the keyboard). */
+  | "tappable";
+
+export interface FlowFindParams {
+  serial: string;
+  selector: FlowSelector;
+  want: FlowWant;
+  /** 0: one capture. Max MAX_WAIT_TIMEOUT_MS. */
+  timeoutMs: number;
+  pollMs?: number;
+}
+
+export interface FlowFindResult {
+  met: boolean;
+  elapsedMs: number;
+  captures: number;
+  screenHash: string;
+  screen: { width: number; height: number; rotation: number };
+  /** The match the condition names (the first tappable or visible one), else the first one. */
+  match: Match | null;
+  /** Where a tap on `match` lands and whether it can. */
+  x: number;
+  y: number;
+  tap: TapState | null;
+  coveredBy: Match | null;
+  /** Nodes that match; of them, those nothing covers. */
+  total: number;
+  visible: number;
+}
+
 export interface ScreenshotParams {
   serial: string;
   /** Long edge of the returned image (default 1,280); ignored with `fullSize`. */
@@ -155,6 +192,8 @@ export type UiMethods = {
   "ui.resolve": { params: ResolveParams; result: ResolveResult };
   "ui.settle": { params: SettleParams; result: SettleResultMessage };
   "ui.wait": { params: WaitParams; result: WaitResult };
+  /** Capture until a Maestro selector is visible, gone or tappable, or the timeout (flows). */
+  "ui.flowFind": { params: FlowFindParams; result: FlowFindResult };
   /**
    * An emulator's gRPC frame (lib/ui/fast_paths.ts), else `screencap -p` downscaled in the worker
    * when larger than asked (lib/ui/screenshot.ts); PNG or JPEG.

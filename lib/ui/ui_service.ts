@@ -16,6 +16,8 @@ import type {
   CompareResult,
   FindParams,
   FindResult,
+  FlowFindParams,
+  FlowFindResult,
   Match,
   ObserveParams,
   ObserveResult,
@@ -34,6 +36,7 @@ import { findNodes, validateSelector } from "./selectors.ts";
 import { settle, SettleTracker } from "./settle.ts";
 import type { ElementList } from "./element_list.ts";
 import { compareLists } from "./compare.ts";
+import { FlowMatcher } from "./flows/flow_match.ts";
 import { DEFAULT_COMPARE_RESULTS } from "./limits.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./limits.ts";
 export { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS };
@@ -335,6 +338,53 @@ export class UiService {
           screenHash: c.hash,
           matches: found.nodes.map((id) => this.#match(p.serial, c.tree, c.hash, id)),
           total: found.total,
+        };
+      }
+      ctx.progress?.(elapsedMs, timeoutMs, `waiting (${captures} captures)`);
+      await delay(Math.min(pollMs, Math.max(0, timeoutMs - elapsedMs)), ctx.signal);
+    }
+  }
+
+  /**
+   * A flow step's element (lib/ui/flows/): capture until the selector's condition holds or the
+   * timeout passes; the visibility and tap point are the element list's (occlusion.ts).
+   */
+  async flowFind(p: FlowFindParams, ctx: CallContext): Promise<FlowFindResult> {
+    const timeoutMs = Math.min(MAX_WAIT_TIMEOUT_MS, Math.max(0, p.timeoutMs));
+    const pollMs = Math.min(MAX_WAIT_POLL_MS, Math.max(0, p.pollMs ?? DEFAULT_WAIT_POLL_MS));
+    const started = performance.now();
+    let captures = 0;
+    while (true) {
+      const c = await this.capture(p.serial, ctx.signal);
+      captures++;
+      const m = new FlowMatcher(c.tree).match(p.selector);
+      const visible = m.matches.filter((x) => x.tap.kind === "visible");
+      const tappable = m.matches.find((x) => x.tap.kind !== "hidden");
+      const met = p.want === "gone"
+        ? visible.length === 0
+        : p.want === "visible"
+        ? visible.length > 0
+        : tappable !== undefined;
+      const elapsedMs = Math.round(performance.now() - started);
+      if (met || elapsedMs >= timeoutMs) {
+        const pick = (p.want === "tappable" ? tappable : visible[0]) ?? m.matches[0];
+        const tap = pick?.tap ?? null;
+        const by = tap?.kind === "hidden" && tap.by >= 0 ? tap.by : -1;
+        const at = tap && tap.kind !== "hidden" ? { x: tap.x, y: tap.y } : null;
+        const match = pick ? this.#match(p.serial, c.tree, c.hash, pick.node.id) : null;
+        return {
+          met,
+          elapsedMs,
+          captures,
+          screenHash: c.hash,
+          screen: { width: c.tree.width, height: c.tree.height, rotation: c.tree.rotation },
+          match,
+          x: at?.x ?? match?.x ?? 0,
+          y: at?.y ?? match?.y ?? 0,
+          tap: tap?.kind ?? null,
+          coveredBy: by >= 0 ? this.#match(p.serial, c.tree, c.hash, by) : null,
+          total: m.total,
+          visible: visible.length,
         };
       }
       ctx.progress?.(elapsedMs, timeoutMs, `waiting (${captures} captures)`);

@@ -1,0 +1,130 @@
+/**
+ * Which nodes of a capture a Maestro selector (flow_selector.ts) names, and whether each can be
+ * seen and tapped, by the same occlusion rule as the element list and the ui_* tools
+ * (lib/ui/occlusion.ts): a node another window, a dialog or the keyboard covers is never
+ * "visible". The keyboard's own keys are never matched (a flow's `tapOn: "q"` means the app's
+ * "q"). Pure; runs in the UI worker.
+ */
+import {
+  boundsHeight,
+  boundsWidth,
+  shortResourceId,
+  type UiNode,
+  type UiTree,
+} from "../hierarchy.ts";
+import { CoverIndex, type TapPoint } from "../occlusion.ts";
+import { findKeyboard } from "../screen_parts.ts";
+import { flowRegex, type FlowSelector, flowTextMatches } from "./flow_selector.ts";
+
+export interface FlowCandidate {
+  node: UiNode;
+  tap: TapPoint;
+}
+
+export interface FlowMatches {
+  /** Every match in screen order (after `index`, at most one). */
+  matches: FlowCandidate[];
+  /** How many nodes matched before `index` and visibility were applied. */
+  total: number;
+}
+
+/** A matcher over one capture: one cover index for every selector asked of it. */
+export class FlowMatcher {
+  #tree: UiTree;
+  #covers: CoverIndex;
+  #keyboardNodes: ReadonlySet<number>;
+  #taps = new Map<number, TapPoint>();
+
+  constructor(tree: UiTree) {
+    this.#tree = tree;
+    const keyboard = findKeyboard(tree);
+    this.#covers = new CoverIndex(tree, keyboard);
+    this.#keyboardNodes = keyboard?.nodes ?? new Set();
+  }
+
+  tapPoint(id: number): TapPoint {
+    let t = this.#taps.get(id);
+    if (!t) {
+      t = this.#covers.tapPoint(id);
+      this.#taps.set(id, t);
+    }
+    return t;
+  }
+
+  /** The nodes `sel` names, nearest to its anchor first when it is relative. */
+  match(sel: FlowSelector): FlowMatches {
+    const nodes = this.#tree.nodes;
+    const textRe = sel.text !== undefined ? flowRegex(sel.text) : null;
+    const idRe = sel.id !== undefined ? flowRegex(sel.id) : null;
+    let found: UiNode[] = [];
+    for (const n of nodes) {
+      if (this.#keyboardNodes.has(n.id)) continue;
+      if (boundsWidth(n.bounds) <= 0 || boundsHeight(n.bounds) <= 0) continue;
+      if (
+        sel.text !== undefined &&
+        !(flowTextMatches(sel.text, n.text, textRe) ||
+          flowTextMatches(sel.text, n.contentDesc, textRe) ||
+          flowTextMatches(sel.text, n.hint, textRe))
+      ) continue;
+      if (
+        sel.id !== undefined &&
+        !(n.resourceId !== "" &&
+          (flowTextMatches(sel.id, n.resourceId, idRe) ||
+            flowTextMatches(sel.id, shortResourceId(n.resourceId), idRe)))
+      ) continue;
+      if (sel.enabled !== undefined && n.enabled !== sel.enabled) continue;
+      if (sel.checked !== undefined && n.checked !== sel.checked) continue;
+      if (sel.focused !== undefined && n.focused !== sel.focused) continue;
+      if (sel.selected !== undefined && n.selected !== sel.selected) continue;
+      found.push(n);
+    }
+    found = this.#relative(found, sel);
+    const total = found.length;
+    if (sel.index !== undefined) found = found.slice(sel.index, sel.index + 1);
+    return { matches: found.map((node) => ({ node, tap: this.tapPoint(node.id) })), total };
+  }
+
+  #relative(found: UiNode[], sel: FlowSelector): UiNode[] {
+    const nodes = this.#tree.nodes;
+    let out = found;
+    const anchorOf = (s: FlowSelector) => this.match({ ...s }).matches[0]?.node ?? null;
+    if (sel.childOf) {
+      const a = anchorOf(sel.childOf);
+      out = a ? out.filter((n) => isInside(nodes, n, a.id)) : [];
+    }
+    const rel: [keyof FlowSelector, (n: UiNode, a: UiNode) => number | null][] = [
+      [
+        "below",
+        (n, a) => n.bounds.top >= a.bounds.bottom - 1 ? n.bounds.top - a.bounds.bottom : null,
+      ],
+      [
+        "above",
+        (n, a) => n.bounds.bottom <= a.bounds.top + 1 ? a.bounds.top - n.bounds.bottom : null,
+      ],
+      [
+        "leftOf",
+        (n, a) => n.bounds.right <= a.bounds.left + 1 ? a.bounds.left - n.bounds.right : null,
+      ],
+      [
+        "rightOf",
+        (n, a) => n.bounds.left >= a.bounds.right - 1 ? n.bounds.left - a.bounds.right : null,
+      ],
+    ];
+    for (const [key, distance] of rel) {
+      const s = sel[key] as FlowSelector | undefined;
+      if (!s) continue;
+      const a = anchorOf(s);
+      if (!a) return [];
+      out = out.flatMap((n) => {
+        const d = distance(n, a);
+        return d === null || n.id === a.id ? [] : [{ n, d }];
+      }).sort((x, y) => x.d - y.d).map((x) => x.n);
+    }
+    return out;
+  }
+}
+
+function isInside(nodes: readonly UiNode[], n: UiNode, ancestor: number): boolean {
+  for (let p = n.parent; p >= 0; p = nodes[p].parent) if (p === ancestor) return true;
+  return false;
+}

@@ -1,0 +1,153 @@
+/**
+ * UI flows end to end, through the real entry point and the MCP SDK client, against the
+ * simulator's sample app: a Maestro sign-in flow passes; the same flow with a wrong assertion
+ * fails at that step with the settled screen; a flow with an unsupported step is refused before
+ * anything runs.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
+import {
+  assertNoInjection,
+  call,
+  type CallResult,
+  connect,
+  startWorld,
+  type World,
+} from "./harness.ts";
+import type { UiService } from "../sim/ui/service.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
+
+const SERIAL = "emulator-5554";
+const PKG = "com.example.keynobi.sample.demo.debug";
+
+function uiOf(world: World): UiService {
+  return world.sim.device(SERIAL).service<UiService>("ui")!;
+}
+
+const text = (r: CallResult) => r.content.find((c) => c.type === "text")?.text ?? "";
+
+/** The sample app's sign-in, as a developer would write it for Maestro. */
+export function signInFlow(result = "Signed in as ada@example\\.com"): string {
+  return [
+    `appId: ${PKG}`,
+    "name: sign in",
+    "env:",
+    "  EMAIL: ada@example.com",
+    "---",
+    "- launchApp:",
+    "    stopApp: true",
+    '- tapOn: "Sign in"',
+    "- tapOn:",
+    "    id: email",
+    "- inputText: ${EMAIL}",
+    "- tapOn:",
+    "    id: password",
+    "- inputText: ${PASSWORD}",
+    "- tapOn:",
+    '    text: "SIGN IN"',
+    "    below:",
+    "      id: remember",
+    `- assertVisible: '${result}'`,
+    "",
+  ].join("\n");
+}
+
+Deno.test("run_ui_flow: the sign-in flow passes, step by step, on the UI engine", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, []);
+  const ui = uiOf(world);
+  const r = await call(s, "run_ui_flow", {
+    device_serial: SERIAL,
+    flow: signInFlow(),
+    env: ["PASSWORD=hunter22"],
+  });
+  assert(!r.isError, text(r));
+  const out = r.structuredContent as J;
+  assertEquals(out.passed, true, text(r));
+  assertEquals(out.failed_step, null);
+  assertEquals(out.steps.map((x: J) => x.command), [
+    "launchApp",
+    "tapOn",
+    "tapOn",
+    "inputText",
+    "tapOn",
+    "inputText",
+    "tapOn",
+    "assertVisible",
+  ]);
+  assert(out.steps.every((x: J) => x.status === "passed" && typeof x.ms === "number"));
+  assert(out.duration_ms >= out.steps.reduce((a: number, x: J) => a + x.ms, 0) - 8);
+  // What the device's app holds is what the flow typed.
+  const st = ui.state();
+  assertEquals(st.screen, "form");
+  assertEquals(st.fields.email, "ada@example.com");
+  assertEquals(st.fields.password, "hunter22");
+  // `below: {id: remember}` picked the button, not the toolbar's "Sign in" title.
+  assertMatch(out.steps[6].detail, /tapped Button "SIGN IN" at \(\d+,\d+\); settled in \d+ ms/);
+  assertStringIncludes(text(r), "Flow sign in passed on emulator-5554: 8 steps");
+  await assertNoInjection(world.sim);
+});
+
+Deno.test("run_ui_flow: a wrong assertion fails at that step with the settled screen", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, []);
+  const r = await call(s, "run_ui_flow", {
+    device_serial: SERIAL,
+    flow: signInFlow("Welcome back, Ada"),
+    env: ["PASSWORD=hunter22"],
+    lookup_timeout_ms: 1_500,
+    screenshot_on_failure: true,
+  });
+  assert(!r.isError, text(r));
+  const out = r.structuredContent as J;
+  assertEquals(out.passed, false);
+  assertEquals(out.failed_step.index, "8");
+  assertEquals(out.failed_step.command, "assertVisible");
+  assertEquals(out.failed_step.line, 19);
+  assertEquals(out.failed_step.error.code, "not_found");
+  assertStringIncludes(out.failed_step.detail, 'nothing matches text "Welcome back, Ada"');
+  assertEquals(out.steps.length, 8);
+  // The settled screen there: the form showing the real result.
+  assert(
+    out.elements.some((e: J) => e.label === "Signed in as ada@example.com"),
+    JSON.stringify(out.elements.map((e: J) => e.label)),
+  );
+  assertStringIncludes(
+    text(r),
+    "FAILED on emulator-5554 at step 8 (assertVisible, inline line 19)",
+  );
+  assert(r.content.some((c) => c.type === "image"), "the failure's screenshot");
+});
+
+Deno.test("run_ui_flow: an unsupported step, a bad selector or an unknown variable is refused before anything runs", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, []);
+  const ui = uiOf(world);
+  const before = ui.state();
+  const commands = (await world.sim.readJournal()).length;
+  const flows: [string, RegExp][] = [
+    [
+      `appId: ${PKG}\n---\n- launchApp\n- tapOn: Sign in\n- travel: {to: moon}\n`,
+      /line 5: travel is not supported, so nothing ran; supported steps: launchApp, stopApp/,
+    ],
+    [`appId: ${PKG}\n---\n- tapOn: {txt: Sign in}\n`, /line 3: tapOn: key "txt" is not supported/],
+    [`appId: ${PKG}\n---\n- inputText: \${NOPE}\n`, /variable NOPE is not defined/],
+    [`appId: ${PKG}\n---\n- tapOn: [1, 2\n`, /not valid YAML/],
+    [
+      `appId: ${PKG}\n---\n- repeat:\n    times: 1000\n    commands: [back]\n`,
+      /times: expected a whole number 1\.\.100/,
+    ],
+  ];
+  for (const [flow, want] of flows) {
+    const r = await call(s, "run_ui_flow", { device_serial: SERIAL, flow });
+    assert(r.isError, `refused: ${flow}`);
+    assertEquals((r.structuredContent as J).error.code, "invalid_params");
+    assertMatch(text(r), want);
+  }
+  // Nothing ran: the app is still where it was, untouched.
+  const after = ui.state();
+  assertEquals(after.screen, before.screen);
+  assertEquals(after.fields, before.fields);
+  assertEquals((await world.sim.readJournal()).length, commands, "no device command ran");
+});
