@@ -35,7 +35,7 @@ import {
   type UiNode,
   type UiTree,
 } from "./hierarchy.ts";
-import { findKeyboard, isLoadingNode, type KeyboardInfo, statusBarNodes } from "./screen_parts.ts";
+import { findKeyboard, isLoadingNode, mainWindow, statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
 import {
   area,
@@ -234,16 +234,10 @@ export function scrollDirection(tree: UiTree, n: UiNode): "vertical" | "horizont
   return null;
 }
 
-/** The package of the main window: the largest root that is not System UI or the keyboard. */
-export function mainPackage(tree: UiTree, keyboard: KeyboardInfo | null): string {
-  let best: UiNode | null = null;
-  for (const id of tree.roots) {
-    const r = tree.nodes[id];
-    if (keyboard && id === keyboard.root) continue;
-    if (r.packageName === "com.android.systemui" && tree.roots.length > 1) continue;
-    if (!best || area(r.bounds) > area(best.bounds)) best = r;
-  }
-  return best?.packageName ?? (tree.roots.length > 0 ? tree.nodes[tree.roots[0]].packageName : "");
+/** The package of the main window (screen_parts.ts `mainWindow`), empty for an empty tree. */
+export function mainPackage(tree: UiTree): string {
+  const main = mainWindow(tree);
+  return main >= 0 ? tree.nodes[main].packageName : "";
 }
 
 interface Candidate {
@@ -385,7 +379,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
     });
   }
   return {
-    package: mainPackage(tree, keyboard),
+    package: mainPackage(tree),
     activity: options.activity ?? null,
     screenHash: options.screenHash ?? screenHash(tree, statusBar),
     total: all.length,

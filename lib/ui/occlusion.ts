@@ -3,7 +3,9 @@
  *
  * Paint order comes from what UI Automator gives, never from names:
  * - windows: the keyboard over app windows, System UI (bars, shade) over both; among app windows a
- *   smaller one (a dialog, a menu) over a larger one, and otherwise the later one in the dump;
+ *   smaller one (a dialog, a menu) over a larger one, and otherwise the later one in the dump.
+ *   What each window is comes from its package and box (screen_parts.ts), never from where the
+ *   dump lists it;
  * - inside a window, a parent before its children and siblings by `drawing-order` (newer dumpers),
  *   else by their place in the dump, as a `ViewGroup` draws them by default. A later sibling's
  *   whole subtree is drawn over an earlier sibling's.
@@ -12,7 +14,9 @@
  * the touch or hides the element there:
  * - a window above (its whole box: a touch there goes to that window); an app window inside the
  *   box of an app window below it (a dialog, a menu) is modal and covers all of that window, as a
- *   touch outside a dialog goes to the dialog;
+ *   touch outside a dialog goes to the dialog, unless it is a strip (narrower or shorter than
+ *   `MODAL_MIN_WIDTH_FRACTION` / `MODAL_MIN_HEIGHT_FRACTION` of the screen: the gesture areas
+ *   along the edges, a handle), which covers only its box;
  * - a view that takes touches (clickable, long-clickable, checkable, editable or scrollable);
  * - for an element inside a scroll container, a panel drawn over that container, outside it and
  *   smaller than the page (a page-sized view drawn last is most often a transparent overlay): a
@@ -26,10 +30,17 @@
  */
 import { type Bounds, boundsHeight, boundsWidth, center, intersect } from "./hierarchy.ts";
 import type { UiNode, UiTree } from "./hierarchy.ts";
-import type { KeyboardInfo } from "./screen_parts.ts";
+import { isSystemWindow, type KeyboardInfo, mainWindow } from "./screen_parts.ts";
 
 /** An element whose visible width or height is below this (px) is a sliver, not a target. */
 export const MIN_TAP_EXTENT_PX = 8;
+/**
+ * An app window drawn over another is modal (covers all of it) only when it is at least this share
+ * of the screen's width and of its height: thinner windows are strips along an edge (gesture
+ * areas, handles), not dialogs.
+ */
+export const MODAL_MIN_WIDTH_FRACTION = 0.25;
+export const MODAL_MIN_HEIGHT_FRACTION = 0.1;
 /** A container covering this share of the screen or more is the page, not a target or a panel. */
 export const PAGE_SIZED_AREA_FRACTION = 0.8;
 /** A container whose children's boxes fill this share of its own is drawn as one panel. */
@@ -44,7 +55,6 @@ export const GRID_MIN_COVERS = 128;
 /** Visible pieces of one element kept while cutting covers out of it (the largest are kept). */
 export const MAX_VISIBLE_PIECES = 32;
 
-const SYSTEMUI = "com.android.systemui";
 /** A view group: with no children in the dump, it draws at most a background. */
 const LAYOUT_CLASS = /(Layout|ViewGroup)$/;
 const EDIT_CLASS = /(EditText|AutoCompleteTextView|SearchAutoComplete|TextInputEditText)$/;
@@ -114,11 +124,11 @@ export interface PaintOrder {
 /** The order the screen is painted in (see the module comment). */
 export function paintOrder(tree: UiTree, keyboard: KeyboardInfo | null): PaintOrder {
   const nodes = tree.nodes;
-  const first = tree.roots.length > 0 ? tree.roots[0] : -1;
+  const main = mainWindow(tree);
   const layer = (id: number) =>
     keyboard !== null && id === keyboard.root
       ? IME_LAYER
-      : id !== first && nodes[id].packageName === SYSTEMUI
+      : isSystemWindow(tree, id, main)
       ? SYSTEM_LAYER
       : APP_LAYER;
   const windows = tree.roots.map((id, i) => ({
@@ -346,11 +356,16 @@ export class CoverIndex {
   #modalOver(root: number, keyboard: KeyboardInfo | null): number {
     const nodes = this.#tree.nodes;
     const windows = this.order.windows;
+    const main = mainWindow(this.#tree);
     const app = (id: number) =>
-      (keyboard === null || id !== keyboard.root) &&
-      (id === this.#tree.roots[0] || nodes[id].packageName !== SYSTEMUI);
+      (keyboard === null || id !== keyboard.root) && !isSystemWindow(this.#tree, id, main);
     if (!app(root)) return -1;
     const b = nodes[root].bounds;
+    const screen = this.geometry.screen;
+    if (
+      boundsWidth(b) < boundsWidth(screen) * MODAL_MIN_WIDTH_FRACTION ||
+      boundsHeight(b) < boundsHeight(screen) * MODAL_MIN_HEIGHT_FRACTION
+    ) return -1;
     let best = -1;
     for (const w of windows) {
       if (w === root) break;

@@ -5,8 +5,14 @@
  *   (the clock every minute, the battery), so they are left out of the element list and of the
  *   screen hash. Recognized by System UI resource ids, and for dumps of every window (uiautomator2
  *   style) by a System UI window that is a strip along the top edge.
- * - The soft keyboard: a window (not the first) from an input method, in the lower part of the
- *   screen. A plain `uiautomator dump` holds only the app's window and never shows it.
+ * - The windows' roles, from what each window is (its package and its box), never from where it
+ *   comes in the dump: dumpers list windows in different orders (uiautomator2 puts the active
+ *   window first, then the others top to bottom, so the keyboard or the status bar may come
+ *   first). The main window is the largest that is neither System UI nor an input method; System
+ *   UI's windows (bars, shade) are drawn over the app's; the keyboard is an input method's window
+ *   in the lower part of the screen, other than the main window.
+ * - The soft keyboard: that window. A plain `uiautomator dump` holds only the app's window and
+ *   never shows it.
  * - The keyboard's action key (Search, Go, Send, Next, Done): what `enter` should tap.
  * - Loading: a visible progress bar or spinner, or a node that says it is loading.
  */
@@ -63,14 +69,47 @@ const ACTION_KEY_LABEL =
   /^(search|go|send|next|done|enter|return|submit|previous|buscar|suchen|rechercher|ok)$/i;
 const ACTION_KEY_ID = /(ime_action|key_pos_ime_action|action_key|key_enter|enter_key|key_return)/i;
 
+/** Whether a window's package is an input method's. */
+export function isInputMethodPackage(pkg: string): boolean {
+  return IME_PACKAGES.test(pkg);
+}
+
+function rootArea(tree: UiTree, id: number): number {
+  const b = tree.nodes[id].bounds;
+  return boundsWidth(b) * boundsHeight(b);
+}
+
+/**
+ * The main window's root: the largest window that is neither System UI nor an input method (the
+ * earliest of equal ones); else the largest window; -1 for an empty tree.
+ */
+export function mainWindow(tree: UiTree): number {
+  let best = -1;
+  let bestOther = -1;
+  for (const id of tree.roots) {
+    const pkg = tree.nodes[id].packageName;
+    const other = pkg === SYSTEMUI || isInputMethodPackage(pkg);
+    if (other) {
+      if (bestOther < 0 || rootArea(tree, id) > rootArea(tree, bestOther)) bestOther = id;
+    } else if (best < 0 || rootArea(tree, id) > rootArea(tree, best)) best = id;
+  }
+  return best >= 0 ? best : bestOther;
+}
+
+/** Whether window `root` is System UI's drawn over the app (not itself the main window). */
+export function isSystemWindow(tree: UiTree, root: number, main = mainWindow(tree)): boolean {
+  return root !== main && tree.nodes[root].packageName === SYSTEMUI;
+}
+
 /** Ids of the nodes that belong to the status bar. */
 export function statusBarNodes(tree: UiTree): Set<number> {
   const out = new Set<number>();
   const screenH = tree.height;
+  const main = mainWindow(tree);
   for (const rootId of tree.roots) {
     const root = tree.nodes[rootId];
     if (
-      rootId !== tree.roots[0] && root.packageName === SYSTEMUI && root.bounds.top <= 0 &&
+      isSystemWindow(tree, rootId, main) && root.bounds.top <= 0 &&
       boundsHeight(root.bounds) > 0 &&
       boundsHeight(root.bounds) <= screenH * STATUS_BAR_MAX_HEIGHT_FRACTION
     ) {
@@ -107,30 +146,38 @@ export interface KeyboardInfo {
   actionKey: number | null;
 }
 
-/** The soft keyboard shown in this dump, or `null`. */
+/**
+ * The soft keyboard shown in this dump, or `null`: the largest input method window in the lower
+ * part of the screen that is not the main window (an input method's own settings screen is an
+ * app), wherever the dump lists it.
+ */
 export function findKeyboard(tree: UiTree): KeyboardInfo | null {
-  for (let i = 1; i < tree.roots.length; i++) {
-    const root = tree.nodes[tree.roots[i]];
-    if (!IME_PACKAGES.test(root.packageName)) continue;
-    if (root.packageName === tree.nodes[tree.roots[0]].packageName) continue;
+  const main = mainWindow(tree);
+  const mainPackage = main >= 0 ? tree.nodes[main].packageName : "";
+  let best = -1;
+  for (const id of tree.roots) {
+    const root = tree.nodes[id];
+    if (id === main || !isInputMethodPackage(root.packageName)) continue;
+    if (root.packageName === mainPackage) continue;
     if (boundsHeight(root.bounds) <= 0 || boundsWidth(root.bounds) <= 0) continue;
     if (root.bounds.top < tree.height * KEYBOARD_MIN_TOP_FRACTION) continue;
-    const nodes = new Set<number>();
-    markSubtree(tree, root.id, nodes);
-    let actionKey: number | null = null;
-    for (const id of nodes) {
-      const n = tree.nodes[id];
-      const label = (n.contentDesc || n.text).trim();
-      if (ACTION_KEY_ID.test(n.resourceId) || ACTION_KEY_LABEL.test(label)) {
-        if (boundsWidth(n.bounds) > 0 && boundsHeight(n.bounds) > 0) {
-          actionKey = id;
-          // The innermost match wins (a key inside a labelled row).
-        }
+    if (best < 0 || rootArea(tree, id) > rootArea(tree, best)) best = id;
+  }
+  if (best < 0) return null;
+  const nodes = new Set<number>();
+  markSubtree(tree, best, nodes);
+  let actionKey: number | null = null;
+  for (const id of nodes) {
+    const n = tree.nodes[id];
+    const label = (n.contentDesc || n.text).trim();
+    if (ACTION_KEY_ID.test(n.resourceId) || ACTION_KEY_LABEL.test(label)) {
+      if (boundsWidth(n.bounds) > 0 && boundsHeight(n.bounds) > 0) {
+        actionKey = id;
+        // The innermost match wins (a key inside a labelled row).
       }
     }
-    return { root: root.id, bounds: root.bounds, nodes, actionKey };
   }
-  return null;
+  return { root: best, bounds: tree.nodes[best].bounds, nodes, actionKey };
 }
 
 const PROGRESS_CLASS = /(ProgressBar|ProgressIndicator)$/;
