@@ -208,6 +208,11 @@ export async function runApp(opts: AppOptions): Promise<number> {
   if (opts.uiPort !== null && opts.uiPort !== undefined) {
     try {
       const { startDashboard } = await import("../dashboard/server.ts");
+      const { httpTokenPath, installHttpToken } = await import("../mcp/http_token.ts");
+      // The HTTP lines carry the install's token; when it cannot be read, the shell reads it.
+      const httpToken = await installHttpToken(dataDir).catch(() =>
+        `$(cat ${JSON.stringify(httpTokenPath(dataDir))})`
+      );
       dashboard = startDashboard({
         env: opts.env,
         cwd: opts.cwd,
@@ -219,7 +224,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
         ui: uiObserver,
         status,
         openProject,
-        setupCommands: () => setupCommandNow([]),
+        setupCommands: () => setupCommandNow([], { token: httpToken }),
         skill: readSkill,
       }, { port: opts.uiPort });
     } catch (e) {

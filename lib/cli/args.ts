@@ -16,11 +16,13 @@ export type Command =
     grpc?: string | null;
     /** `--http [HOST:]PORT`: streamable HTTP instead of stdio. */
     http?: HttpAddress | null;
+    /** `--http-no-token`: loopback HTTP without the install's token (single-user machines). */
+    httpNoToken?: boolean;
   }
   | { kind: "trust" | "untrust"; path: string }
   | { kind: "approve-configurations"; path: string }
   | { kind: "projects" }
-  | { kind: "setup"; mcpArgs: string[]; http?: HttpAddress }
+  | { kind: "setup"; mcpArgs: string[]; http?: HttpAddress; httpNoToken?: boolean }
   | {
     kind: "app";
     project: string | null;
@@ -56,13 +58,17 @@ Usage:
                           gRPC endpoint when its discovery file is missing (loopback only)
   keynobi --mcp --http [HOST:]PORT [options as above]
                           serve MCP over streamable HTTP at http://HOST:PORT/mcp instead
-                          (HOST defaults to 127.0.0.1; any other needs KEYNOBI_HTTP_TOKEN)
+                          (HOST defaults to 127.0.0.1; any other needs KEYNOBI_HTTP_TOKEN);
+                          clients send the install's token (keynobi setup --http prints it)
+  keynobi --mcp --http [HOST:]PORT --http-no-token
+                          on loopback, serve without a token: every local user can connect,
+                          so only on a single-user machine (also KEYNOBI_HTTP_NO_TOKEN=1)
   keynobi trust <path>    let keynobi run this project's Gradle build (gradlew, build scripts)
   keynobi untrust <path>  revoke that trust
   keynobi projects        list trusted projects and the last active one
   keynobi approve-configurations <path>
                           approve the project's shared .keynobi/run-configurations.json
-  keynobi setup [--project <path>] [--toolsets <a,b>] [--http [HOST:]PORT]
+  keynobi setup [--project <path>] [--toolsets <a,b>] [--http [HOST:]PORT [--http-no-token]]
                           print the claude / codex registration commands for this binary
   keynobi app [--project <path>] [--ui-port <port> | --no-ui]
                           run the long-lived keynobi every MCP client attaches to (foreground,
@@ -73,7 +79,7 @@ Usage:
   keynobi --version | --help
 
 Toolsets: core, ui, device-admin (default: all).
-Environment: KEYNOBI_HOME, KEYNOBI_HTTP_TOKEN, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT,
+Environment: KEYNOBI_HOME, KEYNOBI_HTTP_TOKEN, KEYNOBI_HTTP_NO_TOKEN, ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT,
 ANDROID_HOME, ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug), KEYNOBI_GRPC
 (like --grpc), KEYNOBI_GRPC_TOKEN (its token, when it has one).`;
 
@@ -157,8 +163,13 @@ export function parseArgs(argv: readonly string[]): Command {
         mcpArgs.push("--min-interval-ms", String(opts.minIntervalMs));
       }
       if (opts.grpc !== undefined) mcpArgs.push("--grpc", opts.grpc);
-      const { http } = opts;
-      return { kind: "setup", mcpArgs, ...(http ? { http } : {}) };
+      const { http, httpNoToken } = opts;
+      return {
+        kind: "setup",
+        mcpArgs,
+        ...(http ? { http } : {}),
+        ...(httpNoToken ? { httpNoToken } : {}),
+      };
     }
     case "--mcp": {
       const opts = parseMcpOptions(rest, true);
@@ -186,6 +197,7 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
   let toolsets: ToolsetName[] | null = null;
   let minIntervalMs: number | null = null;
   let http: HttpAddress | null = null;
+  let httpNoToken = false;
   let grpc: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -259,6 +271,11 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
         grpc = v;
         break;
       }
+      case "--http-no-token":
+        if (inline !== null) throw new UsageError(`Unknown option "${arg}"`);
+        if (httpNoToken) throw new UsageError("--http-no-token is given twice");
+        httpNoToken = true;
+        break;
       case "--attach-only":
         if (!allowAttachOnly || inline !== null) throw new UsageError(`Unknown option "${arg}"`);
         attachOnly = true;
@@ -268,6 +285,9 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
       default:
         throw new UsageError(`Unknown option "${arg}": see keynobi --help`);
     }
+  }
+  if (httpNoToken && !http) {
+    throw new UsageError("--http-no-token goes with --http [HOST:]PORT");
   }
   if (http && attachOnly) {
     throw new UsageError(
@@ -279,6 +299,7 @@ function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
     attachOnly,
     toolsets,
     ...(http ? { http } : {}),
+    ...(httpNoToken ? { httpNoToken } : {}),
     ...(minIntervalMs !== null ? { minIntervalMs } : {}),
     ...(grpc !== null ? { grpc } : {}),
   };

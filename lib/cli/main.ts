@@ -59,9 +59,24 @@ export async function main(argv: readonly string[]): Promise<number> {
       return await (await import("./approve.ts")).approveConfigurationsCommand([cmd.path], io);
     case "setup": {
       const { setupCommand } = await import("./setup.ts");
-      for (const line of await setupCommand(cmd.mcpArgs, cmd.http ?? null, io.stderr)) {
-        console.log(line);
+      const { ensureDataDir, resolveDataDir } = await import("../core/data_dir.ts");
+      const { noTokenFromEnv } = await import("../mcp/http_token.ts");
+      let lines: string[];
+      try {
+        const noToken = (cmd.httpNoToken ?? false) ||
+          noTokenFromEnv(env.get("KEYNOBI_HTTP_NO_TOKEN"));
+        lines = await setupCommand({
+          mcpArgs: cmd.mcpArgs,
+          http: cmd.http ?? null,
+          noToken,
+          dataDir: await ensureDataDir(resolveDataDir(env)),
+          note: io.stderr,
+        });
+      } catch (e) {
+        io.stderr(`keynobi setup: ${(e as Error).message}`);
+        return 2;
       }
+      for (const line of lines) console.log(line);
       return 0;
     }
     case "status":
@@ -97,6 +112,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         minIntervalMs: cmd.minIntervalMs ?? null,
         grpc: cmd.grpc ?? null,
         http: cmd.http ?? null,
+        httpNoToken: cmd.httpNoToken ?? false,
         env,
         cwd,
         stdin: Deno.stdin.readable,

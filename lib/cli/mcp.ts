@@ -18,7 +18,7 @@ import { LineTransport } from "../mcp/line_transport.ts";
 import { earlyAnswers, type EarlyInitialize } from "../mcp/early_initialize.ts";
 import { RequestGate } from "../mcp/request_gate.ts";
 import type { Session } from "../mcp/session.ts";
-import { type HttpAddress, httpTokenFor } from "../mcp/http_address.ts";
+import { type HttpAddress, type HttpAuth, httpAuthFor } from "../mcp/http_address.ts";
 import {
   currentSessionRecord,
   pruneStaleSessionRecords,
@@ -60,6 +60,8 @@ export interface McpLaunchOptions {
   stdout: WritableStream<Uint8Array>;
   /** `--http [HOST:]PORT`: serve streamable HTTP instead of stdio. */
   http?: HttpAddress | null;
+  /** `--http-no-token`: on loopback, require no token (also `KEYNOBI_HTTP_NO_TOKEN=1`). */
+  httpNoToken?: boolean;
   /** Set when the relay hands its session over: serve standalone for this reason, no attach. */
   standaloneReason?: string;
 }
@@ -107,10 +109,13 @@ async function serve(
   httpModule: Promise<typeof import("../mcp/http_server.ts")> | null,
   signalled: Promise<"signal">,
 ): Promise<number> {
-  let httpToken: string | null = null;
+  let httpAuth: HttpAuth | null = null;
+  const tokenModule = opts.http ? import("../mcp/http_token.ts") : null;
   if (opts.http) {
     try {
-      httpToken = httpTokenFor(opts.http, opts.env.get("KEYNOBI_HTTP_TOKEN"));
+      const noToken = (opts.httpNoToken ?? false) ||
+        (await tokenModule!).noTokenFromEnv(opts.env.get("KEYNOBI_HTTP_NO_TOKEN"));
+      httpAuth = httpAuthFor(opts.http, opts.env.get("KEYNOBI_HTTP_TOKEN"), noToken);
     } catch (e) {
       console.error(`keynobi: ${(e as Error).message}`);
       return 2;
@@ -131,6 +136,21 @@ async function serve(
     }
   }
   const dataDir = await ensureDataDir(resolveDataDir(opts.env));
+  let httpToken: string | null = null;
+  if (httpAuth?.kind === "token") httpToken = httpAuth.token;
+  else if (httpAuth?.kind === "install") {
+    try {
+      httpToken = await (await tokenModule!).installHttpToken(dataDir);
+    } catch (e) {
+      console.error(`keynobi: ${(e as Error).message}`);
+      return 2;
+    }
+  } else if (httpAuth?.kind === "none") {
+    log.warn(
+      "serving loopback HTTP without a token (--http-no-token): every user of this machine can " +
+        "connect",
+    );
+  }
   let project: ProjectSelection | null;
   try {
     // The last active project is a standalone fallback only: an attaching session without a

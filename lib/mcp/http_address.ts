@@ -1,6 +1,7 @@
 /**
- * `--http [HOST:]PORT`: where the streamable HTTP transport listens, and whether that address is
- * loopback (the default, needing no token) or not (then `KEYNOBI_HTTP_TOKEN` is required).
+ * `--http [HOST:]PORT`: where the streamable HTTP transport listens, and which bearer token it
+ * requires: `KEYNOBI_HTTP_TOKEN` when set (required off loopback), else on loopback the install's
+ * token (lib/mcp/http_token.ts), or none when the user opted out for a single-user machine.
  */
 
 export interface HttpAddress {
@@ -57,21 +58,39 @@ export function originOf(hostname: string, port: number): string {
   return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
 }
 
+/** The bearer token an `--http` server requires. */
+export type HttpAuth =
+  | { kind: "token"; token: string }
+  /** The install's token (`<data dir>/http-token`), created when missing. */
+  | { kind: "install" }
+  /** `--http-no-token` / `KEYNOBI_HTTP_NO_TOKEN=1` on loopback: every local user is served. */
+  | { kind: "none" };
+
 /**
- * Check the token the environment gives for this bind: required (and long enough) off loopback,
- * optional on loopback. Returns the token to require, or null; throws a TypeError saying what to do.
+ * Decide the token for this bind from `KEYNOBI_HTTP_TOKEN` (`token`) and the opt-out (`noToken`):
+ * the environment's token, checked; on loopback without one, the install's token, or none when
+ * opted out; off loopback the environment's token is required, opted out or not. Throws a
+ * TypeError saying what to do.
  */
-export function httpTokenFor(
+export function httpAuthFor(
   address: HttpAddress,
   token: string | undefined | null,
-): string | null {
+  noToken = false,
+): HttpAuth {
   const t = token ?? "";
   if (t === "") {
-    if (isLoopback(address.hostname)) return null;
+    if (isLoopback(address.hostname)) return noToken ? { kind: "none" } : { kind: "install" };
     throw new TypeError(
       `--http ${address.hostname}:${address.port} is not a loopback address: set ` +
         `KEYNOBI_HTTP_TOKEN to a secret of at least ${MIN_HTTP_TOKEN_CHARS} characters (clients ` +
-        "send it as Authorization: Bearer <token>), or bind 127.0.0.1",
+        "send it as Authorization: Bearer <token>), or bind 127.0.0.1" +
+        (noToken ? " (--http-no-token applies to loopback only)" : ""),
+    );
+  }
+  if (noToken) {
+    throw new TypeError(
+      "KEYNOBI_HTTP_TOKEN is set and --http-no-token (or KEYNOBI_HTTP_NO_TOKEN) asks for no " +
+        "token: drop one of them",
     );
   }
   if (t.length < MIN_HTTP_TOKEN_CHARS || t.length > MAX_HTTP_TOKEN_CHARS) {
@@ -85,5 +104,5 @@ export function httpTokenFor(
       "KEYNOBI_HTTP_TOKEN must be printable ASCII without spaces (it travels in an HTTP header)",
     );
   }
-  return t;
+  return { kind: "token", token: t };
 }

@@ -5,7 +5,7 @@
  *
  * In front of the SDK's transport, every request is checked here first: the path, the `Origin`
  * (a page from another site is refused: DNS-rebinding protection) and on loopback the `Host`, the
- * bearer token (compared in constant time; required off loopback), the body size (read with a
+ * bearer token (compared in constant time; see lib/mcp/http_address.ts), the body size (read with a
  * cap, never whole), UTF-8 and JSON, one message per body (no batches), exact ids, the session,
  * and the session's in-flight bound and duplicate ids. Each refusal is a JSON-RPC error body with
  * the HTTP status that says what happened; the server keeps serving.
@@ -44,7 +44,7 @@ export const MAX_HTTP_BODY_BYTES = MAX_MESSAGE_BYTES;
 
 export interface HttpServeOptions {
   address: HttpAddress;
-  /** The bearer token every request must carry (checked by `httpTokenFor`), or null. */
+  /** The bearer token every request must carry (decided by `httpAuthFor`), or null. */
   token: string | null;
   newSession(sessionId: string): Session<unknown>;
   onListen?(url: string): void;
@@ -350,8 +350,10 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
           null,
           RpcCode.invalidRequest,
           m === null
-            ? "Unauthorized: send Authorization: Bearer <KEYNOBI_HTTP_TOKEN>"
-            : "Unauthorized: the bearer token is not this server's KEYNOBI_HTTP_TOKEN",
+            ? "Unauthorized: send Authorization: Bearer <token> (keynobi setup --http prints " +
+              "the registration with it; or KEYNOBI_HTTP_TOKEN when the server has it set)"
+            : "Unauthorized: the bearer token is not this server's (the one keynobi setup " +
+              "--http prints, or KEYNOBI_HTTP_TOKEN when the server has it set)",
           { "www-authenticate": 'Bearer realm="keynobi"' },
         );
       }

@@ -1,4 +1,4 @@
-import { assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
 import { parseArgs, UsageError } from "../../lib/cli/args.ts";
 import { httpSetupLines, setupLines, shellQuote } from "../../lib/cli/setup.ts";
 import { selfCommandFor } from "../../lib/cli/permissions.ts";
@@ -152,25 +152,65 @@ Deno.test("selfCommandFor() names the binary, deno on disk, or npx for a deno np
   assertEquals(npx.at(-1), "/src/main.ts");
 });
 
-Deno.test("httpSetupLines(): the start command and the claude/codex HTTP registrations", () => {
-  const loop = httpSetupLines(["/opt/keynobi"], ["--project", "/src/app"], null);
+Deno.test("httpSetupLines(): the start command and the claude/codex HTTP registrations with the token", () => {
+  const token = "ab".repeat(32);
+  const loop = httpSetupLines(["/opt/keynobi"], ["--project", "/src/app"], null, { token });
   assertEquals(loop[1], "/opt/keynobi --mcp --http 127.0.0.1:8848 --project /src/app");
   assertEquals(
     loop[3],
+    "claude mcp add --scope user --transport http keynobi http://127.0.0.1:8848/mcp " +
+      `--header "Authorization: Bearer ${token}"`,
+  );
+  assertEquals(loop[4], `export KEYNOBI_HTTP_TOKEN=${token}`);
+  assertEquals(
+    loop[5],
+    "codex mcp add keynobi --url http://127.0.0.1:8848/mcp --bearer-token-env-var KEYNOBI_HTTP_TOKEN",
+  );
+  const open = httpSetupLines(["/opt/keynobi"], [], null, { noToken: true });
+  assertStringIncludes(open[0], "single-user machines only");
+  assertEquals(open[1], "/opt/keynobi --mcp --http 127.0.0.1:8848 --http-no-token");
+  assertEquals(
+    open[3],
     "claude mcp add --scope user --transport http keynobi http://127.0.0.1:8848/mcp",
   );
-  assertEquals(loop[4], "codex mcp add keynobi --url http://127.0.0.1:8848/mcp");
-  const lab = httpSetupLines(["/opt/keynobi"], [], { hostname: "0.0.0.0", port: 9000 });
-  assertStringIncludes(lab[0], "KEYNOBI_HTTP_TOKEN");
-  assertEquals(
-    lab[1],
-    'KEYNOBI_HTTP_TOKEN="$KEYNOBI_HTTP_TOKEN" /opt/keynobi --mcp --http 0.0.0.0:9000',
-  );
-  assertStringIncludes(lab[3], '--header "Authorization: Bearer $KEYNOBI_HTTP_TOKEN"');
-  assertStringIncludes(lab[4], "--bearer-token-env-var KEYNOBI_HTTP_TOKEN");
-  const v6 = httpSetupLines(["k"], [], { hostname: "::1", port: 1 });
+  assertEquals(open[4], "codex mcp add keynobi --url http://127.0.0.1:8848/mcp");
+  // Off loopback the token is the environment's, never written, and there is no opting out.
+  for (const auth of [{ token }, { noToken: true as const }]) {
+    const lab = httpSetupLines(["/opt/keynobi"], [], { hostname: "0.0.0.0", port: 9000 }, auth);
+    assertStringIncludes(lab[0], "KEYNOBI_HTTP_TOKEN");
+    assertEquals(
+      lab[1],
+      'KEYNOBI_HTTP_TOKEN="$KEYNOBI_HTTP_TOKEN" /opt/keynobi --mcp --http 0.0.0.0:9000',
+    );
+    assertStringIncludes(lab[3], '--header "Authorization: Bearer $KEYNOBI_HTTP_TOKEN"');
+    assertStringIncludes(lab[4], "--bearer-token-env-var KEYNOBI_HTTP_TOKEN");
+    assert(!lab.join("\n").includes(token));
+  }
+  const v6 = httpSetupLines(["k"], [], { hostname: "::1", port: 1 }, { token });
   assertEquals(v6[1], "k --mcp --http '[::1]:1'");
   assertStringIncludes(v6[3], "http://[::1]:1/mcp");
+});
+
+Deno.test("parseArgs() takes --http-no-token with --http only, once", () => {
+  assertEquals(parseArgs(["--mcp", "--http", "9000", "--http-no-token"]), {
+    kind: "mcp",
+    project: null,
+    attachOnly: false,
+    toolsets: null,
+    http: { hostname: "127.0.0.1", port: 9000 },
+    httpNoToken: true,
+  });
+  assertEquals(parseArgs(["setup", "--http", "9000", "--http-no-token"]), {
+    kind: "setup",
+    mcpArgs: [],
+    http: { hostname: "127.0.0.1", port: 9000 },
+    httpNoToken: true,
+  });
+  assertThrows(() => parseArgs(["--mcp", "--http-no-token"]), /goes with --http/);
+  assertThrows(
+    () => parseArgs(["--mcp", "--http", "1", "--http-no-token", "--http-no-token"]),
+    /twice/,
+  );
 });
 
 Deno.test("parseArgs() reads keynobi app's --ui-port and --no-ui; bad values are usage errors", () => {

@@ -218,6 +218,11 @@ export async function call(
 export interface HttpServerProcess {
   /** The MCP endpoint, from the server's listening line. */
   url: string;
+  /**
+   * The header that authenticates to it: `KEYNOBI_HTTP_TOKEN` when the test set it, else the
+   * install's token from the data directory; none with `--http-no-token`.
+   */
+  auth: Record<string, string>;
   child: Deno.ChildProcess;
   stderr(): string;
   /** SIGTERM, then wait for the exit status. */
@@ -313,8 +318,13 @@ export async function startHttpServer(
     "keynobi --http",
     opts.env,
   );
+  let token: string | null = opts.env?.KEYNOBI_HTTP_TOKEN ?? null;
+  if (token === null && !args.includes("--http-no-token")) {
+    token = (await Deno.readTextFile(`${world.dataDir}/http-token`)).trim();
+  }
   return {
     url: p.match[1],
+    auth: token === null ? {} : { authorization: `Bearer ${token}` },
     child: p.child,
     stderr: p.stderr,
     stop: () => p.stop(),
@@ -328,7 +338,7 @@ export async function connectHttp(
   opts: { headers?: Record<string, string> } = {},
 ): Promise<Session> {
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    requestInit: { headers: opts.headers ?? {} },
+    requestInit: { headers: { ...server.auth, ...opts.headers } },
   });
   const client = new Client({ name: "keynobi-e2e-http", version: "1.0.0" });
   try {

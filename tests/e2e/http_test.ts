@@ -42,13 +42,20 @@ async function trusted(world: World): Promise<string> {
   return project;
 }
 
-/** POST one raw body; the JSON-RPC body of the answer (JSON or the first SSE data line). */
+/**
+ * POST one raw body to a server (with its bearer token unless `headers` says otherwise); the
+ * JSON-RPC body of the answer (JSON or the first SSE data line).
+ */
 async function post(
-  url: string,
+  server: { url: string; auth: Record<string, string> },
   body: BodyInit,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> | null }> {
-  const res = await fetch(url, { method: "POST", body, headers: { ...HEADERS, ...headers } });
+  const res = await fetch(server.url, {
+    method: "POST",
+    body,
+    headers: { ...HEADERS, ...server.auth, ...headers },
+  });
   const text = await res.text();
   const data = res.headers.get("content-type")?.startsWith("text/event-stream")
     ? text.split("\n").find((l) => l.startsWith("data: "))?.slice(6)
@@ -137,7 +144,7 @@ Deno.test("http: each session is its own; DELETE ends one and the other goes on"
   assert(idOf(a) && idOf(b) && idOf(a) !== idOf(b), "two session ids");
   const aId = idOf(a)!;
   await a[Symbol.asyncDispose](); // DELETE
-  const after = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }), {
+  const after = await post(server, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }), {
     "mcp-session-id": aId,
   });
   assertEquals(after.status, 404);
@@ -152,7 +159,7 @@ Deno.test("http: hostile requests get clear errors and the server keeps serving"
   await using world = await startWorld();
   await using server = await startHttpServer(world, []);
   const url = server.url;
-  const init = await post(url, JSON.stringify(INIT));
+  const init = await post(server, JSON.stringify(INIT));
   assertEquals(init.status, 200);
   const sid = init.headers.get("mcp-session-id")!;
   assert(sid, "a session id");
@@ -161,11 +168,11 @@ Deno.test("http: hostile requests get clear errors and the server keeps serving"
   const errorOf = (r: { body: Record<string, unknown> | null }) =>
     r.body!.error as { code: number; message: string };
 
-  const wrongSession = await post(url, ping(2), { ...inSession, "mcp-session-id": "nope" });
+  const wrongSession = await post(server, ping(2), { ...inSession, "mcp-session-id": "nope" });
   assertEquals(wrongSession.status, 404);
   assertStringIncludes(errorOf(wrongSession).message, "not an open session");
 
-  const foreign = await post(url, ping(3), { ...inSession, origin: "http://evil.example" });
+  const foreign = await post(server, ping(3), { ...inSession, origin: "http://evil.example" });
   assertEquals(foreign.status, 403);
   assertStringIncludes(errorOf(foreign).message, "Origin");
 
@@ -183,38 +190,45 @@ Deno.test("http: hostile requests get clear errors and the server keeps serving"
   assertStringIncludes(raw, "Host");
 
   const big = new Uint8Array(20 * 1024 * 1024).fill(0x20);
-  const huge = await post(url, big, inSession);
+  const huge = await post(server, big, inSession);
   assertEquals(huge.status, 413);
   assertEquals(errorOf(huge).code, -32700);
 
-  const utf8 = await post(url, new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), inSession);
+  const utf8 = await post(server, new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), inSession);
   assertEquals(utf8.status, 400);
   assertStringIncludes(errorOf(utf8).message, "UTF-8");
 
-  const json = await post(url, "this is not json", inSession);
+  const json = await post(server, "this is not json", inSession);
   assertEquals([json.status, errorOf(json).code], [400, -32700]);
 
-  const batch = await post(url, `[${ping(5)},${ping(6)}]`, inSession);
+  const batch = await post(server, `[${ping(5)},${ping(6)}]`, inSession);
   assertEquals([batch.status, errorOf(batch).code], [400, -32600]);
   assertStringIncludes(errorOf(batch).message, "batches");
 
-  const bigId = await post(url, ping(0).replace(":0", ":9007199254740993"), inSession);
+  const bigId = await post(server, ping(0).replace(":0", ":9007199254740993"), inSession);
   assertEquals([bigId.status, errorOf(bigId).code], [400, -32600]);
 
-  const version = await post(url, ping(7), { ...inSession, "mcp-protocol-version": "1999-01-01" });
+  const version = await post(server, ping(7), {
+    ...inSession,
+    "mcp-protocol-version": "1999-01-01",
+  });
   assertEquals(version.status, 400);
   assertStringIncludes(JSON.stringify(version.body), "Unsupported protocol version");
 
-  const noSession = await post(url, ping(8));
+  const noSession = await post(server, ping(8));
   assertEquals(noSession.status, 400);
   assertStringIncludes(errorOf(noSession).message, "Mcp-Session-Id");
 
-  const other = await fetch(url.replace(/\/mcp$/, "/other"), { method: "POST", body: ping(9) });
+  const other = await fetch(url.replace(/\/mcp$/, "/other"), {
+    method: "POST",
+    body: ping(9),
+    headers: server.auth,
+  });
   assertEquals(other.status, 404);
   await other.body?.cancel();
 
   // Still serving, in the same session.
-  const ok = await post(url, ping(10), inSession);
+  const ok = await post(server, ping(10), inSession);
   assertEquals(ok.status, 200);
   assertEquals(ok.body!.result, {});
 });
@@ -238,13 +252,13 @@ Deno.test("http: off loopback a token is required, and every request must carry 
     bind: "0.0.0.0:0",
     env: { KEYNOBI_HTTP_TOKEN: token },
   });
-  const url = server.url.replace("0.0.0.0", "127.0.0.1");
-  const missing = await post(url, JSON.stringify(INIT));
+  const lab = { url: server.url.replace("0.0.0.0", "127.0.0.1"), auth: {} };
+  const missing = await post(lab, JSON.stringify(INIT));
   assertEquals(missing.status, 401);
   assertEquals(missing.headers.get("www-authenticate"), 'Bearer realm="keynobi"');
-  const wrong = await post(url, JSON.stringify(INIT), { authorization: `Bearer ${token}x` });
+  const wrong = await post(lab, JSON.stringify(INIT), { authorization: `Bearer ${token}x` });
   assertEquals(wrong.status, 401);
-  const right = await post(url, JSON.stringify(INIT), { authorization: `Bearer ${token}` });
+  const right = await post(lab, JSON.stringify(INIT), { authorization: `Bearer ${token}` });
   assertEquals(right.status, 200);
   assertEquals((right.body!.result as { serverInfo: { name: string } }).serverInfo.name, "keynobi");
 });
@@ -267,7 +281,7 @@ Deno.test("http: clients that never end their sessions do not lock a new one out
   // What a conformance run or an inspector's CLI leaves behind: sessions that are never ended,
   // here as many bare initialize POSTs as the bound (MAX_HTTP_SESSIONS), never followed up.
   for (let i = 0; i < 32; i++) {
-    assertEquals((await post(server.url, JSON.stringify(INIT))).status, 200);
+    assertEquals((await post(server, JSON.stringify(INIT))).status, 200);
   }
   await new Promise((r) => setTimeout(r, 1_100)); // HTTP_HANDSHAKE_GRACE_MS
   await using s = await connectHttp(server);
@@ -291,4 +305,68 @@ Deno.test("http: keynobi status shows the URL an --http server listens on (port 
   const text = await runKeynobi(world, ["status"]);
   assertEquals(text.code, 0, text.stderr);
   assertStringIncludes(text.stdout, `serving MCP over streamable HTTP at ${server.url}`);
+});
+
+Deno.test("http: loopback requires the install's token, which keynobi setup --http prints; --http-no-token opts out", async () => {
+  await using world = await startWorld();
+  await using server = await startHttpServer(world, []);
+  const path = `${world.dataDir}/http-token`;
+  const info = await Deno.lstat(path);
+  assertEquals(info.mode! & 0o777, 0o600, "the token file is 0600");
+  const token = (await Deno.readTextFile(path)).trim();
+  assertMatch(token, /^[0-9a-f]{64}$/);
+  // Another local user reaches the port, not the file: without the token nothing is served.
+  const bare = { url: server.url, auth: {} };
+  const missing = await post(bare, JSON.stringify(INIT));
+  assertEquals(missing.status, 401);
+  assertStringIncludes(
+    (missing.body!.error as { message: string }).message,
+    "keynobi setup --http",
+  );
+  const wrong = await post(bare, JSON.stringify(INIT), {
+    authorization: `Bearer ${"0".repeat(64)}`,
+  });
+  assertEquals(wrong.status, 401);
+  await using s = await connectHttp(server);
+  assert(!(await call(s, "list_devices")).isError);
+
+  // The registration lines carry it: claude's header, codex's environment variable.
+  const port = new URL(server.url).port;
+  const setup = await runKeynobi(world, ["setup", "--http", port]);
+  assertEquals(setup.code, 0, setup.stderr);
+  const lines = setup.stdout.trim().split("\n");
+  assert(
+    lines.includes(
+      `claude mcp add --scope user --transport http keynobi ${server.url} --header ` +
+        `"Authorization: Bearer ${token}"`,
+    ),
+    setup.stdout,
+  );
+  assert(lines.includes(`export KEYNOBI_HTTP_TOKEN=${token}`), setup.stdout);
+  assert(
+    lines.includes(
+      `codex mcp add keynobi --url ${server.url} --bearer-token-env-var KEYNOBI_HTTP_TOKEN`,
+    ),
+    setup.stdout,
+  );
+  assertEquals((await Deno.readTextFile(path)).trim(), token, "the same token every time");
+
+  // Opting out, by flag or environment, on loopback only.
+  await using open = await startHttpServer(world, ["--http-no-token"]);
+  assertEquals((await post({ url: open.url, auth: {} }, JSON.stringify(INIT))).status, 200);
+  await using openEnv = await startHttpServer(world, [], { env: { KEYNOBI_HTTP_NO_TOKEN: "1" } });
+  assertEquals((await post({ url: openEnv.url, auth: {} }, JSON.stringify(INIT))).status, 200);
+  const far = await runKeynobi(world, ["--mcp", "--http", "0.0.0.0:0", "--http-no-token"]);
+  assertEquals(far.code, 2);
+  assertStringIncludes(far.stderr, "loopback only");
+  const bad = await runKeynobi({ ...world, env: { ...world.env, KEYNOBI_HTTP_NO_TOKEN: "yes" } }, [
+    "--mcp",
+    "--http",
+    "127.0.0.1:0",
+  ]);
+  assertEquals(bad.code, 2);
+  assertStringIncludes(bad.stderr, "KEYNOBI_HTTP_NO_TOKEN takes 1");
+  const setupOpen = await runKeynobi(world, ["setup", "--http", port, "--http-no-token"]);
+  assertStringIncludes(setupOpen.stdout, `--http 127.0.0.1:${port} --http-no-token`);
+  assert(!setupOpen.stdout.includes(token), "no token in the opted-out lines");
 });
