@@ -57,6 +57,44 @@ export function launchOp(
   };
 }
 
+/** What `get_frame_stats` measured, as a session records and compares it. */
+export interface FrameFacts {
+  total_frames: number;
+  janky_frames: number;
+  janky_percent: number;
+  p50_ms: number | null;
+  p90_ms: number | null;
+  p95_ms: number | null;
+  p99_ms: number | null;
+  /** The counters ran from a reset keynobi made (a measured interaction), not the app's start. */
+  since_reset: boolean;
+}
+
+/** A `frames` event for the open session of `pkg` on `serial`. */
+export function framesOp(
+  serial: string,
+  pkg: string,
+  facts: FrameFacts,
+  by: Origin,
+  at = new Date(),
+): SessionOp {
+  const p90 = facts.p90_ms !== null ? `, p90 ${facts.p90_ms} ms` : "";
+  return {
+    type: "event",
+    serial,
+    package: pkg,
+    event: {
+      at,
+      kind: "frames",
+      by,
+      summary: `frames: ${facts.total_frames}, ${facts.janky_percent}% janky${p90}${
+        facts.since_reset ? " (since a reset)" : ""
+      }`,
+      data: { ...facts },
+    },
+  };
+}
+
 /** `PACKAGE UPDATED` (ApplicationExitInfo.REASON_PACKAGE_UPDATED), `… due to installPackageLI`. */
 export function isUpdateExit(x: ExitFacts): boolean {
   return /PACKAGE.UPDATED/i.test(x.reason ?? "") || /installPackageLI/.test(x.description ?? "");

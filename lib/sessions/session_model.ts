@@ -45,6 +45,7 @@ export const EVENT_KINDS = [
   "agentAction",
   "uiFlow",
   "state",
+  "frames",
 ] as const;
 export type EventKind = typeof EVENT_KINDS[number];
 

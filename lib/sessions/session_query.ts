@@ -149,6 +149,61 @@ function latestLaunch(s: DebugSession): Launch | null {
   return null;
 }
 
+interface Frames {
+  seq: number;
+  total_frames: number;
+  janky_percent: number;
+  p90_ms: number | null;
+  p95_ms: number | null;
+  since_reset: boolean;
+  serial: string;
+}
+
+/** The last frame-health reading of a session that saw any frame. */
+function latestFrames(s: DebugSession): Frames | null {
+  for (let i = s.events.length - 1; i >= 0; i--) {
+    const e = s.events[i];
+    if (e.kind !== "frames") continue;
+    const d = e.data;
+    if (typeof d.total_frames !== "number" || d.total_frames <= 0) continue;
+    if (typeof d.janky_percent !== "number") continue;
+    return {
+      seq: e.seq,
+      total_frames: d.total_frames,
+      janky_percent: d.janky_percent,
+      p90_ms: typeof d.p90_ms === "number" ? d.p90_ms : null,
+      p95_ms: typeof d.p95_ms === "number" ? d.p95_ms : null,
+      since_reset: d.since_reset === true,
+      serial: s.serial,
+    };
+  }
+  return null;
+}
+
+/** Frame health of the two sessions side by side, like the launch time. Pure. */
+function compareFrames(a: DebugSession, b: DebugSession) {
+  const fa = latestFrames(a);
+  const fb = latestFrames(b);
+  const comparable = fa !== null && fb !== null && fa.serial === fb.serial;
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    from: fa,
+    to: fb,
+    comparable,
+    delta_janky_percent: comparable ? round(fb!.janky_percent - fa!.janky_percent) : null,
+    delta_p90_ms: comparable && fa!.p90_ms !== null && fb!.p90_ms !== null
+      ? fb!.p90_ms - fa!.p90_ms
+      : null,
+    note: comparable
+      ? fa!.since_reset !== fb!.since_reset
+        ? "one reading ran from a reset and the other from the app's start"
+        : null
+      : fa === null || fb === null
+      ? "a session has no frame reading (get_frame_stats)"
+      : "measured on different devices",
+  };
+}
+
 function signatures(s: DebugSession): Map<string, number> {
   const m = new Map<string, number>();
   for (const c of s.crashes) m.set(c.signature, (m.get(c.signature) ?? 0) + 1);
@@ -282,6 +337,7 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
   return {
     differences,
     launch,
+    frames: compareFrames(a, b),
     crashes,
     exits: { from: exitReasons(a), to: exitReasons(b) },
     provenance,

@@ -24,6 +24,7 @@ import { devicesTools } from "./devices/devices.ts";
 import { deviceSettingsTools } from "./devices/device_settings.ts";
 import { appInfoTools } from "./apps/app_info.ts";
 import { appListTools } from "./apps/app_list.ts";
+import { frameStatsTools } from "./apps/frame_stats.ts";
 import { appControlTools } from "./apps/app_control.ts";
 import { permissionTools } from "./apps/permissions.ts";
 import { hierarchyTools } from "./ui/hierarchy.ts";
@@ -55,6 +56,7 @@ export const FAMILIES: readonly ToolFamily[] = [
   { file: "devices/device_settings.ts", tools: deviceSettingsTools },
   { file: "apps/app_info.ts", tools: appInfoTools },
   { file: "apps/app_list.ts", tools: appListTools },
+  { file: "apps/frame_stats.ts", tools: frameStatsTools },
   { file: "apps/app_control.ts", tools: appControlTools },
   { file: "apps/permissions.ts", tools: permissionTools },
   { file: "ui/hierarchy.ts", tools: hierarchyTools },

@@ -14,6 +14,7 @@ import {
   type World,
 } from "./harness.ts";
 import { pollUntil } from "../wait.ts";
+import type { UiService } from "../sim/ui/service.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;
@@ -184,5 +185,80 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   }
   const unknown = await call(s, "get_debug_session", { session_id: "s-000000001-deadbeef" });
   assertEquals(sc(unknown).error.code, "not_found");
+  await assertNoInjection(world.sim);
+});
+
+Deno.test("sessions e2e: get_frame_stats measures an interaction and compares two installs", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects[PROJECT];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  const built = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  ) as J;
+  assert(!built.isError, built.content[0].text);
+  const ui = world.sim.device(SERIAL).service<UiService>("ui")!;
+
+  /** Install, launch, reset the counters, tap twice, read: the session's frame reading. */
+  async function measuredInstall(): Promise<J> {
+    assert(!(await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK })).isError);
+    assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: PKG })).isError);
+    const reset = await call(s, "get_frame_stats", {
+      device_serial: SERIAL,
+      package: PKG,
+      reset: true,
+    });
+    assert(!reset.isError, reset.content[0].text);
+    assertStringIncludes(reset.content[0].text!, "Counters reset");
+    // The reset zeroed the device's counters after printing them.
+    assertEquals(ui.frames.counters.total, 0);
+    for (const x of [100, 200]) {
+      assert(!(await call(s, "ui_tap", { device_serial: SERIAL, x, y: 300 })).isError);
+    }
+    const read = await call(s, "get_frame_stats", { device_serial: SERIAL, package: PKG });
+    assert(!read.isError, read.content[0].text);
+    const st = sc(read);
+    assertEquals(st.since_reset, true);
+    // Exactly what the device counted since the reset, read from its own text.
+    const c = ui.frames.counters;
+    assert(c.total > 0, "the taps rendered frames");
+    assertEquals([st.stats.total_frames, st.stats.janky_frames], [c.total, c.janky]);
+    assertStringIncludes(read.content[0].text!, "Counted since the last reset");
+    return st;
+  }
+
+  const fast = await measuredInstall();
+  const first = sc(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
+  // The next build draws every frame slower (the simulated app's frame time).
+  ui.settings.frameCostMs = 30;
+  const slow = await measuredInstall();
+  assert(slow.stats.janky_percent > fast.stats.janky_percent, JSON.stringify([fast, slow]));
+  const second = sc(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
+  assert(first.id !== second.id, "two installs, two sessions");
+
+  const timeline = sc(await call(s, "get_debug_session", { session_id: second.id })).timeline;
+  assert(timeline.some((e: J) => e.kind === "frames"), JSON.stringify(timeline));
+  const cmp = await call(s, "compare_debug_sessions", { from: first.id, to: second.id });
+  assert(!cmp.isError, cmp.content[0].text);
+  const f = sc(cmp).frames;
+  assertEquals(f.comparable, true);
+  assertEquals(
+    f.delta_janky_percent,
+    Math.round((slow.stats.janky_percent - fast.stats.janky_percent) * 100) / 100,
+  );
+  assertStringIncludes(
+    cmp.content[0].text!,
+    `Frames: ${fast.stats.janky_percent}% → ${slow.stats.janky_percent}% janky`,
+  );
+
+  // Not running: said plainly, nothing recorded.
+  assert(!(await call(s, "stop_app", { device_serial: SERIAL, package: PKG })).isError);
+  const none = await call(s, "get_frame_stats", { device_serial: SERIAL, package: PKG });
+  assert(!none.isError, none.content[0].text);
+  assertEquals(sc(none).running, false);
+  assertStringIncludes(none.content[0].text!, "has no rendering process");
   await assertNoInjection(world.sim);
 });

@@ -202,7 +202,7 @@ const compareDebugSessions = defineTool({
   toolset: "core",
   kind: "R",
   description: "Why a newer install crashes: build, commit and changed build files, launch time, " +
-    "crash signatures new and gone, exit reasons. Default: newest good vs the next " +
+    "frame health, crash signatures new and gone, exit reasons. Default: newest good vs the next " +
     "crashing.",
   params: {
     from: z.string().max(64).optional().describe("Earlier (good) session id"),
@@ -245,6 +245,15 @@ const compareDebugSessions = defineTool({
           c.launch.delta_ms! >= 0 ? "+" : ""
         }${c.launch.delta_ms} ms)`
         : `Launch: not comparable (${c.launch.note})`,
+      c.frames.comparable
+        ? `Frames: ${c.frames.from!.janky_percent}% → ${c.frames.to!.janky_percent}% janky (${
+          c.frames.delta_janky_percent! >= 0 ? "+" : ""
+        }${c.frames.delta_janky_percent} points)${
+          c.frames.delta_p90_ms !== null
+            ? `, p90 ${c.frames.from!.p90_ms} → ${c.frames.to!.p90_ms} ms`
+            : ""
+        }${c.frames.note ? ` (${c.frames.note})` : ""}`
+        : `Frames: not comparable (${c.frames.note})`,
       `Crashes new in ${b.id}: ${
         c.crashes.new_in_to.length ? c.crashes.new_in_to.join(" | ") : "none"
       }`,

@@ -30,6 +30,7 @@
  * agree). Without an apps service (unit tests) the service follows the activity manager's
  * START / Force-stop log lines instead.
  */
+import { FrameLog, gfxinfoHeader, gfxinfoSection } from "./gfxinfo.ts";
 import type { DeviceService, VirtualDevice } from "../device.ts";
 import type { LogEntry } from "../device_log.ts";
 import type { AppsService } from "../apps/service.ts";
@@ -121,7 +122,12 @@ export interface UiSettings {
   extendedAttrs: boolean;
   /** What `dumpsys input_method` reports: the screen's keyboard, or a stuck answer. */
   imeReport: "follow" | "shown" | "hidden";
+  /** The sample app's usual frame time in ms (`dumpsys gfxinfo`); a slower build draws slower. */
+  frameCostMs: number;
 }
+
+/** Frames the sample app renders for one change of its screen. */
+export const FRAMES_PER_ACTION = 12;
 
 interface Pointer {
   x0: number;
@@ -163,6 +169,8 @@ export class UiService implements DeviceService {
   /** The sample app's pid when the apps service was last looked at (undefined: not yet). */
   private seenPid: number | null | undefined = undefined;
   private syncQueued = false;
+  /** The sample app's rendered frames (`dumpsys gfxinfo`). */
+  readonly frames = new FrameLog(() => Math.round(this.uptimeMs() * 1e6));
 
   constructor(readonly device: VirtualDevice, readonly clock: UiClock = REAL_CLOCK) {
     this.settings = {
@@ -175,6 +183,7 @@ export class UiService implements DeviceService {
       rotation: 0,
       extendedAttrs: device.api >= 34,
       imeReport: "follow",
+      frameCostMs: 6,
     };
     this.app = new SampleApp(() => this.size());
     this.app.batteryLevel = () => device.battery.level;
@@ -284,6 +293,7 @@ export class UiService implements DeviceService {
 
   private acted() {
     this.shownDump = null;
+    if (this.app.front === "app") this.frames.render(FRAMES_PER_ACTION, this.settings.frameCostMs);
   }
 
   // ---- what is in front: the apps service, or the activity manager's log without one
@@ -313,6 +323,7 @@ export class UiService implements DeviceService {
     if (pid !== this.seenPid) {
       const died = this.seenPid !== null;
       this.seenPid = pid;
+      this.frames.restart();
       this.acted();
       if (died) app.stopped();
       if (onTop) {
@@ -352,6 +363,7 @@ export class UiService implements DeviceService {
     const pid = apps.pidOf(SAMPLE_PACKAGE);
     if (pid !== this.seenPid) {
       this.seenPid = pid;
+      this.frames.restart();
       app.coldStart(at);
     }
   }
@@ -855,7 +867,41 @@ export class UiService implements DeviceService {
   }
 
   /** `dumpsys input_method` (keyboard shown) and `dumpsys window` (focus, IME window). */
+  /** Milliseconds since the device booted, as `dumpsys` prints uptime. */
+  private uptimeMs(): number {
+    const boot = this.apps()?.bootTime ?? this.bootedAt;
+    return Date.now() - boot + 3_600_000;
+  }
+  private readonly bootedAt = Date.now();
+
+  /** `dumpsys gfxinfo [<package>] [reset]`: the sample app's frames; others drew none. */
+  private gfxinfo(args: string[], io: ShIo): number {
+    const reset = args.includes("reset");
+    const prefix = args.find((a) => !a.startsWith("-") && a !== "reset" && a !== "framestats");
+    const apps = this.apps();
+    let text = gfxinfoHeader(Math.round(this.uptimeMs()));
+    const procs = apps
+      ? [...apps.procs.values()].filter((p) => p.pkg && (!prefix || p.name.startsWith(prefix)))
+      : [];
+    for (const p of procs.sort((a, b) => a.pid - b.pid)) {
+      if (p.name === SAMPLE_PACKAGE) {
+        const top = apps?.topActivity();
+        const component = top?.pkg === SAMPLE_PACKAGE
+          ? `${top.pkg}/${top.cls}`
+          : `${SAMPLE_PACKAGE}/com.example.keynobi.sample.MainActivity`;
+        text += gfxinfoSection(this.frames.counters, this.device.api, p.pid, p.name, component);
+        if (reset) this.frames.reset();
+      } else {
+        // A process that has not drawn with HWUI prints its header and no statistics.
+        text += `** Graphics info for pid ${p.pid} [${p.name}] **\nProfile data in ms:\n\n`;
+      }
+    }
+    io.out(enc.encode(text));
+    return 0;
+  }
+
   private dumpsys(args: string[], io: ShIo): number | null {
+    if (args[0] === "gfxinfo") return this.gfxinfo(args.slice(1), io);
     const t = this.clock.now();
     this.tick(t);
     const app = this.app;
