@@ -253,6 +253,19 @@ Deno.test("a second server on the same project is refused while the first builds
   assertEquals(r.isError, true);
   assertEquals(errorOf(r).code, "build_busy");
   assertMatch(r.content[0].text!, /another keynobi process \(pid \d+/);
+  // The second server sees the first's build for what it is, not as an empty line.
+  const seen = await call(second, "get_build_status");
+  const st = seen.structuredContent!;
+  assertEquals(st.status, "running");
+  const elsewhere = st.running_elsewhere as { pid: number; tasks: string[] };
+  assertEquals(elsewhere.pid, first.pid());
+  assertEquals(elsewhere.tasks, ["assembleDemoDebug"]);
+  assertMatch(
+    seen.content[0].text!,
+    new RegExp(
+      `^Build #\\d+ running in keynobi process ${first.pid()} since \\S+ \\(\\d+ s\\), task assembleDemoDebug`,
+    ),
+  );
   const cancel = await call(second, "cancel_build");
   assertEquals(cancel.structuredContent!.cancelled, false, "cancel_build acts on its own process");
   const c1 = await call(first, "cancel_build");

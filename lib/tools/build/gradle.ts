@@ -205,15 +205,31 @@ const getBuildStatus = defineTool({
     const recent = (await listBuildRecords(ctx.dataDir, { project: root, limit: 5 })).map(
       recordSummary,
     );
+    // Still running after the orphan check, yet not in this server's slot: another keynobi
+    // process's build (its record is written when it ends; until then its summary is empty).
+    const other = !running && latest?.status === "running" ? latest : null;
+    const elsewhere = other && {
+      build_id: other.id,
+      pid: other.pid,
+      tasks: other.tasks,
+      started_at: other.started_at,
+      elapsed_ms: Math.max(0, Date.now() - Date.parse(other.started_at)),
+    };
     const structured = {
       status: running ? "running" : latest?.status ?? "none",
       running,
+      running_elsewhere: elsewhere,
       latest: latest ? recordSummary(latest) : null,
       recent,
       summary: running
         ? `Build #${running.id} running: ${running.tasks.join(" ")} for ${
           Math.round(running.elapsed_ms / 1000)
         } s${running.current_task ? `, at ${running.current_task}` : ""}`
+        : elsewhere
+        ? `Build #${elsewhere.build_id} running in keynobi process ${elsewhere.pid} since ` +
+          `${elsewhere.started_at} (${Math.round(elsewhere.elapsed_ms / 1000)} s), task ` +
+          `${elsewhere.tasks.join(" ")}: that process reports its progress and can cancel it; ` +
+          "get_build_status here shows how it ended once it has"
         : latest?.summary ?? "No build recorded for this project yet",
       origin: running?.origin ?? latest?.origin ?? null,
       cancelled_by: running ? null : latest?.cancelled_by ?? null,
