@@ -1,16 +1,15 @@
 /**
  * Android SDK discovery: settings `sdk_path`, `ANDROID_HOME`, `ANDROID_SDK_ROOT`, the project's
  * `local.properties` `sdk.dir` (ONLY for a trusted project: an untrusted clone must not choose
- * which `adb` keynobi runs), then the default install folders. And `retrace` from the
- * settings/environment SDK (never a project-chosen one).
+ * which `adb` keynobi runs), then the default install folders.
  */
 import { join } from "../core/path.ts";
 import { isDirectory } from "../core/file_kind.ts";
 import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import type { Settings } from "../core/settings.ts";
-import { readProjectProperties, readPropertiesFile } from "../core/properties.ts";
-import { findExecutable, runProbe, TOOL_PROBE_TIMEOUT_MS } from "./jdk.ts";
+import { readProjectProperties } from "../core/properties.ts";
+import { findExecutable } from "./jdk.ts";
 
 /** At most this many entries of `platforms/`, `build-tools/` or `cmdline-tools/` are listed. */
 export const MAX_SDK_ENTRIES = 200;
@@ -138,43 +137,4 @@ export async function findSdk(options: FindSdkOptions): Promise<SdkInfo> {
       "No Android SDK found: install it with Android Studio (or the command-line tools) and set " +
       "ANDROID_HOME, or sdk_path in keynobi's settings.json",
   };
-}
-
-export interface RetraceInfo {
-  ok: boolean;
-  path: string | null;
-  version: string | null;
-  hint: string | null;
-}
-
-const RETRACE_HINT = "Install Android SDK Command-line Tools (Android Studio's SDK Manager, or " +
-  '`sdkmanager "cmdline-tools;latest"`) to deobfuscate stack traces with retrace';
-
-/**
- * `retrace` in `cmdline-tools/latest/bin`, else the newest other `cmdline-tools/<version>/bin`.
- * Pass the SDK from settings or the environment only (`findSdk` without a project).
- */
-export async function findRetrace(
-  sdk: string | null,
-  timeoutMs = TOOL_PROBE_TIMEOUT_MS,
-): Promise<RetraceInfo> {
-  if (sdk === null) return { ok: false, path: null, version: null, hint: RETRACE_HINT };
-  const base = join(sdk, "cmdline-tools");
-  const others = (await listDirNames(base)).filter((n) => n !== "latest").sort(compareVersionsDesc);
-  for (const dir of ["latest", ...others]) {
-    const path = await findExecutable("retrace", [join(base, dir, "bin")]);
-    if (path === null) continue;
-    const probe = await runProbe(path, ["--version"], timeoutMs);
-    let version = probe.ok
-      ? (probe.stdout.split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? null)
-      : null;
-    if (version === null) {
-      // Without a JDK the script cannot answer; the package's revision still names the version.
-      const rev = (await readPropertiesFile(join(base, dir, "source.properties")))
-        ?.get("Pkg.Revision");
-      version = rev ? `cmdline-tools ${rev}` : null;
-    }
-    return { ok: true, path, version, hint: null };
-  }
-  return { ok: false, path: null, version: null, hint: RETRACE_HINT };
 }

@@ -1,7 +1,8 @@
 /**
  * `run_health_check`: can this machine build and deploy the selected project? Java, SDK, adb (and
- * whether the ADB server answers), the Gradle wrapper and the project decide `all_ok`; retrace and
- * Android CLI are for information only. For an untrusted project its `local.properties` `sdk.dir`
+ * whether the ADB server answers), the Gradle wrapper and the project decide `all_ok`; the Android
+ * CLI is for information only (retrace runs in process, lib/retrace: the SDK's tool is not looked
+ * for). For an untrusted project its `local.properties` `sdk.dir`
  * and `gradle.properties` are ignored.
  */
 import type { Env } from "../core/env.ts";
@@ -25,7 +26,7 @@ import {
   runProbe,
   TOOL_PROBE_TIMEOUT_MS,
 } from "../android/jdk.ts";
-import { findRetrace, findSdk, type RetraceInfo, type SdkInfo } from "../android/sdk.ts";
+import { findSdk, type SdkInfo } from "../android/sdk.ts";
 
 /** How long the health check waits for the ADB server to answer `host:version`. */
 export const ADB_SERVER_PROBE_TIMEOUT_MS = 2_000;
@@ -69,7 +70,6 @@ export interface HealthReport {
     adb: AdbCheck;
     gradle_wrapper: GradleWrapperCheck;
     project: ProjectCheck;
-    retrace: RetraceInfo;
     android_cli: AndroidCliInfo;
     settings: SettingsCheck;
   };
@@ -180,7 +180,7 @@ export async function runHealthCheck(options: HealthOptions): Promise<HealthRepo
   const root = project?.root ?? null;
   const trusted = root !== null && await isTrusted(options.dataDir, root);
 
-  const [java, sdk, globalSdk, wrapper, gradleProject, androidCli] = await Promise.all([
+  const [java, sdk, wrapper, gradleProject, androidCli] = await Promise.all([
     describeJava({
       env,
       settings,
@@ -190,15 +190,11 @@ export async function runHealthCheck(options: HealthOptions): Promise<HealthRepo
       timeoutMs,
     }),
     findSdk({ env, settings, projectRoot: root, trusted, defaults: options.sdkDefaults }),
-    findSdk({ env, settings, defaults: options.sdkDefaults }),
     root ? inspectWrapper(root) : Promise.resolve(null),
     root ? readGradleProject(root) : Promise.resolve(null),
     describeAndroidCli(env, { dirs: options.androidCliDirs, timeoutMs }),
   ]);
-  const [adb, retrace] = await Promise.all([
-    checkAdb(env, sdk, options.adb, timeoutMs),
-    findRetrace(globalSdk.path, timeoutMs),
-  ]);
+  const adb = await checkAdb(env, sdk, options.adb, timeoutMs);
 
   const gradleWrapper: GradleWrapperCheck = wrapper ?? {
     ok: false,
@@ -239,7 +235,6 @@ export async function runHealthCheck(options: HealthOptions): Promise<HealthRepo
     adb,
     gradle_wrapper: gradleWrapper,
     project: projectCheck,
-    retrace,
     android_cli: androidCli,
     settings: settingsCheck(settings),
   };
@@ -294,10 +289,6 @@ export function renderHealth(report: HealthReport): string {
       ? `${c.project.name} at ${c.project.root} (${c.project.trusted ? "trusted" : "not trusted"})`
       : "",
     c.project.hint ?? c.project.trust_hint,
-  );
-  lines.push(
-    `- retrace (info): ${c.retrace.ok ? `${c.retrace.path} ${c.retrace.version ?? ""}` : "missing"}`
-      .trimEnd(),
   );
   lines.push(
     `- settings (info): ${c.settings.ok ? "ok" : "WARN"}`,

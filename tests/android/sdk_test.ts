@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { defaultSettings } from "../../lib/core/settings.ts";
-import { compareVersionsDesc, findRetrace, findSdk } from "../../lib/android/sdk.ts";
+import { compareVersionsDesc, findSdk } from "../../lib/android/sdk.ts";
 import { describeAndroidCli, firstLine } from "../../lib/android/android_cli.ts";
 import { assertEquals, assertMatch } from "../assert.ts";
 import { fakeSdk, tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
@@ -73,31 +73,6 @@ Deno.test("findSdk() says what to do when nothing is found or a variable is wron
   });
   assertEquals(empty.ok, false);
   assertMatch(empty.hint ?? "", /does not look like an Android SDK/);
-});
-
-Deno.test("findRetrace() prefers cmdline-tools/latest and falls back to source.properties", async () => {
-  await using tmp = await tempDir();
-  const sdk = join(tmp.path, "sdk");
-  assertEquals((await findRetrace(sdk)).ok, false);
-  await writeScript(join(sdk, "cmdline-tools", "12.0", "bin", "retrace"), "exit 1");
-  await writeTree(sdk, { "cmdline-tools/12.0/source.properties": "Pkg.Revision=12.0\n" });
-  const old = await findRetrace(sdk);
-  assertEquals([old.ok, old.path, old.version], [
-    true,
-    join(sdk, "cmdline-tools", "12.0", "bin", "retrace"),
-    "cmdline-tools 12.0",
-  ]);
-  await writeScript(
-    join(sdk, "cmdline-tools", "latest", "bin", "retrace"),
-    "echo 'Retrace 8.5.35'",
-  );
-  const latest = await findRetrace(sdk);
-  assertEquals([latest.path, latest.version], [
-    join(sdk, "cmdline-tools", "latest", "bin", "retrace"),
-    "Retrace 8.5.35",
-  ]);
-  const missing = await findRetrace(null);
-  assertMatch(missing.hint ?? "", /Command-line Tools/);
 });
 
 Deno.test("describeAndroidCli() finds android, canonical path and first version line", async () => {

@@ -155,3 +155,13 @@ Deno.test("keynobi setup registers this checkout's bundle, which answers initial
   assertEquals(lines, fromSource.lines);
   assert(!stderr.includes("starting from source"), "bundle current");
 });
+
+Deno.test("run_health_check lists only what keynobi uses: no SDK retrace (it retraces in process)", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, ["--project", world.sim.projects["sample-kts"]]);
+  const r = await call(s, "run_health_check");
+  const checks = r.structuredContent!.checks as Record<string, unknown>;
+  assert(checks.java && checks.adb && checks.project, Object.keys(checks).join(", "));
+  assertEquals("retrace" in checks, false, Object.keys(checks).join(", "));
+  assert(!/retrace/i.test(r.content[0].text!), r.content[0].text!);
+});

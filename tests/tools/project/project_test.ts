@@ -108,7 +108,6 @@ Deno.test("run_health_check answers with every check", async () => {
     "gradle_wrapper",
     "java",
     "project",
-    "retrace",
     "settings",
   ]);
   assertEquals(s.checks.adb.server_running, false);
