@@ -13,6 +13,7 @@ const service = new BuildService({
   dataDir: params.get("dataDir") ?? "",
   binary: params.get("binary") ?? "",
   version: params.get("version") ?? "",
+  owner: params.get("owner") ?? undefined,
 });
 
 serveWorker<BuildMethods>(workerScope(), {

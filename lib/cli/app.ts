@@ -154,6 +154,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
     dataDir,
     minIntervalMs: opts.minIntervalMs,
     grpc: opts.grpc,
+    owner: "the Keynobi app",
   });
   const logcatShares = new LogcatShares(rt.logcat);
   const startedAt = new Date();

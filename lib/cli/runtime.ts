@@ -77,10 +77,12 @@ export function createRuntime(opts: {
   grpc: GrpcEndpoint | null;
   /** The activity log, when the caller opened it first (default: a new one for this process). */
   activity?: ActivityLog;
+  /** Who runs the builds, for their messages (default "this keynobi server"). */
+  owner?: string;
 }): Runtime {
   const { env, dataDir } = opts;
   const adb = makeAdbClient(env);
-  const builds = new BuildClient({ dataDir, version: VERSION });
+  const builds = new BuildClient({ dataDir, version: VERSION, owner: opts.owner });
   const logcat = new LogcatClient({ dataDir, address: adb.address });
   const ui = new UiClient({
     dataDir,

@@ -45,6 +45,15 @@ export interface EmulatorLinkOptions {
   open?: (e: GrpcEndpoint) => Promise<EmulatorRpc>;
 }
 
+/**
+ * What to set when none of the discovery folders exists (EMULATOR.md §1.2): the emulator writes
+ * `<root>/avd/running`, the root being `$XDG_RUNTIME_DIR` on Linux (else `~/.android`), so a
+ * server started without that variable (a service, `env -i`, another user) looks nowhere.
+ */
+export const NO_DISCOVERY_DIR_HINT =
+  "set XDG_RUNTIME_DIR (Linux; else ANDROID_EMULATOR_HOME or HOME) as the emulator's shell had " +
+  "it: the emulator writes <that folder>/avd/running/pid_<n>.ini";
+
 /** Endpoints' answers to getStatus kept (the natural display size). */
 export const MAX_STATUS_CACHE = 16;
 
@@ -117,8 +126,10 @@ export class EmulatorLink {
         ok: false,
         fallback: {
           code: "no_endpoint",
-          reason: `no discovery file names ${serial} (looked in ${
-            this.#o.discoveryDirs.length ? this.#o.discoveryDirs.join(", ") : "no directory"
+          reason: `no discovery file names ${serial} (${
+            this.#o.discoveryDirs.length
+              ? `looked in ${this.#o.discoveryDirs.join(", ")}`
+              : `no folder an emulator advertises in exists here: ${NO_DISCOVERY_DIR_HINT}`
           }) and no --grpc / KEYNOBI_GRPC endpoint was given`,
         },
       };

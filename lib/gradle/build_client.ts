@@ -24,6 +24,8 @@ export const SHUTDOWN_ANSWER_SLACK_MS = 2_000;
 export interface BuildClientOptions {
   dataDir: string;
   version: string;
+  /** Who runs the builds, for the build worker's messages ("the Keynobi app"). */
+  owner?: string;
   /** Where workers/build.ts is (tests and the compiled binary may point elsewhere). */
   workerUrl?: URL;
 }
@@ -57,6 +59,7 @@ export class BuildClient {
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("binary", Deno.execPath());
     url.searchParams.set("version", this.#opts.version);
+    if (this.#opts.owner) url.searchParams.set("owner", this.#opts.owner);
     this.#worker = startWorker<BuildMethods>(url, buildWorkerPermissions(facts), "build");
     this.#factsKey = key;
     return this.#worker;

@@ -65,6 +65,8 @@ export interface BuildServiceOptions {
   /** The keynobi binary (for the lock holder record). */
   binary: string;
   version: string;
+  /** Who runs this slot, for messages: "the Keynobi app", "this keynobi server" (the default). */
+  owner?: string;
 }
 
 export class BuildService {
@@ -105,7 +107,8 @@ export class BuildService {
    * at most `SHUTDOWN_WAIT_MS`, until it is recorded and its lock released. Whether one ran.
    */
   async shutdown(reason: string): Promise<boolean> {
-    const stopped = this.cancel({ kind: "shutdown" }, reason) !== null;
+    // The message completes "task 'x' was …" in the summary, and is the record's reason.
+    const stopped = this.cancel({ kind: "shutdown" }, `cancelled because ${reason}`) !== null;
     const settled = this.#settled;
     if (settled) await raceTimeout(settled, SHUTDOWN_WAIT_MS);
     return stopped;
@@ -127,7 +130,8 @@ export class BuildService {
       const c = this.status()!;
       throw new ToolError(
         "build_busy",
-        `A Gradle build is already running in this keynobi process (build #${c.id}, ` +
+        `A Gradle build is already running in ${this.#opts.owner ?? "this keynobi server"} ` +
+          `(pid ${Deno.pid}; build #${c.id}, ` +
           `${c.tasks.join(" ")}, started by ${describeOrigin(c.origin)}, ` +
           `${Math.round(c.elapsed_ms / 1000)} s so far): wait for it with ` +
           "get_build_status, or stop it with cancel_build",

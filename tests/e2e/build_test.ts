@@ -384,6 +384,11 @@ Deno.test("SIGTERM during a build: recorded cancelled by shutdown, lock released
   const record = history.records.at(-1);
   assertEquals(record.status, "cancelled");
   assertEquals(record.cancelled_by, { kind: "shutdown" });
+  assertEquals(
+    record.summary,
+    "BUILD CANCELLED — task 'assembleDemoDebug' was cancelled because keynobi was stopped by a " +
+      "signal",
+  );
   const locks = await Array.fromAsync(Deno.readDir(`${world.dataDir}/build-locks`)).catch(() => []);
   assertEquals(locks.filter((e) => e.name.endsWith(".lock")), [], "the build lock is released");
   await using next = await connect(world, ["--project", project]);

@@ -423,3 +423,38 @@ Deno.test("ui: long press, swipe, keyboard, clear and the reading tools", async 
   assertEquals(ui.state().screen, "form", "no Back was sent without a keyboard");
   await assertNoInjection(world.sim);
 });
+
+Deno.test("ui: a key that changes nothing and a scroll with no list say so, not more", async () => {
+  await using world = await startWorld();
+  await using s = await connect(world, []);
+  const ui = uiOf(world);
+  const home = await read(s);
+  const item = rowBy(home, (r) => r.label.startsWith("Item 5"), "Item 5");
+  ok(await call(s, "ui_tap_element", { device_serial: SERIAL, tree_path: item.handle }), "tap");
+  assertEquals(ui.state().screen, "detail");
+  // ESCAPE with no keyboard shown: nothing happens, and nothing was touched.
+  const key = await call(s, "send_ui_key", { device_serial: SERIAL, key: "KEYCODE_ESCAPE" });
+  ok(key, "press ESCAPE");
+  const keyText = key.content[0].text!;
+  assertEquals(key.structuredContent!.responded, false);
+  assertStringIncludes(keyText.split("\n")[0], "(nothing on the screen changed)");
+  assert(!keyText.includes("touched element"), keyText.split("\n")[0]);
+  // The world has no discovery folder (no XDG_RUNTIME_DIR, no ~/.android): say what to set.
+  assert(!keyText.includes("looked in no directory"), keyText.split("\n")[0]);
+  if (keyText.includes("no folder an emulator advertises in")) {
+    assertStringIncludes(keyText, "set XDG_RUNTIME_DIR");
+  }
+  // The detail screen has no scrollable element: no list, so no "end" of one.
+  const none = await call(s, "ui_scroll_until_element", {
+    device_serial: SERIAL,
+    selector: { text: "No such row" },
+    max_swipes: 3,
+  });
+  assertEquals(none.isError, true);
+  const text = none.content[0].text!;
+  assertStringIncludes(text, "no element on this screen scrolls");
+  assert(!text.includes("its end"), text);
+  const data = (none.structuredContent!.error as { data?: Record<string, unknown> }).data ??
+    none.structuredContent!.error as Record<string, unknown>;
+  assertEquals([data.reached_end, data.scrollable], [false, false], JSON.stringify(data));
+});

@@ -154,6 +154,6 @@ Deno.test("a run asked for while another is still starting is refused as build_b
   assertEquals(refused[0].code, "build_busy");
   assertStringIncludes(
     refused[0].message,
-    "A Gradle build is already running in this keynobi process",
+    "A Gradle build is already running in this keynobi server",
   );
 });

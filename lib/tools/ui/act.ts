@@ -72,9 +72,16 @@ export async function act(ctx: ToolContext, o: ActRequest): Promise<ToolOutput> 
       responded: s.responded,
       ...listData(s.list),
     },
-    text: `${did}; ${state}${s.responded ? "" : " (no change outside the touched element)"}\n` +
-      s.text,
+    text: `${did}; ${state}${unchanged(s.responded, o.touched ?? null)}\n` + s.text,
   };
+}
+
+/** What the text adds when the screen did not respond: relative to what the action touched. */
+function unchanged(responded: boolean, touched: ActParams["touched"]): string {
+  if (responded) return "";
+  return touched === null
+    ? " (nothing on the screen changed)"
+    : " (no change outside the touched element)";
 }
 
 /** The worker target for an optional `expect_screen_hash` on a point action. */

@@ -342,13 +342,24 @@ const uiScrollUntilElement = defineTool({
         };
       }
       if (swipes >= maxSwipes || found.screenHash === lastHash) {
-        const end = found.screenHash === lastHash;
+        const still = found.screenHash === lastHash;
+        // Without a scrollable element the swipes moved nothing: there is no list to end.
+        const end = still && scrollRow !== undefined;
         throw new ToolError(
           "not_found",
           `No element matches ${JSON.stringify(args.selector)} after ${swipes} swipe(s)` +
-            (end ? " (the list stopped moving: its end)" : "") +
+            (end
+              ? " (the list stopped moving: its end)"
+              : scrollRow === undefined
+              ? " (no element on this screen scrolls)"
+              : "") +
             `: check the selector with get_ui_hierarchy${end ? ", or scroll the other way" : ""}`,
-          { swipes, screen_hash: found.screenHash, reached_end: end },
+          {
+            swipes,
+            screen_hash: found.screenHash,
+            reached_end: end,
+            scrollable: scrollRow !== undefined,
+          },
         );
       }
       lastHash = found.screenHash;
