@@ -460,9 +460,11 @@ export class AdbClient {
   }
 
   /**
-   * Binds a new connection to the device and opens `service` on it. The service request is
-   * pipelined behind `host:tport:serial:` (the server handles bytes in order); a server older
-   * than `tport` answers FAIL "unknown host service", after which `host:transport:` is used.
+   * Binds a new connection to the device and opens `service` on it. The service request is sent
+   * only once `host:tport:serial:` has been answered: Google's server discards whatever else was
+   * in its buffer when it switches the transport (sockets.cpp `smart_socket_data.clear()`), so a
+   * pipelined service is lost and the connection hangs. A server older than `tport` answers FAIL
+   * "unknown host service", after which `host:transport:` is used.
    */
   async #openDeviceService(
     serial: string,
@@ -473,10 +475,7 @@ export class AdbClient {
     const reader = new ByteReader(conn);
     try {
       if (!this.#legacyTransport) {
-        await scope.run(conn.write(concatBytes([
-          encodeRequest(`host:tport:serial:${serial}`),
-          encodeRequest(service),
-        ])));
+        await scope.run(conn.write(encodeRequest(`host:tport:serial:${serial}`)));
         try {
           await scope.run(readStatus(reader));
         } catch (e) {
@@ -493,6 +492,7 @@ export class AdbClient {
         const id = await scope.run(reader.readExactly(8));
         if (id === null) throw new ProtocolError("ADB server closed before the transport id");
         this.#noteTransportId(serial, parseTransportId(id));
+        await scope.run(conn.write(encodeRequest(service)));
       } else {
         await scope.run(conn.write(encodeRequest(`host:transport:${serial}`)));
         await scope.run(readStatus(reader));

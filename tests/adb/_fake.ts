@@ -11,6 +11,9 @@ export type Step = Uint8Array | string | typeof HANG;
 
 export class FakeConnection implements Connection {
   readonly writes: Uint8Array[] = [];
+  /** How many reads had been answered when each write was made (what the client had seen). */
+  readonly readsAtWrite: number[] = [];
+  #reads = 0;
   closed = false;
   #steps: Step[];
   #pending: ((v: Uint8Array | null) => void) | null = null;
@@ -22,6 +25,7 @@ export class FakeConnection implements Connection {
   read(): Promise<Uint8Array | null> {
     if (this.closed) return Promise.resolve(null);
     const step = this.#steps.shift();
+    this.#reads++;
     if (step === undefined) return Promise.resolve(null);
     if (step === HANG) return new Promise((r) => this.#pending = r);
     return Promise.resolve(typeof step === "string" ? enc.encode(step) : step);
@@ -30,6 +34,7 @@ export class FakeConnection implements Connection {
   write(data: Uint8Array): Promise<void> {
     if (this.closed) return Promise.reject(new Error("write after close"));
     this.writes.push(data.slice());
+    this.readsAtWrite.push(this.#reads);
     return Promise.resolve();
   }
 

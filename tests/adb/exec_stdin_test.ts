@@ -19,10 +19,9 @@ Deno.test("exec() writes stdin after the service opens, in chunks, then reads th
     onStdinProgress: (sent) => seen.push(sent),
   });
   assertEquals(dec.decode(out), "Success\n");
-  const service = lp("host:tport:serial:emulator-5554") +
-    lp("exec:cmd package install -S 131082");
-  assertEquals(dec.decode(svc.writes[0]), service);
-  const body = concat(...svc.writes.slice(1));
+  assertEquals(dec.decode(svc.writes[0]), lp("host:tport:serial:emulator-5554"));
+  assertEquals(dec.decode(svc.writes[1]), lp("exec:cmd package install -S 131082"));
+  const body = concat(...svc.writes.slice(2));
   assertEquals(body.length, payload.length);
   assertEquals(body, payload);
   assertEquals(seen, [EXEC_STDIN_CHUNK_BYTES, EXEC_STDIN_CHUNK_BYTES * 2, payload.length]);

@@ -21,11 +21,12 @@ Deno.test("streamInstall() sends -S <size> and the bytes; Failure [...] is insta
   });
   const r = await streamInstall(adb, "emulator-5554", apk);
   assertEquals(r.reply, "Success");
+  assertEquals(dec.decode(ok.writes[0]), lp("host:tport:serial:emulator-5554"));
   assertEquals(
-    dec.decode(ok.writes[0]),
-    lp("host:tport:serial:emulator-5554") + lp(`exec:cmd package install -r -t -S ${apk.length}`),
+    dec.decode(ok.writes[1]),
+    lp(`exec:cmd package install -r -t -S ${apk.length}`),
   );
-  assertEquals(dec.decode(concat(...ok.writes.slice(1))), "PK-fake-apk");
+  assertEquals(dec.decode(concat(...ok.writes.slice(2))), "PK-fake-apk");
   const e = await assertRejects(() => streamInstall(adb, "emulator-5554", apk), ToolError);
   assertEquals(e.code, "install_failed");
   assertEquals(e.data?.status, "INSTALL_FAILED_VERSION_DOWNGRADE");

@@ -293,6 +293,10 @@ export class AdbServer implements DeviceHost {
           }
           send(r.reply);
           if (!r.bind) return;
+          // Like Google's server (sockets.cpp: a transport switch does
+          // `smart_socket_data.clear()`), bytes that came with the switch request are lost: a
+          // client must wait for the answer before it names the service.
+          reader.discardBuffered();
           unbind();
           bound = r.bind;
           const closer = () => {

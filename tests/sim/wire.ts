@@ -119,6 +119,13 @@ export class ConnReader {
     return out;
   }
 
+  /** Drops what was read and not yet taken (bytes a client sent ahead of an answer). */
+  discardBuffered(): number {
+    const n = this.buf.length;
+    this.buf = new Uint8Array();
+    return n;
+  }
+
   /** Whatever is buffered, else the next chunk; null at EOF. */
   async readChunk(): Promise<Uint8Array | null> {
     if (this.buf.length) {
