@@ -30,9 +30,14 @@ export interface World {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** A simulator plus a private HOME and KEYNOBI_HOME, so nothing touches the real user's files. */
-export async function startWorld(opts: { grpc?: boolean } = {}): Promise<World> {
-  const sim = await startSimulator({ grpc: opts.grpc ?? false });
+/**
+ * A simulator plus a private HOME and KEYNOBI_HOME, so nothing touches the real user's files.
+ * `realAdb`: Google's ADB server in front (device serials then come from `sim.serialOf`).
+ */
+export async function startWorld(
+  opts: { grpc?: boolean; realAdb?: boolean } = {},
+): Promise<World> {
+  const sim = await startSimulator({ grpc: opts.grpc ?? false, realAdb: opts.realAdb ?? false });
   const home = await Deno.makeTempDir({ prefix: "keynobi-e2e-home-" });
   const dataDir = `${home}/.keynobi-data`;
   const env = await childEnv({
