@@ -47,6 +47,11 @@ export interface WorkerFacts {
   env?: readonly string[];
   /** Helper executables by name, resolved through PATH (`git`, `ps`, `kill`). */
   commands?: readonly string[];
+  /**
+   * The executable that runs the emulator gRPC client process (this Deno, or the compiled
+   * binary): the UI worker may start only it (lib/emulator/grpc_process.ts).
+   */
+  grpcClientExec?: string | null;
 }
 
 /** Every worker may read these environment variables. */
@@ -162,11 +167,13 @@ export function logcatWorkerPermissions(facts: WorkerFacts): Deno.PermissionOpti
 
 /**
  * The UI worker: ADB and the emulator's gRPC endpoints; reads and writes the data directory
- * (UI Automator locks); reads the program's own data files (the emulator proto).
+ * (UI Automator locks); reads the program's own data files (the emulator proto); runs the
+ * emulator gRPC client process (started with network access to one endpoint only).
  */
 export function uiWorkerPermissions(facts: WorkerFacts): Deno.PermissionOptionsObject {
   return {
     ...none(),
+    run: listOrFalse(paths("run", [facts.grpcClientExec])),
     net: listOrFalse(hosts([facts.adbServer, ...(facts.emulatorGrpc ?? [])])),
     read: paths("read", [facts.dataDir, facts.programRoot, ...(facts.discoveryDirs ?? [])]),
     write: paths("write", [facts.dataDir]),

@@ -24,3 +24,8 @@ export const DEFAULT_DRAG_DWELL_MS = 300;
 export const MAX_DRAG_DWELL_MS = 5_000;
 /** Drag: waypoints between start and end, at most. */
 export const MAX_DRAG_WAYPOINTS = 16;
+/**
+ * The argument that makes a compiled keynobi binary run the emulator gRPC client process
+ * (workers/grpc_child.ts) instead of a command; never typed by users.
+ */
+export const GRPC_CHILD_ARG = "__emulator-grpc-client";

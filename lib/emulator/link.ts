@@ -1,8 +1,9 @@
 /**
  * The UI worker's way to an emulator's gRPC endpoint: which endpoint serves a serial (discovery
  * files, else the explicit `--grpc` endpoint), whether this worker may dial it, and running calls
- * with every failure turned into a fallback reason the tool result carries. Only
- * `lib/emulator/grpc_client.ts` imports grpc-js, and only on the first call that gets this far.
+ * with every failure turned into a fallback reason the tool result carries. The calls run in a
+ * supervised child process (lib/emulator/grpc_process.ts, workers/grpc_child.ts): the worker never
+ * loads grpc-js, and an abort in Deno's HTTP/2 client ends that child only.
  */
 import {
   endpointForSerial,
@@ -13,6 +14,7 @@ import {
 import type { EmulatorRpc, EmulatorStatusMsg } from "./grpc_client.ts";
 import { GrpcFailure, GrpcStatus } from "./grpc_client.ts";
 import { naturalSizeFromStatus } from "./frames.ts";
+import { childRpc, GrpcClientDied } from "./grpc_process.ts";
 
 /** Why a call went over ADB instead of gRPC. */
 export interface Fallback {
@@ -26,6 +28,7 @@ export interface Fallback {
     | "unimplemented"
     | "unavailable"
     | "deadline_exceeded"
+    | "client_died"
     | "grpc_error";
   reason: string;
 }
@@ -67,6 +70,14 @@ function defaultMayDial(address: string): boolean {
 
 function fromFailure(e: GrpcFailure, ep: GrpcEndpoint): Fallback {
   const at = `${ep.address} (${e.method})`;
+  if (e instanceof GrpcClientDied) {
+    return {
+      code: "client_died",
+      reason: `the gRPC client process for ${at} died (${e.exit}; Deno's HTTP/2 client aborts ` +
+        "when the emulator closes the connection, as an emulator that exits does: " +
+        "denoland/deno#36788); keynobi kept running, and the next call starts a new client",
+    };
+  }
   switch (e.code) {
     case GrpcStatus.UNAUTHENTICATED:
       return {
@@ -165,8 +176,7 @@ export class EmulatorLink {
   ): Promise<LinkResult<T>> {
     const e = await this.endpoint(serial);
     if (!e.ok) return e;
-    const open = this.#o.open ??
-      (async (ep: GrpcEndpoint) => (await import("./grpc_client.ts")).emulatorRpc(ep));
+    const open = this.#o.open ?? ((ep: GrpcEndpoint) => Promise.resolve(childRpc(ep)));
     const rpc = await open(e.endpoint);
     rpc.acquire?.();
     try {

@@ -126,6 +126,7 @@ export class UiClient {
       emulatorGrpc,
       discoveryDirs: dirs,
       programRoot: emulatorGrpc.length > 0 ? PROTO_DIR.pathname.replace(/\/$/, "") : null,
+      grpcClientExec: emulatorGrpc.length > 0 ? Deno.execPath() : null,
     });
     this.#worker = startWorker<UiMethods>(url, permissions, "ui");
     return this.#worker;

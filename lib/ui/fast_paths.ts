@@ -9,6 +9,7 @@ import type { DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 import type { EmulatorLink, Fallback } from "../emulator/link.ts";
+import { GrpcClientDied } from "../emulator/grpc_process.ts";
 import type { EmulatorRpc, KeyboardEventMsg } from "../emulator/grpc_client.ts";
 import {
   frameHash,
@@ -344,7 +345,15 @@ export class FastPaths {
     const down = new Map<number, { x: number; y: number }>();
     try {
       for (const s of steps) {
-        await rpc.sendTouch(s.event, { signal });
+        try {
+          await rpc.sendTouch(s.event, { signal });
+        } catch (e) {
+          // The client process died (it may or may not have sent the event): the next call runs
+          // in a new one, and sending the same contact state twice is harmless (the same point
+          // again for a finger that is down; an unknown finger's lift is ignored).
+          if (!(e instanceof GrpcClientDied) || signal.aborted) throw e;
+          await rpc.sendTouch(s.event, { signal });
+        }
         sent++;
         for (const t of s.event.touches) {
           if (t.pressure > 0) down.set(t.identifier, { x: t.x, y: t.y });

@@ -33,17 +33,19 @@ Deno.test("logcatWorkerPermissions() grants ADB and the data dir only", () => {
   assertEquals(p.env, ["KEYNOBI_LOG"]);
 });
 
-Deno.test("uiWorkerPermissions() adds the emulator gRPC endpoints and grpc env", () => {
+Deno.test("uiWorkerPermissions() adds the emulator gRPC endpoints, grpc env and its client process", () => {
   const p = uiWorkerPermissions({
     dataDir: "/d",
     adbServer: "127.0.0.1:5037",
     emulatorGrpc: ["127.0.0.1:8554", "127.0.0.1:8554", "[::1]:8556"],
     programRoot: "/opt/keynobi",
+    grpcClientExec: "/opt/deno/bin/deno",
   });
   assertEquals(p.net, ["127.0.0.1:5037", "127.0.0.1:8554", "[::1]:8556"]);
   assertEquals(p.read, ["/d", "/opt/keynobi"]);
   assertEquals(p.write, ["/d"]);
-  assertEquals(p.run, false);
+  assertEquals(p.run, ["/opt/deno/bin/deno"], "only the gRPC client process's executable");
+  assertEquals(uiWorkerPermissions({ dataDir: "/d" }).run, false, "no emulator: no run at all");
   assert(Array.isArray(p.env) && GRPC_ENV_NAMES.every((n) => (p.env as string[]).includes(n)));
 });
 

@@ -39,7 +39,7 @@ Deno.test("grpc client: an idle channel closes; one held through a long gesture 
   await using sim = await startSimulator({ grpc: true });
   try {
     const dir = `${sim.discoveryRoot}/avd/running`;
-    const link = new EmulatorLink({ discoveryDirs: [dir], mayDial: () => true });
+    const link = new EmulatorLink({ discoveryDirs: [dir], mayDial: () => true, open: emulatorRpc });
     const held = await link.run(EMU, async (rpc) => {
       await rpc.getStatus();
       await sleep(GRPC_IDLE_CLOSE_MS * 2); // a finger held down between two touch events

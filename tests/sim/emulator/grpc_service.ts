@@ -17,12 +17,15 @@
  * - `simctl grpc-token <token>`: the server accepts only that token from now on (the file keeps
  *   the old one, so clients that read it are refused)
  * - `simctl grpc-calls`: the methods served so far, one per line
+ * - `simctl grpc-goaway on|off`: every connection ends after its next call with a graceful
+ *   GOAWAY and a closed socket, as when the emulator exits (tests/sim/emulator/goaway_front.ts)
  */
 import { join } from "node:path";
 import type { DeviceService, VirtualDevice } from "../device.ts";
 import type { ShIo } from "../sh_exec.ts";
 import type { UiService } from "../ui/service.ts";
 import { rasterize } from "../ui/render.ts";
+import { type GoawayFront, startGoawayFront } from "./goaway_front.ts";
 
 const enc = new TextEncoder();
 
@@ -75,6 +78,10 @@ export interface GrpcControl {
   readonly calls: string[];
   refuse(method: string, how: Refusal | "none"): void;
   setToken(token: string): void;
+  /** Every connection ends after its next call with a graceful GOAWAY (an exiting emulator). */
+  goaway(on: boolean): void;
+  /** GOAWAY frames sent so far. */
+  readonly goaways: number;
   stop(): Promise<void>;
 }
 
@@ -134,6 +141,7 @@ export class EmulatorGrpcService implements DeviceService {
   readonly name = "emulator-grpc";
   control: GrpcControl | null = null;
   private server: Any = null;
+  private front: GoawayFront | null = null;
   private token = randomToken();
   private refusals = new Map<string, Refusal>();
   private readonly calls: string[] = [];
@@ -200,7 +208,7 @@ export class EmulatorGrpcService implements DeviceService {
       getPhysicalModel: guard("getPhysicalModel", (r) => this.getPhysical(r)),
       getStatus: guard("getStatus", () => this.status()),
     });
-    const port = await new Promise<number>((resolve, reject) =>
+    const backendPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(
         "127.0.0.1:0",
         grpc.ServerCredentials.createInsecure(),
@@ -208,6 +216,9 @@ export class EmulatorGrpcService implements DeviceService {
       )
     );
     this.server = server;
+    const front = startGoawayFront(backendPort);
+    this.front = front;
+    const port = front.port;
     const file = await this.advertise(port);
     const token = () => this.token;
     this.control = {
@@ -223,6 +234,10 @@ export class EmulatorGrpcService implements DeviceService {
       },
       setToken: (t) => {
         this.token = t;
+      },
+      goaway: (on) => front.setGoaway(on),
+      get goaways() {
+        return front.goaways;
       },
       stop: () => this.stopServer(),
     };
@@ -254,6 +269,9 @@ export class EmulatorGrpcService implements DeviceService {
   private async stopServer() {
     const s = this.server;
     this.server = null;
+    const front = this.front;
+    this.front = null;
+    await front?.close();
     if (s) await new Promise<void>((resolve) => s.tryShutdown(() => resolve()));
   }
 
@@ -375,6 +393,10 @@ export class EmulatorGrpcService implements DeviceService {
       case "grpc-token":
         if (!a) return fail("usage: simctl grpc-token <token>");
         this.control.setToken(a);
+        return 0;
+      case "grpc-goaway":
+        if (a !== "on" && a !== "off") return fail("usage: simctl grpc-goaway on|off");
+        this.control.goaway(a === "on");
         return 0;
       case "grpc-calls":
         io.out(enc.encode(this.calls.map((c) => c + "\n").join("")));
