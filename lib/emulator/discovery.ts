@@ -7,6 +7,7 @@
  * ../shared/EMULATOR.md §1 (keys, directories, stale files) and §2 (auth modes).
  */
 import { join } from "../core/path.ts";
+import { openRegularNoFollow, readHead } from "../core/safe_open.ts";
 
 /** Discovery files read per directory, at most. */
 export const MAX_DISCOVERY_FILES = 64;
@@ -14,6 +15,16 @@ export const MAX_DISCOVERY_FILES = 64;
 export const MAX_DISCOVERY_FILE_BYTES = 64 * 1024;
 /** Directories scanned, at most. */
 export const MAX_DISCOVERY_DIRS = 12;
+/** Longest gRPC token used (real ones are 88 base64 characters). */
+export const MAX_GRPC_TOKEN_CHARS = 4096;
+
+/**
+ * Whether a token can travel as `authorization: Bearer <token>`: printable ASCII, no spaces, CR,
+ * LF or anything else a header value cannot hold. Pure.
+ */
+export function isUsableGrpcToken(token: string): boolean {
+  return token.length <= MAX_GRPC_TOKEN_CHARS && /^[\x21-\x7e]+$/.test(token);
+}
 
 export type GrpcAuth =
   | { kind: "none" }
@@ -56,8 +67,9 @@ function port(v: string | undefined): number | null {
 
 /**
  * The endpoint one discovery file describes, or null when it has no gRPC port (the emulator
- * started without gRPC). gRPC without TLS is loopback-only (the emulator rebinds), so the host is
- * `127.0.0.1`. Pure.
+ * started without gRPC) or a token no header can carry (CR, non-ASCII…: the file is not the
+ * emulator's, and the call goes by ADB, the token never quoted). gRPC without TLS is
+ * loopback-only (the emulator rebinds), so the host is `127.0.0.1`. Pure.
  */
 export function endpointFromIni(
   ini: Map<string, string>,
@@ -68,6 +80,7 @@ export function endpointFromIni(
   if (grpcPort === null) return null;
   const consolePort = port(ini.get("port.serial"));
   const token = ini.get("grpc.token");
+  if (token && !isUsableGrpcToken(token)) return null;
   const jwks = ini.get("grpc.jwks");
   const auth: GrpcAuth = token
     ? { kind: "token", token }
@@ -103,6 +116,12 @@ export function explicitEndpoint(
     throw new TypeError(
       `${source} takes a loopback HOST:PORT (127.0.0.1:8554, localhost:8554 or [::1]:8554), ` +
         `got "${value}"`,
+    );
+  }
+  if (token && !isUsableGrpcToken(token)) {
+    throw new TypeError(
+      `KEYNOBI_GRPC_TOKEN must be printable ASCII without spaces, at most ` +
+        `${MAX_GRPC_TOKEN_CHARS} characters (it travels in a header)`,
     );
   }
   const host = m[1] === "localhost" ? "127.0.0.1" : m[1];
@@ -175,7 +194,9 @@ export function isEmulatorSerial(serial: string): boolean {
 
 /**
  * The endpoints advertised in `dir` (missing or unreadable directory: none). Files over the size
- * limit and past the count limit are skipped.
+ * limit and past the count limit are skipped; each is read like a project file — not through a
+ * symlink, opened non-blocking, regular files only, bounded — so a FIFO or device swapped in
+ * never holds a call.
  */
 export async function readDiscoveryDir(dir: string): Promise<GrpcEndpoint[]> {
   const out: GrpcEndpoint[] = [];
@@ -191,19 +212,29 @@ export async function readDiscoveryDir(dir: string): Promise<GrpcEndpoint[]> {
   for (const name of names) {
     const path = join(dir, name);
     try {
-      const st = await Deno.stat(path);
-      if (st.size > MAX_DISCOVERY_FILE_BYTES) continue;
-      const ep = endpointFromIni(
-        parseDiscoveryIni(await Deno.readTextFile(path)),
-        path,
-        st.mtime?.getTime() ?? 0,
-      );
+      const st = await Deno.lstat(path);
+      if (!st.isFile || st.size > MAX_DISCOVERY_FILE_BYTES) continue;
+      const text = await readBoundedRegular(path);
+      if (text === null) continue;
+      const ep = endpointFromIni(parseDiscoveryIni(text), path, st.mtime?.getTime() ?? 0);
       if (ep) out.push(ep);
     } catch {
       // Removed between the listing and the read (the emulator exited): skip it.
     }
   }
   return out;
+}
+
+/** The text of a regular file of at most MAX_DISCOVERY_FILE_BYTES; null for anything else. */
+async function readBoundedRegular(path: string): Promise<string | null> {
+  const file = await openRegularNoFollow(path);
+  try {
+    if (file.size > MAX_DISCOVERY_FILE_BYTES) return null;
+    const bytes = await readHead(file, MAX_DISCOVERY_FILE_BYTES + 1);
+    return bytes.length > MAX_DISCOVERY_FILE_BYTES ? null : new TextDecoder().decode(bytes);
+  } finally {
+    await file.close();
+  }
 }
 
 /** Every endpoint advertised in `dirs`. */

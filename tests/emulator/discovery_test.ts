@@ -10,6 +10,7 @@ import {
   readDiscovery,
   readDiscoveryDir,
 } from "../../lib/emulator/discovery.ts";
+import { raceRounds, withSwapper } from "../core/_swap_race.ts";
 
 // A token-mode file as the emulator writes it (key order unspecified, base64 ends in '=').
 const TOKEN_INI = [
@@ -140,6 +141,78 @@ Deno.test("discovery: reading a directory skips other files, oversized files and
     }
     const many = await readDiscovery([dir]);
     assert(many.length <= MAX_DISCOVERY_FILES, `${many.length} endpoints read`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("discovery: a FIFO or symlink swapped in is skipped without waiting; an unusable token rejects its file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/pid_10.ini`, TOKEN_INI);
+    // A FIFO nobody writes: a blocking read would wait forever.
+    const mk = await new Deno.Command("mkfifo", { args: [`${dir}/pid_20.ini`] }).output();
+    assert(mk.success, "mkfifo");
+    const outside = `${dir}/../outside-${crypto.randomUUID()}.ini`;
+    await Deno.writeTextFile(outside, "port.serial=5558\ngrpc.port=8558\n");
+    await Deno.symlink(outside, `${dir}/pid_21.ini`);
+    // Tokens no header can carry: the files are not the emulator's.
+    await Deno.writeTextFile(
+      `${dir}/pid_22.ini`,
+      "port.serial=5560\ngrpc.port=8560\ngrpc.token=abc\rdef-secret\n",
+    );
+    await Deno.writeTextFile(
+      `${dir}/pid_23.ini`,
+      "port.serial=5562\ngrpc.port=8562\ngrpc.token=tökén-secret\n",
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), 5_000)));
+    const found = await Promise.race([readDiscoveryDir(dir), hung]);
+    clearTimeout(timer);
+    await Deno.remove(outside);
+    assert(found !== "hung", "reading the directory waited on the FIFO");
+    assertEquals(found.map((e) => e.serial), ["emulator-5554"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("discovery: a KEYNOBI_GRPC_TOKEN no header can carry is refused without quoting it", () => {
+  const e = assertThrows(() => explicitEndpoint("127.0.0.1:8554", "abc\r\nsecret", "--grpc"));
+  assert(!(e as Error).message.includes("secret"), (e as Error).message);
+  assertEquals(explicitEndpoint("127.0.0.1:8554", "ok-token", "--grpc").auth, {
+    kind: "token",
+    token: "ok-token",
+  });
+});
+
+Deno.test("discovery: a FIFO swapped in between the listing and the read never holds it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const ini = `${dir}/pid_30.ini`;
+    await Deno.writeTextFile(ini, TOKEN_INI);
+    const mk = await new Deno.Command("mkfifo", { args: [`${dir}/fifo`] }).output();
+    assert(mk.success, "mkfifo");
+    // The listing sees a regular file; the read may meet the FIFO nobody writes.
+    const cycle: [string, string][] = [
+      [ini, `${dir}/parked`],
+      [`${dir}/fifo`, ini],
+      [ini, `${dir}/fifo`],
+      [`${dir}/parked`, ini],
+    ];
+    let found = 0;
+    await withSwapper(cycle, async () => {
+      for (let i = 0; i < raceRounds(); i++) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const hung = new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), 5_000)));
+        const r = await Promise.race([readDiscoveryDir(dir), hung]);
+        clearTimeout(timer);
+        assert(r !== "hung", `read ${i} waited on the FIFO`);
+        for (const e of r) assertEquals(e.serial, "emulator-5554");
+        found += r.length;
+      }
+    });
+    assert(found > 0, "some reads met the real file");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
