@@ -259,6 +259,14 @@ Deno.test("screenshot: sizes and scale; byte for byte when it fits; both limits 
   assertEquals((both.structuredContent!.error as Record<string, unknown>).code, "invalid_params");
   const low = await call(s, "screenshot", { device_serial: SERIAL, max_dimension: 100 });
   assertEquals((low.structuredContent!.error as Record<string, unknown>).code, "invalid_params");
+  assertStringIncludes(low.content[0].text!, "max_dimension");
+  // The bounds are in the schema a client validates against, not only in words.
+  const { tools } = await s.client.listTools();
+  const schema = tools.find((t: { name: string }) => t.name === "screenshot")!.inputSchema as {
+    properties: Record<string, { minimum?: number; maximum?: number; description?: string }>;
+  };
+  const md = schema.properties.max_dimension;
+  assertEquals([md.minimum, md.maximum], [108, 8192]);
   await assertNoInjection(world.sim);
 });
 

@@ -150,17 +150,17 @@ Deno.test("prompts: every call they prescribe is one the server accepts", () => 
   assert(checked >= 10, `only ${checked} calls found in the prompts`);
 });
 
-Deno.test("skill: every snake_case name in backticks is a served tool", async () => {
+Deno.test("skill: every snake_case name in backticks is a served tool; a parameter is `name: value`", async () => {
   const skill = await readSkill();
   assert(skill.startsWith("---\nname: keynobi\ndescription: "), "skill frontmatter");
   const tools = new Set(TOOLS.map((t) => t.name));
-  for (const m of skill.matchAll(/`([a-z]+(?:_[a-z]+)+)(?::[^`]*)?`/g)) {
+  for (const m of skill.matchAll(/`([a-z]+(?:_[a-z]+)+)(:[^`]*)?`/g)) {
     const name = m[1];
-    const isParam = TOOLS.some((t) => name in t.params);
-    assert(
-      tools.has(name) || isParam,
-      `the skill names ${name}, which is neither a tool nor a parameter`,
-    );
+    if (m[2] === undefined) {
+      assert(tools.has(name), `the skill puts ${name} in backticks, which is not a tool`);
+    } else {
+      assert(TOOLS.some((t) => name in t.params), `the skill writes ${m[0]}: not a parameter`);
+    }
   }
 });
 

@@ -33,10 +33,8 @@ const screenshot = defineTool({
     `look). Image pixels × scale = device pixels; tapping by handle cannot miss.`,
   params: {
     device_serial: serialParam,
-    max_dimension: z.number().int().optional().describe(
-      `Long edge in pixels (default ${DEFAULT_MAX_DIMENSION}, ${SMALL_FRAME_DIMENSION}–` +
-        `${MAX_MAX_DIMENSION}); not with full_size`,
-    ),
+    max_dimension: z.number().int().min(SMALL_FRAME_DIMENSION).max(MAX_MAX_DIMENSION).optional()
+      .describe(`Long edge in pixels (default ${DEFAULT_MAX_DIMENSION}); not with full_size`),
     full_size: z.boolean().optional().describe("The capture unscaled"),
     format: z.enum(["png", "jpeg"]).optional().describe(
       "png (default, sharp text) or jpeg (fewer bytes)",
@@ -53,12 +51,6 @@ const screenshot = defineTool({
       throw invalidParams('quality is for format: "jpeg"; PNG is lossless');
     }
     const md = args.max_dimension;
-    if (md !== undefined && (md < SMALL_FRAME_DIMENSION || md > MAX_MAX_DIMENSION)) {
-      throw invalidParams(
-        `Invalid max_dimension ${md}: it must be from ${SMALL_FRAME_DIMENSION} to ` +
-          `${MAX_MAX_DIMENSION}`,
-      );
-    }
     const serial = await deviceFor(ctx, args.device_serial);
     const r = await ctx.ui.screenshot(
       {
