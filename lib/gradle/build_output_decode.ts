@@ -46,3 +46,49 @@ export function decodeGradleOutput(bytes: Uint8Array): string {
   const text = new TextDecoder(detectEncoding(bytes)).decode(bytes);
   return stripAnsi(text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"));
 }
+
+/** Bytes a streaming decoder waits for before it decides the encoding (unless the stream ends). */
+export const STREAM_SNIFF_BYTES = 4;
+
+/**
+ * Streaming `decodeGradleOutput` for a live console: the encoding is decided once, from the first
+ * bytes (a BOM, or the NUL pattern of UTF-16: a `gradlew` wrapped by a PowerShell or a Windows
+ * tool that writes UTF-16), then every chunk is decoded with it; a BOM is dropped. CR and ANSI
+ * are left to the line reader. Pure.
+ */
+export class GradleOutputDecoder {
+  #decoder: TextDecoder | null = null;
+  #head = new Uint8Array(0);
+  #started = false;
+
+  /** Text of `chunk` (may be empty while the first bytes are still being sniffed). */
+  decode(chunk: Uint8Array): string {
+    if (this.#decoder) return this.#text(this.#decoder.decode(chunk, { stream: true }));
+    const head = new Uint8Array(this.#head.length + chunk.length);
+    head.set(this.#head);
+    head.set(chunk, this.#head.length);
+    if (head.length < STREAM_SNIFF_BYTES) {
+      this.#head = head;
+      return "";
+    }
+    this.#head = new Uint8Array(0);
+    this.#decoder = new TextDecoder(detectEncoding(head));
+    return this.#text(this.#decoder.decode(head, { stream: true }));
+  }
+
+  /** The rest at end of stream. */
+  flush(): string {
+    const d = this.#decoder ?? new TextDecoder(detectEncoding(this.#head));
+    const text = d.decode(this.#decoder ? undefined : this.#head);
+    this.#head = new Uint8Array(0);
+    return this.#text(text);
+  }
+
+  #text(s: string): string {
+    if (!this.#started && s !== "") {
+      this.#started = true;
+      if (s.charCodeAt(0) === 0xfeff) return s.slice(1);
+    }
+    return s;
+  }
+}

@@ -40,8 +40,16 @@ import { appendAll } from "../core/arrays.ts";
 export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
 export { DIAGNOSTIC_SOURCES, TASK_OUTCOMES } from "./build_parser_patterns.ts";
 
-/** Diagnostics kept per build; more set `diagnostics_truncated`. */
+/**
+ * Diagnostics kept per build and severity (errors and warnings each); more set
+ * `diagnostics_truncated`, and are still counted in `error_count` / `warning_count`.
+ */
 export const MAX_DIAGNOSTICS = 200;
+/**
+ * Distinct diagnostics remembered to tell a repeat from a new one (Gradle prints each twice).
+ * Past it the counts go on without deduplication: no real build comes near it.
+ */
+export const MAX_COUNTED_DIAGNOSTICS = 100_000;
 /** Characters kept of one diagnostic's message (multi-line messages included). */
 export const MAX_MESSAGE_CHARS = 2_000;
 /** Characters kept of one console line; the rest is cut before parsing. */
@@ -83,8 +91,14 @@ export interface BuildSummary {
   /** The last `> Task` seen (the running one while the build runs), or null. */
   current_task: string | null;
   actionable_tasks?: ActionableTasks;
+  /** In console order, errors and warnings each cut at MAX_DIAGNOSTICS. */
   diagnostics: Diagnostic[];
+  /** Some diagnostics were counted but not kept in `diagnostics`. */
   diagnostics_truncated: boolean;
+  /** Every distinct error the build reported, kept or not. */
+  error_count: number;
+  /** Every distinct warning the build reported, kept or not. */
+  warning_count: number;
 }
 
 type Section = "none" | "wwr" | "try" | "exception" | "where";
@@ -92,13 +106,30 @@ type Section = "none" | "wwr" | "try" | "exception" | "where";
 /** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
 interface Pending {
   diag: Diagnostic;
-  expect: "source" | "caret" | "underline" | "detail" | "more";
+  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap";
+  /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
+  wrapped?: string;
+  /** For `wrap`: continuation lines joined so far. */
+  wraps?: number;
   fromBlock: boolean;
   /** Old kapt prints javac's diagnostic with `e: ` before every line: its lines carry it too. */
   prefixed?: boolean;
   /** Blank lines skipped before a prefixed diagnostic's source line. */
   blanks?: number;
 }
+
+/**
+ * Lines a hard-wrapped Kotlin diagnostic may continue on (PowerShell and some CI consoles cut
+ * lines at the console width, here inside its `file://` URI, before `:line:col`).
+ */
+const MAX_WRAP_LINES = 8;
+/** A Kotlin line cut inside its URI: `e: file:///C:/x/src/main/java/com/exam` and no more. */
+const CUT_URI_RE = /^[ew]: (?:\[ksp\] )?file:\/\/\S*$/;
+/**
+ * PowerShell's prefix on the first line a native command wrote to stderr (`.\gradlew : e: …`,
+ * `gradlew.bat : …`); the error record it adds after it (`At line:1 char:48`, `+ …`) is noise.
+ */
+const POWERSHELL_PREFIX_RE = /^(?:\.[\\/])?gradlew(?:\.bat)? : (?=\S)/;
 
 /** Blank lines a prefixed javac diagnostic may have before its source line. */
 const MAX_PREFIXED_BLANKS = 2;
@@ -170,6 +201,7 @@ export class BuildOutputParser {
   #configCache = false;
   #where: { file: string; line: number | null } | null = null;
   #diagnostics: Diagnostic[] = [];
+  #counts = { error: 0, warning: 0 };
   #keys = new Set<string>();
   /** File, line and headline → whether that diagnostic came from a `What went wrong` block. */
   #placed = new Map<string, boolean>();
@@ -192,6 +224,7 @@ export class BuildOutputParser {
     let text = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) : raw;
     if (text.endsWith("\r")) text = text.slice(0, -1);
     text = stripAnsi(text);
+    text = text.replace(POWERSHELL_PREFIX_RE, "");
 
     if (this.#pending?.prefixed) {
       const line = this.#continuePrefixed(text);
@@ -256,6 +289,8 @@ export class BuildOutputParser {
       current_task: this.#currentTask,
       diagnostics: [...this.#diagnostics],
       diagnostics_truncated: this.#truncated,
+      error_count: this.#counts.error,
+      warning_count: this.#counts.warning,
     };
     if (this.#result?.durationText !== undefined) summary.duration_text = this.#result.durationText;
     if (this.#result?.durationMs !== undefined) summary.duration_ms = this.#result.durationMs;
@@ -269,9 +304,9 @@ export class BuildOutputParser {
     return this.#currentTask;
   }
 
-  /** Diagnostics recognised so far (a pending one is not included until its lines end). */
+  /** Diagnostics recognised so far, kept or not (a pending one counts once its lines end). */
   get diagnosticCount(): number {
-    return this.#diagnostics.length;
+    return this.#counts.error + this.#counts.warning;
   }
 
   #header(text: string): BuildLine {
@@ -396,7 +431,9 @@ export class BuildOutputParser {
     const k = matchKotlin(text);
     if (k) {
       const d = this.#make(k, task, k.source ?? kotlinSource(task), inBlock);
-      if (d.file === null && !inBlock) {
+      if (d.file === null && CUT_URI_RE.test(text)) {
+        this.#pending = { diag: d, expect: "wrap", fromBlock: inBlock, wrapped: text, wraps: 0 };
+      } else if (d.file === null && !inBlock) {
         this.#pending = { diag: d, expect: "more", fromBlock: false };
       } else this.#commit(d);
       return d;
@@ -504,6 +541,32 @@ export class BuildOutputParser {
           return line();
         }
         break;
+      case "wrap": {
+        // The rest of a hard-wrapped line: no indentation, and it does not start a new thing.
+        if (text !== "" && !/^\s/.test(text) && !NEW_THING_RE.test(text)) {
+          const joined = p.wrapped + (p.fromBlock ? inner : text);
+          const k = matchKotlin(joined);
+          if (k && k.file !== null) {
+            Object.assign(p.diag, {
+              file: k.file,
+              line: k.line,
+              column: k.column,
+              message: clip(k.message, MAX_MESSAGE_CHARS),
+            });
+            if (GENERATED_PATH_RE.test(k.file)) p.diag.generated = true;
+            blockKeep();
+            this.#commitPending();
+            return line();
+          }
+          if (CUT_URI_RE.test(joined) && (p.wraps ?? 0) < MAX_WRAP_LINES) {
+            p.wrapped = joined;
+            p.wraps = (p.wraps ?? 0) + 1;
+            blockKeep();
+            return line();
+          }
+        }
+        break;
+      }
       case "more":
         if (
           text.trim() !== "" && !NEW_THING_RE.test(text) && !matchTaskHeader(text) &&
@@ -596,12 +659,16 @@ export class BuildOutputParser {
       const seen = this.#placed.get(place);
       if (seen !== undefined && seen !== inBlock) return;
     }
-    if (this.#diagnostics.length >= MAX_DIAGNOSTICS) {
+    // Remembered for deduplication up to a bound; counted always.
+    if (this.#keys.size < MAX_COUNTED_DIAGNOSTICS) {
+      this.#keys.add(key);
+      if (place !== null && !this.#placed.has(place)) this.#placed.set(place, inBlock);
+    }
+    const severity = d.severity === Severity.error ? "error" : "warning";
+    if (this.#counts[severity]++ >= MAX_DIAGNOSTICS) {
       this.#truncated = true;
       return;
     }
-    this.#keys.add(key);
-    if (place !== null && !this.#placed.has(place)) this.#placed.set(place, inBlock);
     this.#diagnostics.push(d);
   }
 

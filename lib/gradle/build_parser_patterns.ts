@@ -193,7 +193,8 @@ export function matchLint(line: string): LineMatch | null {
   // Cheap guard: the regex below backtracks over the path part on lines that cannot match.
   if (!line.includes(": Error: ") && !line.includes(": Warning: ")) return null;
   const m = LINT_RE.exec(line);
-  if (!m || m[1].trim() === "") return null;
+  // A path and a message both: a hard-wrapped console can cut `…webp: Error:` off its message.
+  if (!m || m[1].trim() === "" || m[4].trim() === "") return null;
   const out: LineMatch = {
     severity: m[3] === "Error" ? Severity.error : Severity.warning,
     file: m[1],

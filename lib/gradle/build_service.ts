@@ -23,6 +23,7 @@ import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
 import { buildLogPath, BuildLogWriter } from "./build_log.ts";
 import { readProvenance } from "./provenance.ts";
 import { collectBuiltApks } from "./built_apks.ts";
+import { GradleOutputDecoder } from "./build_output_decode.ts";
 import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
 import {
   boundBuildTimeoutMs,
@@ -287,7 +288,6 @@ export class BuildService {
       const mappings = outcome === "success"
         ? await keepBuiltMappings(dataDir, p.project, p.appModuleDirs, startedWall)
         : [];
-      const errors = summary.diagnostics.filter((d) => d.severity === "error");
       const finished = await finishBuildRecord(dataDir, record.id, {
         status: outcome,
         finished_at: new Date().toISOString(),
@@ -298,12 +298,16 @@ export class BuildService {
           p.tasks,
           duration,
           summary.failed_tasks,
-          errors.length,
+          summary.error_count,
           reason,
         ),
-        error_count: errors.length,
-        warning_count: summary.diagnostics.length - errors.length,
-        diagnostics: summary.diagnostics.slice(0, MAX_RECORDED_DIAGNOSTICS),
+        // Exact counts; the record keeps the first errors, then warnings (bounded).
+        error_count: summary.error_count,
+        warning_count: summary.warning_count,
+        diagnostics: [
+          ...summary.diagnostics.filter((d) => d.severity === "error"),
+          ...summary.diagnostics.filter((d) => d.severity !== "error"),
+        ].slice(0, MAX_RECORDED_DIAGNOSTICS),
         failed_tasks: summary.failed_tasks,
         cancelled_by: reason?.kind === "cancelled" ? reason.by : null,
         reason: reason ? reason.message : outcome === "failed" ? failureReason(summary) : null,
@@ -366,30 +370,41 @@ async function ensureExecutable(path: string): Promise<void> {
   if (info.mode !== null && (info.mode & 0o100) === 0) await Deno.chmod(path, info.mode | 0o755);
 }
 
-/** Read a child's stream line by line (LF, CR stripped by the parser) until EOF or `signal`. */
+/**
+ * Read a child's stream line by line (LF, CR stripped by the parser) until EOF or `signal`,
+ * decoded as UTF-8 or, when its first bytes say so, UTF-16 (`GradleOutputDecoder`).
+ */
 async function pumpLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (line: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
   let rest = "";
-  const reader = stream.pipeThrough(new TextDecoderStream(), { signal }).getReader();
+  const decoder = new GradleOutputDecoder();
+  const take = (text: string) => {
+    rest += text;
+    let nl: number;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      onLine(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+    }
+  };
+  const reader = stream.getReader();
+  const onAbort = () => reader.cancel().catch(() => {});
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
-    while (true) {
+    while (!signal.aborted) {
       const { value, done } = await reader.read();
       if (done) break;
-      rest += value;
-      let nl: number;
-      while ((nl = rest.indexOf("\n")) >= 0) {
-        onLine(rest.slice(0, nl));
-        rest = rest.slice(nl + 1);
-      }
+      take(decoder.decode(value));
     }
   } catch (e) {
     if (!signal.aborted) throw e;
   } finally {
+    signal.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
+  take(decoder.flush());
   if (rest !== "") onLine(rest);
 }
 

@@ -483,6 +483,8 @@ Deno.test("parseBuildOutput() reads a successful build: 1m 19s is 79000 ms", () 
     actionable_tasks: { total: 40, executed: 3, up_to_date: 35, from_cache: 2 },
     diagnostics: [],
     diagnostics_truncated: false,
+    error_count: 0,
+    warning_count: 0,
   });
   assertEquals(
     lines.slice(0, 5).map((l): [string, string | undefined, string | undefined] => [
@@ -580,6 +582,23 @@ Deno.test("BuildOutputParser.push() classifies lines as they stream", () => {
   assertThrows(() => p.push("more"));
 });
 
+Deno.test("BuildOutputParser counts past its cap, once each, and keeps room for errors", () => {
+  const p = new BuildOutputParser();
+  p.push("> Task :app:compileDebugKotlin FAILED");
+  for (let i = 0; i < MAX_DIAGNOSTICS + 30; i++) p.push(`w: file:///a/W.kt:${i + 1}:1 Unused`);
+  for (let i = 0; i < 266; i++) p.push(`e: file:///a/B.kt:${i + 1}:5 Unresolved reference 'x'`);
+  // Gradle's second copy, inside What went wrong, counts nothing new.
+  p.push("* What went wrong:");
+  p.push("Execution failed for task ':app:compileDebugKotlin'.");
+  for (let i = 0; i < 266; i++) p.push(`> e: file:///a/B.kt:${i + 1}:5 Unresolved reference 'x'`);
+  const s = p.finish();
+  assertEquals([s.error_count, s.warning_count], [266, MAX_DIAGNOSTICS + 30]);
+  const kept = (sev: string) => s.diagnostics.filter((d) => d.severity === sev).length;
+  assertEquals([kept("error"), kept("warning")], [MAX_DIAGNOSTICS, MAX_DIAGNOSTICS]);
+  assertEquals(s.diagnostics_truncated, true);
+  assertEquals(p.diagnosticCount, 266 + MAX_DIAGNOSTICS + 30);
+});
+
 Deno.test("BuildOutputParser caps diagnostics, messages and line length", () => {
   const p = new BuildOutputParser();
   p.push("> Task :app:compileDebugKotlin FAILED");
@@ -589,6 +608,8 @@ Deno.test("BuildOutputParser caps diagnostics, messages and line length", () => 
   const s = p.finish();
   assertEquals(s.diagnostics.length, MAX_DIAGNOSTICS);
   assertEquals(s.diagnostics_truncated, true);
+  assertEquals(s.error_count, MAX_DIAGNOSTICS + 6, "every error is counted, kept or not");
+  assertEquals(s.warning_count, 0);
   assertEquals(long.text.length, MAX_LINE_CHARS);
 
   const q = new BuildOutputParser();

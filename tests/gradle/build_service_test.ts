@@ -157,3 +157,27 @@ Deno.test("a run asked for while another is still starting is refused as build_b
     "A Gradle build is already running in this keynobi server",
   );
 });
+
+/** A real Windows console (UTF-16LE with BOM, PowerShell-wrapped, 291 Kotlin errors). */
+const UTF16_CONSOLE = new URL(
+  "../fixtures/corpus/gradle/hooiv-build_output-d1afdce.txt",
+  import.meta.url,
+).pathname;
+
+Deno.test("a build printing UTF-16 with more errors than any cap is decoded and counted exactly", async () => {
+  await using w = await world(`#!/bin/sh
+cat '${UTF16_CONSOLE}'
+exit 1
+`);
+  const r = await runGuarded(w, params(w.project, 600_000));
+  assert(r !== "blocked");
+  assertEquals(r.record.status, "failed");
+  assertEquals(r.record.error_count, 291, "every distinct Kotlin error, none lost to a cap");
+  assertEquals(r.record.diagnostics.length, 100, "the record keeps the first 100");
+  assertStringIncludes(r.record.summary, ": 291 errors");
+  const first = r.record.diagnostics[0] as Record<string, unknown>;
+  assertEquals(first.line, 27, "the hard-wrapped first error keeps its place");
+  assert(!r.tail.join("\n").includes("\u0000"), "decoded, not read as UTF-8");
+  const log = await Deno.readTextFile(r.record.log.path!);
+  assertStringIncludes(log, "Unresolved reference 'neural'.");
+});

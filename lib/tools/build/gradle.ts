@@ -28,6 +28,8 @@ export const INLINE_DIAGNOSTICS = 10;
 /** get_build_errors: default and maximum count. */
 export const DEFAULT_ERRORS = 50;
 export const MAX_ERRORS = 200;
+/** get_build_errors: the largest `offset` (past the kept diagnostics it lists nothing). */
+export const MAX_ERRORS_OFFSET = 100_000;
 /** Most build ids a session may look back to. */
 const BUILD_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -247,40 +249,98 @@ const getBuildStatus = defineTool({
   },
 });
 
+/**
+ * One page of a build's diagnostics: the exact totals come from the record's counts, the listed
+ * ones from what it kept (errors first); what is cut says how many more and how to get them.
+ */
+function errorsPage(
+  r: BuildRecord,
+  all: ReturnType<typeof presentDiagnostic>[],
+  includeWarnings: boolean,
+  offset: number,
+  limit: number,
+) {
+  const total = r.error_count + (includeWarnings ? r.warning_count : 0);
+  const kept = all.length;
+  const shown = all.slice(offset, offset + limit);
+  const end = offset + shown.length;
+  const more = Math.max(0, total - end);
+  /** Reported by the build but beyond what the history keeps of it. */
+  const notKept = Math.max(0, total - kept);
+  const lines: string[] = [];
+  if (more > 0 || offset > 0) {
+    lines.push(
+      shown.length > 0
+        ? `Listed ${offset + 1}–${end} of ${total}; ${more} more.`
+        : `Nothing listed from offset ${offset}: ${kept} of ${total} are kept.`,
+    );
+    if (end < kept) lines.push(`Next: get_build_errors offset=${end} for the next page.`);
+    if (notKept > 0) {
+      lines.push(
+        `The history keeps the first ${kept} of this build's ${total}; ` +
+          `the other ${notKept} are only in its output (get_build_log).`,
+      );
+    }
+  }
+  return {
+    structured: {
+      total,
+      offset,
+      listed: shown.length,
+      more,
+      truncated: more > 0,
+      next_offset: end < kept ? end : null,
+      not_kept: notKept,
+    },
+    shown,
+    lines,
+  };
+}
+
 const getBuildErrors = defineTool({
   name: "get_build_errors",
   toolset: "core",
   kind: "R",
   description:
     "After a failed build: its errors and warnings with file, line, column, message and " +
-    "tool (kotlin, java, aapt2, r8, lint…). Latest build unless build_id.",
+    "tool (kotlin, java, aapt2, r8, lint…), errors first; exact totals. Latest build unless " +
+    "build_id.",
   params: {
     build_id: BUILD_ID.optional().describe("Build number; default the latest"),
     include_warnings: z.boolean().optional().describe("List warnings too (default true)"),
     limit: z.number().int().min(1).max(MAX_ERRORS).optional().describe(
       `Most returned (default ${DEFAULT_ERRORS})`,
     ),
+    offset: z.number().int().min(0).max(MAX_ERRORS_OFFSET).optional().describe(
+      "Skip this many (default 0): the next page starts at next_offset",
+    ),
   },
   needsProject: true,
   async run(args, ctx) {
     const r = await pickRecord(ctx, args.build_id);
     const root = projectRoot(ctx);
+    const includeWarnings = args.include_warnings !== false;
     const all = (r.diagnostics as Parameters<typeof presentDiagnostic>[1][])
       .map((d) => presentDiagnostic(root, d))
-      .filter((d) => args.include_warnings !== false || d.severity === "error");
-    const limit = args.limit ?? DEFAULT_ERRORS;
-    const shown = all.slice(0, limit);
+      .filter((d) => includeWarnings || d.severity === "error");
+    const page = errorsPage(
+      r,
+      all,
+      includeWarnings,
+      args.offset ?? 0,
+      args.limit ?? DEFAULT_ERRORS,
+    );
     const structured = {
       build_id: r.id,
       status: r.status,
       error_count: r.error_count,
       warning_count: r.warning_count,
-      diagnostics: shown,
-      truncated: all.length > shown.length,
+      diagnostics: page.shown,
+      ...page.structured,
     };
     const head =
       `Build #${r.id} ${r.status}: ${r.error_count} error(s), ${r.warning_count} warning(s)`;
-    const lines = [head, ...shown.map(diagnosticLine)];
+    const lines = [head, ...page.shown.map(diagnosticLine), ...page.lines];
     if (r.status === "failed" && r.error_count === 0) {
       lines.push(
         `No diagnostic was recognised${
