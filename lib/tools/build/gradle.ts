@@ -302,18 +302,15 @@ const getBuildErrors = defineTool({
   toolset: "core",
   kind: "R",
   description:
-    "After a failed build: its errors and warnings with file, line, column, message and " +
-    "tool (kotlin, java, aapt2, r8, lint…), errors first; exact totals. Latest build unless " +
-    "build_id.",
+    "A build's errors, then warnings: file, line, column, message, tool (kotlin, java, " +
+    "aapt2, r8, lint…); latest unless build_id.",
   params: {
     build_id: BUILD_ID.optional().describe("Build number; default the latest"),
-    include_warnings: z.boolean().optional().describe("List warnings too (default true)"),
+    include_warnings: z.boolean().optional().describe("Default true"),
     limit: z.number().int().min(1).max(MAX_ERRORS).optional().describe(
       `Most returned (default ${DEFAULT_ERRORS})`,
     ),
-    offset: z.number().int().min(0).max(MAX_ERRORS_OFFSET).optional().describe(
-      "Skip this many (default 0): the next page starts at next_offset",
-    ),
+    offset: z.number().int().min(0).max(MAX_ERRORS_OFFSET).optional().describe("Skip"),
   },
   needsProject: true,
   async run(args, ctx) {
