@@ -28,6 +28,8 @@ export const MAX_AGENT_CRASHES = 20;
 export const MAX_AGENT_ATTACHMENTS = 10;
 /** Crash signatures compare_debug_sessions lists per session. */
 export const MAX_COMPARED_SIGNATURES = 20;
+/** UI flows compare_debug_sessions lists (by name, the newest run of each in either session). */
+export const MAX_COMPARED_FLOWS = 20;
 
 export interface ListFilter {
   limit: number;
@@ -210,6 +212,54 @@ function signatures(s: DebugSession): Map<string, number> {
   return m;
 }
 
+interface FlowRun {
+  at: string;
+  passed: boolean;
+  /** `passed`, or `failed at step 8 assertVisible: …`. */
+  outcome: string;
+  failed_step: Record<string, unknown> | null;
+}
+
+/** The newest run of each UI flow (run_ui_flow's `uiFlow` events), by flow name. */
+function flowRuns(s: DebugSession): Map<string, FlowRun> {
+  const m = new Map<string, FlowRun>();
+  for (const e of s.events) {
+    if (e.kind !== "uiFlow" || typeof e.data.flow !== "string") continue;
+    const f = e.data.failed_step as Record<string, unknown> | null | undefined;
+    const passed = e.data.passed === true;
+    m.delete(e.data.flow);
+    m.set(e.data.flow, {
+      at: e.at,
+      passed,
+      outcome: passed
+        ? "passed"
+        : `failed at step ${f?.index ?? "?"} ${f?.command ?? ""}: ${String(f?.detail ?? "")}`
+          .slice(0, 300),
+      failed_step: f ?? null,
+    });
+  }
+  return m;
+}
+
+/** Each flow run in either session: its newest outcome in `a` and in `b`. Pure. */
+export function compareFlows(a: DebugSession, b: DebugSession) {
+  const fa = flowRuns(a);
+  const fb = flowRuns(b);
+  const names = [...new Set([...fb.keys(), ...fa.keys()])].slice(0, MAX_COMPARED_FLOWS);
+  return names.map((flow) => {
+    const x = fa.get(flow) ?? null;
+    const y = fb.get(flow) ?? null;
+    return {
+      flow,
+      from: x,
+      to: y,
+      /** Passed on the earlier install and fails on the later one. */
+      broke: x?.passed === true && y?.passed === false,
+      fixed: x?.passed === false && y?.passed === true,
+    };
+  });
+}
+
 function exitReasons(s: DebugSession): Record<string, number> {
   const out: Record<string, number> = {};
   for (const e of s.events) {
@@ -255,6 +305,12 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
   diff("model", a.model, b.model);
   diff("installed_by", originLabel(a.install.by), originLabel(b.install.by));
   diff("recorded_by", a.recorded_by, b.recorded_by);
+  const flows = compareFlows(a, b);
+  for (const f of flows) {
+    if (f.from && f.to && f.from.passed !== f.to.passed) {
+      differences.push({ field: `flow ${f.flow}`, from: f.from.outcome, to: f.to.outcome });
+    }
+  }
 
   const la = latestLaunch(a);
   const lb = latestLaunch(b);
@@ -340,6 +396,7 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
     frames: compareFrames(a, b),
     crashes,
     exits: { from: exitReasons(a), to: exitReasons(b) },
+    flows,
     provenance,
     not_recorded: [
       "resolved dependency versions",

@@ -10,6 +10,7 @@ import {
   call,
   type CallResult,
   connect,
+  runKeynobi,
   startWorld,
   type World,
 } from "./harness.ts";
@@ -150,4 +151,92 @@ Deno.test("run_ui_flow: an unsupported step, a bad selector or an unknown variab
   assertEquals(after.screen, before.screen);
   assertEquals(after.fields, before.fields);
   assertEquals((await world.sim.readJournal()).length, commands, "no device command ran");
+});
+
+Deno.test("run_ui_flow: a flow that passes on one install and fails on the next shows in compare_debug_sessions", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-kts"];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const gradle = world.sim.gradle("sample-kts");
+  await gradle.setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  const APK = "app/build/outputs/apk/demo/debug/app-demo-debug.apk";
+  // The flow lives in the project, as a team keeps it; it includes its sign-in steps.
+  await Deno.mkdir(`${project}/.maestro/common`, { recursive: true });
+  await Deno.writeTextFile(
+    `${project}/.maestro/common/fill.yaml`,
+    `appId: ${PKG}\n---\n- tapOn: {id: email}\n- inputText: \${EMAIL}\n` +
+      "- tapOn: {id: password}\n- inputText: ${PASSWORD}\n",
+  );
+  await Deno.writeTextFile(
+    `${project}/.maestro/sign_in.yaml`,
+    `appId: ${PKG}\nname: sign in\nenv:\n  EMAIL: ada@example.com\n---\n- launchApp\n` +
+      '- tapOn: "Sign in"\n- runFlow: common/fill.yaml\n- tapOn: {id: sign_in}\n' +
+      "- assertVisible: 'Signed in as .*'\n",
+  );
+  const build = async () => {
+    const r = await s.client.callTool(
+      { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+      undefined,
+      { timeout: 120_000 },
+    ) as CallResult;
+    assert(!r.isError, text(r));
+    const i = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
+    assert(!i.isError, text(i));
+  };
+  const run = async () => {
+    const r = await call(s, "run_ui_flow", {
+      device_serial: SERIAL,
+      flow_path: ".maestro/sign_in.yaml",
+      env: ["PASSWORD=hunter22"],
+      lookup_timeout_ms: 2_000,
+    });
+    assert(!r.isError, text(r));
+    return r.structuredContent as J;
+  };
+
+  await build();
+  const good = await run();
+  assertEquals(good.passed, true, JSON.stringify(good.steps));
+  assertEquals(good.steps.map((x: J) => x.index), [
+    "1",
+    "2",
+    "3",
+    "3.1",
+    "3.2",
+    "3.3",
+    "3.4",
+    "4",
+    "5",
+  ]);
+  assertEquals(good.steps[3].source, ".maestro/common/fill.yaml");
+
+  // The next build breaks the sign-in (the fake Gradle's ui_regression scenario).
+  await gradle.setScenario("assembleDemoDebug", "ui_regression");
+  await build();
+  const bad = await run();
+  assertEquals(bad.passed, false);
+  assertEquals([bad.failed_step.index, bad.failed_step.command], ["5", "assertVisible"]);
+  assert(
+    bad.elements.some((e: J) => e.label === "Something went wrong. Try again later."),
+    "the settled screen shows what the broken build says",
+  );
+
+  const list = (await call(s, "list_debug_sessions", { package: PKG })).structuredContent as J;
+  const [newer, older] = list.sessions;
+  const got = (await call(s, "get_debug_session", { session_id: newer.id })).structuredContent as J;
+  const flowEvent = got.timeline.find((e: J) => e.kind === "uiFlow");
+  assert(flowEvent, got.timeline.map((e: J) => e.kind).join(","));
+  assertEquals(flowEvent.data.failed_step.command, "assertVisible");
+  assertStringIncludes(flowEvent.summary, "flow sign in failed at step 5 assertVisible");
+
+  const c = await call(s, "compare_debug_sessions", { from: older.id, to: newer.id });
+  assert(!c.isError, text(c));
+  const cmp = c.structuredContent as J;
+  const d = cmp.differences.find((x: J) => x.field === "flow sign in");
+  assert(d, JSON.stringify(cmp.differences));
+  assertEquals(d.from, "passed");
+  assertStringIncludes(d.to, "failed at step 5 assertVisible");
+  assertEquals(cmp.flows[0].broke, true);
+  assertStringIncludes(text(c), "Flow sign in: passed → failed at step 5 assertVisible");
 });

@@ -21,7 +21,8 @@
  * ```
  *
  * Scenarios: success, kotlin_error, java_error, aapt_error, sdk_location, dependency_resolution,
- * lint_error, kotlin_warning_success, test_failure, hang. `sim.gradleJournalPath` is the journal
+ * lint_error, kotlin_warning_success, ui_regression (builds, but the app's sign-in is broken),
+ * test_failure, hang. `sim.gradleJournalPath` is the journal
  * of every project's runs.
  */
 import { join } from "node:path";

@@ -320,7 +320,9 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       if (v.error) { $("timeline-title").textContent = v.error; $("timeline-list").replaceChildren(); return; }
       $("timeline-title").textContent = v.session.package + " on " + (v.session.device.model || v.session.device.serial) + " — " + v.session.build.label;
       fill($("timeline-list"), v.timeline.slice().reverse().map(function (e) {
-        return h("li", null, h("span", { cls: "muted", text: clock(e.at) + " " }), h("span", { cls: "k", text: e.kind }), " " + e.summary);
+        // A UI flow run (run_ui_flow) shows its outcome at a glance.
+        var k = e.kind === "uiFlow" ? "k " + (e.data && e.data.passed ? "ok" : "bad") : "k";
+        return h("li", null, h("span", { cls: "muted", text: clock(e.at) + " " }), h("span", { cls: k, text: e.kind }), " " + e.summary);
       }));
       if (state.sections.sessions) render.sessions(state.sections.sessions);
     });

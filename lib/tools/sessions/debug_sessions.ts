@@ -258,6 +258,9 @@ const compareDebugSessions = defineTool({
         c.crashes.new_in_to.length ? c.crashes.new_in_to.join(" | ") : "none"
       }`,
       `Crashes gone: ${c.crashes.gone_in_to.length ? c.crashes.gone_in_to.join(" | ") : "none"}`,
+      ...c.flows.filter((f) => f.broke || f.fixed).map((f) =>
+        `Flow ${f.flow}: ${f.from!.outcome} → ${f.to!.outcome}`
+      ),
       c.provenance
         ? `Source: ${
           c.provenance.same_commit === null

@@ -72,6 +72,14 @@ export function storedZipEntry(bytes: Uint8Array, name: string): Uint8Array | nu
   return raw.length === e.compressedSize ? raw : null;
 }
 
+/** What the fake Gradle stamped as broken in an APK's app (`defects=` in classes.dex). */
+export function apkDefects(bytes: Uint8Array): string[] {
+  const dex = storedZipEntry(bytes, "classes.dex");
+  if (!dex) return [];
+  const m = /^defects=(.*)$/m.exec(new TextDecoder().decode(dex));
+  return m ? m[1].split(",").filter(Boolean) : [];
+}
+
 /** One entry's bytes (stored or deflated). */
 export async function zipEntry(bytes: Uint8Array, e: ZipDirEntry): Promise<Uint8Array> {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

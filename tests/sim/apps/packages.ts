@@ -32,6 +32,8 @@ export interface AppPackage {
   /** Process name when it runs (usually the package name). */
   processName: string;
   debuggable: boolean;
+  /** What is broken in the installed build's app (from its APK; the sample app reads it). */
+  defects?: string[];
 }
 
 /** Dangerous permissions (runtime); the API level they appeared in. */

@@ -25,7 +25,7 @@ import type { CrashKind } from "../logcat/crashes.ts";
 import { javaCrashLines, startProcLines } from "../logcat/crashes.ts";
 import type { Proc as LogProc } from "../logcat/traffic.ts";
 import { amCommand, amStart, monkeyCommand } from "./am_command.ts";
-import { ApkError, type ApkInfo, readApk } from "./apk.ts";
+import { apkDefects, ApkError, type ApkInfo, readApk } from "./apk.ts";
 import { SHELL_PID } from "./constants.ts";
 import { ExitReason, type ExitRecord, type TopActivity } from "./dumpsys.ts";
 import { dumpsysCommand } from "./dumpsys_command.ts";
@@ -215,6 +215,11 @@ export class AppsService implements DeviceService {
   // ---- state helpers (also used by tests)
 
   /** The pid of the package's process, or null. */
+  /** What is broken in the installed build of `pkg` (empty when nothing, or not installed). */
+  defectsOf(pkg: string): readonly string[] {
+    return this.packages.get(pkg)?.defects ?? [];
+  }
+
   pidOf(pkg: string): number | null {
     for (const p of this.procs.values()) if (p.pkg === pkg) return p.pid;
     return null;
@@ -538,7 +543,7 @@ export class AppsService implements DeviceService {
       return "Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]";
     }
     if (old) this.replacing(old);
-    const p = this.packageRecord(info, old, opts);
+    const p = { ...this.packageRecord(info, old, opts), defects: apkDefects(bytes) };
     this.packages.set(p.name, p);
     this.device.writeFile(p.apkPath, bytes.slice());
     return "Success";

@@ -238,6 +238,8 @@ export interface BuildIdentity {
   build: number;
   /** A minified build: how R8 rewrote the app's frames (carried in classes.dex). */
   r8?: readonly FrameRewrite[];
+  /** What is broken in this build's app (`sign_in`), stamped in classes.dex. */
+  defects?: readonly string[];
 }
 
 /** The binary AndroidManifest.xml of an APK for this variant. */
@@ -288,6 +290,7 @@ export function apkBytes(b: BuildIdentity): Uint8Array {
       data: concat([
         dexMagic,
         stamp(b, "classes.dex"),
+        ...(b.defects?.length ? [enc.encode(`defects=${b.defects.join(",")}\n`)] : []),
         ...(b.r8 ? [enc.encode(dexTableLine(b.r8))] : []),
       ]),
     },

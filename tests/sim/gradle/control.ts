@@ -21,6 +21,8 @@ export const SCENARIOS = [
   "dependency_resolution",
   "lint_error",
   "kotlin_warning_success",
+  /** A successful build whose app is broken: its sign-in never signs in (tests/sim/ui/app.ts). */
+  "ui_regression",
   "test_failure",
   "hang",
 ] as const;

@@ -258,7 +258,7 @@ function writeFile(b: Build, abs: string, data: Uint8Array | string) {
   record(b, abs);
 }
 
-function identity(task: PlannedTask): BuildIdentity {
+function identity(task: PlannedTask, b?: Build): BuildIdentity {
   const m = task.module!;
   return {
     variant: task.variant!,
@@ -267,6 +267,7 @@ function identity(task: PlannedTask): BuildIdentity {
     launcherActivity: m.launcher_activity,
     build: state.run.build,
     r8: r8Outputs.get(task.variant!.name)?.table,
+    defects: b?.scenario === "ui_regression" ? ["sign_in"] : [],
   };
 }
 
@@ -334,7 +335,7 @@ function perform(
     }
     case "package_apk": {
       const apk = apkPath(b, task);
-      writeFile(b, apk, apkBytes(identity(task)));
+      writeFile(b, apk, apkBytes(identity(task, b)));
       const m = task.module!;
       writeFile(
         b,

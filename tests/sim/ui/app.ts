@@ -153,6 +153,11 @@ export class SampleApp {
   signedInAs = "";
   dataLoadAt = 0;
   shared = false;
+  /**
+   * What is broken in the installed build (the apps service reads it from the APK the fake Gradle
+   * wrote): `sign_in` makes SIGN IN fail with valid input, as a regression in that build would.
+   */
+  defects: () => readonly string[] = () => [];
   /** Every action the app received, newest last (bounded), for tests. */
   readonly events: string[] = [];
 
@@ -230,7 +235,7 @@ export class SampleApp {
 
   /** A cold start (`am start` of a stopped app): fresh state, the window slides in. */
   coldStart(t: number) {
-    const keep = { events: this.events, batteryLevel: this.batteryLevel };
+    const keep = { events: this.events, batteryLevel: this.batteryLevel, defects: this.defects };
     Object.assign(this, new SampleApp(this.size), keep);
     this.front = "app";
     this.launchAt = t;
@@ -907,6 +912,8 @@ export class SampleApp {
         this.signInAt = t;
         this.signedInAs = this.fields.email.text === "" || this.fields.password.text === ""
           ? "Enter your email and password"
+          : this.defects().includes("sign_in")
+          ? "Something went wrong. Try again later."
           : `Signed in as ${this.fields.email.text}`;
         return;
       case "share":

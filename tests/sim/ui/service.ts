@@ -186,6 +186,7 @@ export class UiService implements DeviceService {
       frameCostMs: 6,
     };
     this.app = new SampleApp(() => this.size());
+    this.app.defects = () => this.apps()?.defectsOf(SAMPLE_PACKAGE) ?? [];
     this.app.batteryLevel = () => device.battery.level;
     this.unsubscribe = device.log.subscribe((e) => this.onLog(e));
   }
