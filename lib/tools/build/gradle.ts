@@ -209,7 +209,10 @@ const getBuildStatus = defineTool({
     );
     // Still running after the orphan check, yet not in this server's slot: another keynobi
     // process's build (its record is written when it ends; until then its summary is empty).
-    const other = !running && latest?.status === "running" ? latest : null;
+    // (This process's own build reads so for a moment too, while it starts: recorded, not spawned.)
+    const recordedRunning = !running && latest?.status === "running" ? latest : null;
+    const starting = recordedRunning?.pid === Deno.pid ? recordedRunning : null;
+    const other = recordedRunning && !starting ? recordedRunning : null;
     const elsewhere = other && {
       build_id: other.id,
       pid: other.pid,
@@ -227,6 +230,8 @@ const getBuildStatus = defineTool({
         ? `Build #${running.id} running: ${running.tasks.join(" ")} for ${
           Math.round(running.elapsed_ms / 1000)
         } s${running.current_task ? `, at ${running.current_task}` : ""}`
+        : starting
+        ? `Build #${starting.id} starting: ${starting.tasks.join(" ")}`
         : elsewhere
         ? `Build #${elsewhere.build_id} running in keynobi process ${elsewhere.pid} since ` +
           `${elsewhere.started_at} (${Math.round(elsewhere.elapsed_ms / 1000)} s), task ` +
