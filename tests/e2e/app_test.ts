@@ -476,3 +476,36 @@ Deno.test("keynobi open switches the app's project: a pinned session refuses pro
   assertEquals(bad.code, 2);
   assertStringIncludes(bad.stderr, "not an existing folder");
 });
+
+Deno.test("attached: a client that closes normally mid-build leaves the build to the app, which finishes it", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  // Long enough (~40 tasks) that the build still runs when the SIGTERM comes, 2 s after close.
+  await world.sim.gradle(PROJECT).setTaskDelay(150);
+  await using _app = await startApp(world, ["--project", project]);
+  const a = await connect(world, ["--project", project]);
+  await using b = await connect(world, []);
+  const building = a.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  building.catch(() => {});
+  await pollUntil(
+    () => call(b, "get_build_status"),
+    (r) => s(r).status === "running",
+    "a running build",
+    E2E_WAIT,
+  );
+  // The SDK's close: stdin ends, SIGTERM 2 s later. The relay goes; the build is the app's.
+  await a.client.close();
+  assertEquals(s(await call(b, "get_build_status")).status, "running", "it outlived the SIGTERM");
+  const done = await pollUntil(
+    () => call(b, "get_build_status"),
+    (r) => s(r).status !== "running",
+    "the build to end",
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  assertEquals(s(done).status, "success", done.content[0].text);
+  assertEquals(s(done).latest.origin.client_name, "keynobi-e2e");
+});

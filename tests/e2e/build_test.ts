@@ -525,3 +525,30 @@ async function s2Build(s: Session): Promise<CallResultLike> {
     { timeout: 60_000 },
   ) as CallResultLike;
 }
+
+Deno.test("standalone: a client that closes normally (stdin, then SIGTERM) stops its build, as documented", async () => {
+  // The decision (README, docs/MCP_SERVER.md Decisions): a standalone build belongs to its server
+  // process. Closing stdin alone lets it finish (the test above); the SDK's
+  // StdioClientTransport.close() closes stdin and sends SIGTERM 2 s later, and a signal stops the
+  // build, recorded as cancelled by shutdown. Only under `keynobi app` does a build outlive it.
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).hangAt("compileDemoDebugKotlin");
+  const s = await connect(world, ["--project", project]);
+  const pending = startHungBuild(s, new AbortController().signal);
+  await waitUntil(() => building(s), "the build to run", E2E_WAIT);
+  await s.client.close();
+  await pending;
+  await waitUntil(
+    async () => {
+      const h = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
+      return h.records.at(-1).status !== "running";
+    },
+    "the build to be recorded",
+    E2E_WAIT,
+  );
+  const record = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`))
+    .records.at(-1);
+  assertEquals([record.status, record.cancelled_by], ["cancelled", { kind: "shutdown" }]);
+  assertStringIncludes(record.summary, "cancelled because keynobi was stopped by a signal");
+});
