@@ -212,11 +212,16 @@ function emptyCrash(kind: CrashKind): ParsedCrash {
   };
 }
 
-/** `pid: 2640, tid: 3407, name: gpsd  >>> /system/bin/gpsd <<<` */
+/**
+ * `pid: 2640, tid: 3407, name: gpsd  >>> /system/bin/gpsd <<<`; newer debuggerd (Android 14)
+ * writes the parent too: `pid: 1507, ppid: 477, tid: 1678, name: …`.
+ */
 function parsePidLine(
   line: string,
 ): { pid: number; tid: number; thread: string; process: string } | null {
-  const m = /^pid: (\d+), tid: (\d+), name: (.*?)\s+>>> (.*) <<<$/.exec(line.trim());
+  const m = /^pid: (\d+), (?:ppid: \d+, )?tid: (\d+), name: (.*?)\s+>>> (.*) <<<$/.exec(
+    line.trim(),
+  );
   return m ? { pid: Number(m[1]), tid: Number(m[2]), thread: m[3], process: m[4] } : null;
 }
 

@@ -5,7 +5,8 @@
  * - threadtime: `MM-DD HH:MM:SS.mmm  PID  TID L TAG     : message` (tag padded to 8, never cut);
  *   with `-v year` the date is `YYYY-MM-DD`; with `-v uid` a uid (number or a name of at most 5
  *   characters) comes before the pid.
- * - time: `MM-DD HH:MM:SS.mmm L/TAG     ( PID): message`.
+ * - time: `MM-DD HH:MM:SS.mmm L/TAG     ( PID): message`; brief, old logcat's default, is the same
+ *   without the time: `L/TAG     ( PID): message`.
  * - Android Studio's copy format: `YYYY/MM/DD HH:MM:SS.mmm PID TID Level tag message`.
  * - `--------- beginning of main` dividers, printed by logcat itself.
  * Anything else is `raw`: a continuation of the previous entry, or a malformed line, which the
@@ -264,13 +265,62 @@ export class ForwardSearch {
 const TAG_SEPARATOR = new ForwardSearch(": ");
 
 /**
+ * `L/TAG( PID): msg` at `i` (after the time `[start, t)` of `-v time`, or at the line's start for
+ * `-v brief`), or null when the line is not written so.
+ */
+function levelSlashSpan(
+  text: string,
+  start: number,
+  t: number,
+  i: number,
+  end: number,
+  out: LineSpan,
+): LineSpan | null {
+  const level = levelOfChar(text.charCodeAt(i));
+  // The pid is in the last parentheses before `): `: a tag may hold parentheses itself
+  // (`I/SmartPower.com.x/10217(0)( 1829): …`).
+  const close = indexIn(text, "): ", i + 2, end);
+  const closeEnd = close >= 0 ? close : text.charCodeAt(end - 1) === 41 ? end - 1 : -1;
+  if (closeEnd < 0) return null;
+  let open = closeEnd - 1;
+  while (open > i + 1 && text.charCodeAt(open) !== 40) open--; // (
+  if (open <= i + 1) return null;
+  const ps = trimStartAt(text, open + 1, closeEnd);
+  const pe = trimEndAt(text, ps, closeEnd);
+  const colon = charIndexIn(text, 58, ps, pe); // `uid:pid` with -v uid
+  const pid = intOf(text, colon < 0 ? ps : colon + 1, pe);
+  if (Number.isNaN(pid)) return null;
+  out.kind = LineKind.entry;
+  out.timeStart = start;
+  out.timeEnd = t;
+  out.pid = pid;
+  out.tid = -1;
+  out.level = level;
+  out.tagStart = i + 2;
+  out.tagEnd = trimEndAt(text, i + 2, open);
+  out.msgStart = close < 0 ? end : close + 3;
+  out.msgEnd = end;
+  return out;
+}
+
+/**
  * Parses the line `text[start, end)` (without its newline) into `out` and returns it; the
  * offsets are into `text`. `parseLineInto` is this with strings.
  */
 export function parseSpanInto(text: string, start: number, end: number, out: LineSpan): LineSpan {
+  // A byte-order mark before a line (the start of a file an editor saved, a UTF-16 capture decoded
+  // without stripping it) is not part of it.
+  if (start < end && text.charCodeAt(start) === 0xfeff) start++;
   if (start >= end) return spanRaw(out, start, start);
   const t = timeEnd(text, start, end);
   if (t === start) {
+    // `-v brief` (old logcat's default): `L/TAG( PID): msg`, no time.
+    if (
+      end - start > 4 && text.charCodeAt(start + 1) === 47 && levelOfChar(text.charCodeAt(start))
+    ) {
+      const e = levelSlashSpan(text, start, start, start, end, out);
+      if (e !== null) return e;
+    }
     if (startsWithAt(text, start, end, DIVIDER)) {
       const rest = start + DIVIDER.length;
       const m = startsWithAt(text, rest, end, "beginning of ")
@@ -292,29 +342,7 @@ export function parseSpanInto(text: string, start: number, end: number, out: Lin
 
   // `-v time`: `L/TAG( PID): msg`
   if (i + 1 < end && text.charCodeAt(i + 1) === 47 && levelOfChar(text.charCodeAt(i))) {
-    const level = levelOfChar(text.charCodeAt(i));
-    const open = charIndexIn(text, 40, i + 2, end); // (
-    const close = open < 0 ? -1 : indexIn(text, "): ", open, end);
-    const closeEnd = open < 0
-      ? -1
-      : (close < 0 && text.charCodeAt(end - 1) === 41 ? end - 1 : close);
-    if (open < 0 || closeEnd < 0) return spanRaw(out, start, end);
-    const ps = trimStartAt(text, open + 1, closeEnd);
-    const pe = trimEndAt(text, ps, closeEnd);
-    const colon = charIndexIn(text, 58, ps, pe); // `uid:pid` with -v uid
-    const pid = intOf(text, colon < 0 ? ps : colon + 1, pe);
-    if (Number.isNaN(pid)) return spanRaw(out, start, end);
-    out.kind = LineKind.entry;
-    out.timeStart = start;
-    out.timeEnd = t;
-    out.pid = pid;
-    out.tid = -1;
-    out.level = level;
-    out.tagStart = i + 2;
-    out.tagEnd = trimEndAt(text, i + 2, open);
-    out.msgStart = close < 0 ? end : close + 3;
-    out.msgEnd = end;
-    return out;
+    return levelSlashSpan(text, start, t, i, end, out) ?? spanRaw(out, start, end);
   }
 
   // threadtime (optionally with uid) or Android Studio: numbers, then a level, then tag. Only the

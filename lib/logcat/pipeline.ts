@@ -779,7 +779,7 @@ export class DevicePipeline {
   #learnFromCrashLine(r: CrashRecord, message: string): void {
     const t = message.trimStart();
     if (r.kind === "native" && t.startsWith("pid: ")) {
-      const m = /^pid: (\d+), tid: \d+, name: .*?>>> (.*) <<</.exec(t);
+      const m = /^pid: (\d+), (?:ppid: \d+, )?tid: \d+, name: .*?>>> (.*) <<</.exec(t);
       if (!m) return;
       const target = Number(m[1]);
       r.pid = target;
