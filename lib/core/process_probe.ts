@@ -148,3 +148,45 @@ export async function staleProcessReason(
   const result = await probe(recorded.pid);
   return staleReason(recorded, result, await knownBinaryPaths(recorded.binary));
 }
+
+/**
+ * The start time field of a `/proc/<pid>/stat` line (field 22, clock ticks since boot), or null.
+ * The command name (field 2) is in parentheses and may hold spaces and `)`: fields are counted
+ * after its last `)`. Pure.
+ */
+export function parseProcStatStart(line: string): string | null {
+  const close = line.lastIndexOf(")");
+  if (close < 0) return null;
+  const fields = line.slice(close + 1).trim().split(/\s+/);
+  const start = fields[22 - 3];
+  return start !== undefined && /^\d+$/.test(start) ? start : null;
+}
+
+/**
+ * When `pid` started, as a string to compare for equality (a reused pid starts later): Linux
+ * `proc:<ticks>` from `/proc/<pid>/stat` (read directly under `--allow-all`, else by a `cat`
+ * child, as Deno reserves `/proc` for `--allow-all`); elsewhere `ps:<lstart>`. Null when the
+ * process is gone or nothing can tell.
+ */
+export async function processStartTime(pid: number): Promise<string | null> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  if (Deno.build.os === "linux") {
+    const path = `/proc/${pid}/stat`;
+    let text: string | null = null;
+    try {
+      text = await Deno.readTextFile(path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotCapable) {
+        const out = await runText("cat", [path]);
+        text = out?.success ? out.text : null;
+      } else if (e instanceof Deno.errors.NotFound) return null;
+    }
+    const ticks = text === null ? null : parseProcStatStart(text);
+    if (ticks !== null) return `proc:${ticks}`;
+    // Not readable at all (no /proc, no cat): ps says it in seconds.
+    if (text !== null) return null;
+  }
+  const out = await runText("ps", ["-p", String(pid), "-o", "lstart="]);
+  const lstart = out?.success ? out.text.trim() : "";
+  return lstart === "" ? null : `ps:${lstart}`;
+}

@@ -15,7 +15,7 @@ import type {
 } from "./build_protocol.ts";
 
 /** Helpers the build worker may run besides gradlew: provenance, process probes, stopping trees. */
-export const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill"] as const;
+export const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill", "cat"] as const;
 /** Slack on top of the build timeout before the main thread gives up on the worker's answer. */
 export const WORKER_ANSWER_SLACK_MS = 60_000;
 /** How much longer than `SHUTDOWN_WAIT_MS` the worker may take to answer `build.shutdown`. */

@@ -2,7 +2,8 @@
  * The cross-process build lock: one Gradle build per project across every keynobi process (the
  * app and standalone servers). The lock is `<data dir>/build-locks/<hash>.lock`, `<hash>` being the
  * first 16 hex digits of the SHA-256 of the canonical project root, holding JSON that names the
- * process building (`{pid, started_at, binary, project, task, session?, token}`).
+ * process building (`{pid, started_at, binary, project, task, session?, token, gradle?}`);
+ * `gradle` is the build's process group (lib/gradle/build_group.ts), added once `gradlew` runs.
  *
  * `Deno.FsFile.lock()` blocks and has no try-lock, and a held `flock` would also have to outlive
  * the build in a file handle. So acquire-or-refuse is: under a short `withFileLock` on
@@ -10,6 +11,10 @@
  * refuses the build, naming it; an absent, unreadable or stale lock (its process is gone, or its
  * PID now runs something else) is replaced by ours. `release()` removes the lock only while it is
  * still ours (same `token`).
+ *
+ * A stale lock whose build still runs (its server was killed or crashed, the detached Gradle group
+ * was not) is taken over only after that group has been ended — checked to be that build by the
+ * leader's start time — so two builds of a project never overlap.
  *
  * The spec's "Build lock is best effort" gap is closed: when the lock cannot be written, the build
  * is refused with an `io_error`, never run unlocked.
@@ -23,6 +28,7 @@ import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { log } from "../core/log.ts";
 import { probeProcess, type ProcessProbe, staleProcessReason } from "../core/process_probe.ts";
 import { canonicalProjectRoot, describeOrigin, type Origin, parseOrigin } from "./build_history.ts";
+import { type BuildGroup, endBuildGroup, parseBuildGroup } from "./build_group.ts";
 
 /** A lock file larger than this is not ours and counts as stale. */
 export const MAX_LOCK_FILE_BYTES = 16 * 1024;
@@ -46,6 +52,8 @@ export interface LockHolder {
   session?: Origin;
   /** Identifies this acquisition, so a release never removes a lock someone else took over. */
   token: string;
+  /** The build's process group, once `gradlew` runs. */
+  gradle?: BuildGroup;
 }
 
 export interface BuildLockInfo {
@@ -60,6 +68,8 @@ export interface BuildLock {
   /** The project hash. */
   key: string;
   holder: LockHolder;
+  /** Writes the build's process group into the lock (while it is still ours). */
+  recordGroup(group: BuildGroup): Promise<void>;
   /** Removes the lock if it is still ours; safe to call more than once. */
   release(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -98,6 +108,8 @@ export function parseLockHolder(text: string): LockHolder | null {
   };
   const session = parseOrigin(r.session);
   if (session) holder.session = session;
+  const gradle = parseBuildGroup(r.gradle);
+  if (gradle) holder.gradle = gradle;
   return holder;
 }
 
@@ -171,6 +183,13 @@ export async function tryAcquireBuildLock(
       }
       if (current) {
         log.info(`Replacing the stale build lock of ${project} left by pid ${current.pid}`);
+        // Its server is gone; its Gradle may not be: end that build before another starts.
+        if (current.gradle && await endBuildGroup(current.gradle)) {
+          log.warn(
+            `Ended the Gradle build of ${project} (process group ${current.gradle.pgid}) that ` +
+              `pid ${current.pid} left running`,
+          );
+        }
       } else if (current === null) {
         log.warn(`Replacing the unreadable build lock ${path}`);
       }
@@ -190,7 +209,19 @@ function makeLock(dataDir: string, key: string, path: string, holder: LockHolder
     released ??= releaseLock(dataDir, key, path, holder.token);
     return released;
   };
-  return { path, key, holder, release, [Symbol.asyncDispose]: release };
+  const recordGroup = async (group: BuildGroup) => {
+    try {
+      await withFileLock(buildLockGuardPath(dataDir, key), async () => {
+        const current = await readHolder(path);
+        if (!current || current.token !== holder.token) return;
+        holder.gradle = group;
+        await writeFileAtomic(path, JSON.stringify(holder, null, 2) + "\n");
+      });
+    } catch (e) {
+      log.warn(`Cannot record the build's process group in ${path}: ${(e as Error).message}`);
+    }
+  };
+  return { path, key, holder, recordGroup, release, [Symbol.asyncDispose]: release };
 }
 
 async function releaseLock(dataDir: string, key: string, path: string, token: string) {

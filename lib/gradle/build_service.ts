@@ -20,6 +20,7 @@ import {
   startBuildRecord,
 } from "./build_history.ts";
 import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
+import { type BuildGroup, endBuildGroup, groupIsAlive, groupOf } from "./build_group.ts";
 import { buildLogPath, BuildLogWriter } from "./build_log.ts";
 import { readProvenance } from "./provenance.ts";
 import { collectBuiltApks } from "./built_apks.ts";
@@ -45,6 +46,8 @@ export const KILL_GRACE_MS = 3_000;
  */
 export const OUTPUT_DRAIN_MS = 2_000;
 export { SHUTDOWN_WAIT_MS };
+/** Process groups of finished builds remembered to end at exit (older ones are checked first). */
+export const MAX_LEFT_GROUPS = 32;
 
 interface Current {
   id: number;
@@ -78,6 +81,8 @@ export class BuildService {
   /** Settles when the build running now has been recorded and its lock released. */
   #settled: Promise<void> | null = null;
   #orphansMarked = false;
+  /** Groups of this slot's builds that may still have processes (a daemon left behind). */
+  #groups: BuildGroup[] = [];
 
   constructor(opts: BuildServiceOptions) {
     this.#opts = opts;
@@ -112,7 +117,21 @@ export class BuildService {
     const stopped = this.cancel({ kind: "shutdown" }, `cancelled because ${reason}`) !== null;
     const settled = this.#settled;
     if (settled) await raceTimeout(settled, SHUTDOWN_WAIT_MS);
+    // What finished builds left running (a daemon in the group) does not outlive keynobi.
+    const groups = this.#groups;
+    this.#groups = [];
+    await raceTimeout(
+      Promise.all(groups.map((g) => endBuildGroup(g).catch(() => false))),
+      SHUTDOWN_WAIT_MS,
+    );
     return stopped;
+  }
+
+  async #remember(group: BuildGroup): Promise<void> {
+    const alive: BuildGroup[] = [];
+    for (const g of this.#groups) if (await groupIsAlive(g).catch(() => false)) alive.push(g);
+    alive.push(group);
+    this.#groups = alive.slice(-MAX_LEFT_GROUPS);
   }
 
   async run(
@@ -207,6 +226,16 @@ export class BuildService {
         detached: Deno.build.os !== "windows",
       }).spawn();
 
+      // The group goes into the lock (for a server that takes a stale lock over) and into the
+      // list this slot ends at exit.
+      const grouped = Deno.build.os === "windows" ? Promise.resolve() : groupOf(child.pid).then(
+        async (g) => {
+          if (g === null) return;
+          await lock.lock.recordGroup(g);
+          await this.#remember(g);
+        },
+        () => {},
+      );
       let stopReason: StopReason | null = null;
       const stop = (reason: StopReason) => {
         if (stopReason) return;
@@ -257,6 +286,7 @@ export class BuildService {
       ]);
       const status = await child.status;
       clearTimeout(timer);
+      await grouped;
       // gradlew has exited; what it left in the background may hold its output open. Read what
       // is there for OUTPUT_DRAIN_MS at most, then answer.
       if ((await raceTimeout(pumps, OUTPUT_DRAIN_MS)) === ABORTED) {

@@ -12,7 +12,10 @@ import {
   startWorld,
   type World,
 } from "./harness.ts";
-import { waitUntil } from "../wait.ts";
+import { pollUntil, waitUntil } from "../wait.ts";
+
+// deno-lint-ignore no-explicit-any
+type J = any;
 
 const PROJECT = "sample-kts";
 
@@ -473,7 +476,25 @@ Deno.test("the full-deploy prompt without a variant works on a flavored project 
   assertEquals(apk.structuredContent!.found, true, apk.content[0].text);
 });
 
-Deno.test("a server killed during a build: the next server reports it interrupted and takes the lock over", async () => {
+/** Whether any process is in group `pgid` (`kill -0 -- -pgid`). */
+async function groupAlive(pgid: number): Promise<boolean> {
+  const out = await new Deno.Command("kill", { args: ["-0", "--", `-${pgid}`], stderr: "null" })
+    .output();
+  return out.success;
+}
+
+/** The build lock files' holders in the data directory. */
+async function lockHolders(dataDir: string): Promise<J[]> {
+  const out: J[] = [];
+  for await (const e of Deno.readDir(`${dataDir}/build-locks`)) {
+    if (e.name.endsWith(".lock")) {
+      out.push(JSON.parse(await Deno.readTextFile(`${dataDir}/build-locks/${e.name}`)));
+    }
+  }
+  return out;
+}
+
+Deno.test("a server killed during a build: the next server ends that Gradle, reports it interrupted, then builds", async () => {
   await using world = await startWorld();
   const project = await trusted(world);
   const g = world.sim.gradle(PROJECT);
@@ -481,50 +502,66 @@ Deno.test("a server killed during a build: the next server reports it interrupte
   const first = await connect(world, ["--project", project]);
   const abort = new AbortController();
   const pending = startHungBuild(first, abort.signal);
-  await waitUntil(() => building(first), "the build to run", E2E_WAIT);
-  const pid = first.pid()!;
-  // gradlew leads its own process group: remember the groups of the server's children, so the
-  // hung fake Gradle it leaves behind is stopped at the end.
-  const kids = new TextDecoder().decode(
-    (await new Deno.Command("ps", { args: ["-o", "pid=", "--ppid", String(pid)] }).output()).stdout,
-  ).split("\n").map((l) => Number(l.trim())).filter((n) => n > 1);
-  // SIGKILL: nothing of the server runs any more; its record stays running, its lock stays.
-  Deno.kill(pid, "SIGKILL");
-  await pending;
-  await first[Symbol.asyncDispose]().catch(() => {});
+  // Hung: it writes nothing more (a write to the dead server's pipe would end it on its own).
   await waitUntil(
     async () => {
-      const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
-        .output();
-      const stat = new TextDecoder().decode(out.stdout).trim();
-      return stat === "" || stat.startsWith("Z");
+      const st = (await call(first, "get_build_status")).structuredContent!;
+      const running = st.running as { current_task: string | null } | null;
+      return running?.current_task?.endsWith("compileDemoDebugKotlin") ?? false;
     },
-    "the server to be gone",
+    "the build to hang",
     E2E_WAIT,
   );
-  await g.hangAt(null);
-  await using next = await connect(world, ["--project", project]);
-  const st = await call(next, "get_build_status");
-  assertEquals(st.structuredContent!.status, "interrupted", JSON.stringify(st.structuredContent));
+  const pid = first.pid()!;
+  // The lock names the build's process group (gradlew leads it) with the leader's start time.
+  const holder = await pollUntil(
+    () => lockHolders(world.dataDir),
+    (hs) => hs.length === 1 && hs[0].gradle !== undefined,
+    "the lock to name the Gradle group",
+    E2E_WAIT,
+  ).then((hs) => hs[0]);
+  const pgid: number = holder.gradle.pgid;
+  assertEquals(holder.pid, pid);
+  assertMatch(holder.gradle.start, /^(proc:\d+|ps:.+)$/);
   try {
-    const built = await s2Build(next);
+    // SIGKILL: nothing of the server runs any more; its record stays running, its lock stays, and
+    // the detached Gradle group keeps running.
+    Deno.kill(pid, "SIGKILL");
+    await pending;
+    await first[Symbol.asyncDispose]().catch(() => {});
+    await waitUntil(
+      async () => {
+        const out = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
+          .output();
+        const stat = new TextDecoder().decode(out.stdout).trim();
+        return stat === "" || stat.startsWith("Z");
+      },
+      "the server to be gone",
+      E2E_WAIT,
+    );
+    assert(await groupAlive(pgid), "the orphaned Gradle outlived its server");
+    // The orphan stays hung (the hang is still asked for); the next build does not reach that
+    // task, so it can finish only if nothing else holds it up.
+    await using next = await connect(world, ["--project", project]);
+    const st = await call(next, "get_build_status");
+    assertEquals(st.structuredContent!.status, "interrupted", JSON.stringify(st.structuredContent));
+    const built = await call(next, "run_gradle_task", { task: "help" });
     assert(!built.isError, built.content[0].text);
+    // The orphan was ended (SIGTERM: the fake journals exit 143) before the new build ran, so its
+    // journal line comes first; nothing of it is left.
+    const runs = await g.readJournal();
+    const orphan = runs.findIndex((r) => r.pid === pgid);
+    const rebuilt = runs.findIndex((r) => r.pid !== pgid && r.tasks.length > 0);
+    assert(orphan >= 0, `the orphaned Gradle was ended: ${JSON.stringify(runs)}`);
+    assertEquals(runs[orphan].exit_code, 143, JSON.stringify(runs));
+    assert(orphan < rebuilt, `it ended before the next build: ${JSON.stringify(runs)}`);
+    assert(!(await groupAlive(pgid)), "nothing of the orphaned group is left");
   } finally {
-    for (const k of kids) {
-      try {
-        Deno.kill(-k, "SIGKILL");
-      } catch { /* not a group leader, or gone */ }
-    }
+    try {
+      Deno.kill(-pgid, "SIGKILL");
+    } catch { /* gone */ }
   }
 });
-
-async function s2Build(s: Session): Promise<CallResultLike> {
-  return await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 60_000 },
-  ) as CallResultLike;
-}
 
 Deno.test("standalone: a client that closes normally (stdin, then SIGTERM) stops its build, as documented", async () => {
   // The decision (README, docs/MCP_SERVER.md Decisions): a standalone build belongs to its server
