@@ -8,6 +8,7 @@
  */
 import { ToolError } from "../core/errors.ts";
 import type { AdbClient, StdinSource } from "../adb/client.ts";
+import { deviceGoneError, type ListingAdb } from "../adb/device_gone.ts";
 
 /** Default and longest time one install may take (bytes + the package manager's work). */
 export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
@@ -17,7 +18,8 @@ export const MAX_INSTALL_REPLY_BYTES = 64 * 1024;
 /** Longest reply quoted in a message. */
 export const MAX_INSTALL_REPLY_CHARS = 1_000;
 
-export type InstallAdb = Pick<AdbClient, "features" | "exec">;
+/** `listDevices`, when given, tells a device that left during the install from a failure. */
+export type InstallAdb = Pick<AdbClient, "features" | "exec"> & Partial<ListingAdb>;
 
 export type InstallReply =
   | { ok: true; text: string }
@@ -97,6 +99,15 @@ export async function streamInstall(
     },
   );
   const reply = parseInstallReply(new TextDecoder().decode(out));
+  if (!reply.ok && out.length === 0 && adb.listDevices) {
+    // No verdict at all: the package manager's answer, or the device, was lost.
+    const gone = await deviceGoneError(
+      { listDevices: adb.listDevices.bind(adb) },
+      serial,
+      "the install (it may or may not have been installed)",
+    );
+    if (gone) throw gone;
+  }
   if (!reply.ok) {
     throw new ToolError(
       "install_failed",

@@ -11,6 +11,7 @@
  */
 import { ToolError } from "../core/errors.ts";
 import type { AdbClient } from "../adb/client.ts";
+import { deviceGoneError, type ListingAdb } from "../adb/device_gone.ts";
 import {
   decodePng,
   encodePng,
@@ -188,7 +189,19 @@ function tooLarge(n: number): ToolError {
   );
 }
 
-export type ScreenshotAdb = Pick<AdbClient, "exec">;
+/** `listDevices`, when given, tells an empty capture of a device that left from a bad one. */
+export type ScreenshotAdb = Pick<AdbClient, "exec"> & Partial<ListingAdb>;
+
+/** `e` unless the device left during the capture: then why (lib/adb/device_gone.ts). */
+async function orGone(adb: ScreenshotAdb, serial: string, e: ToolError): Promise<ToolError> {
+  if (!adb.listDevices) return e;
+  return await deviceGoneError(
+    { listDevices: adb.listDevices.bind(adb) },
+    serial,
+    "the screenshot",
+  ) ??
+    e;
+}
 
 /** Captures the screen and prepares the image. */
 export async function captureScreenshot(
@@ -212,8 +225,8 @@ export async function captureScreenshot(
     }
     const frame = parseRawScreencap(raw);
     if (frame) return await prepareRawScreenshot(frame, raw.length, opts);
-    // Too short to be a frame: screencap printed an error instead.
-    if (raw.length < MIN_RAW_FRAME_BYTES) throw notPng(raw, "an image");
+    // Too short to be a frame: screencap printed an error instead, or the device left.
+    if (raw.length < MIN_RAW_FRAME_BYTES) throw await orGone(adb, serial, notPng(raw, "an image"));
     // A pixel format we do not convert: ask for the device's PNG.
   }
   let bytes: Uint8Array;
@@ -229,5 +242,12 @@ export async function captureScreenshot(
     }
     throw e;
   }
-  return await prepareScreenshot(bytes, opts);
+  try {
+    return await prepareScreenshot(bytes, opts);
+  } catch (e) {
+    if (e instanceof ToolError && e.code === "command_failed" && pngStart(bytes) < 0) {
+      throw await orGone(adb, serial, e);
+    }
+    throw e;
+  }
 }
