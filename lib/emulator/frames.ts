@@ -5,6 +5,7 @@
  * Pure. Facts: ../shared/EMULATOR.md §4.1–4.2.
  */
 import type { ImageMsg, SkinRotationName } from "./grpc_client.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./limits.ts";
 
 export const ROTATIONS: Record<SkinRotationName, number> = {
   PORTRAIT: 0,
@@ -48,6 +49,15 @@ export function readRgbFrame(img: ImageMsg): RgbFrame {
   if (width === 0 || height === 0) {
     throw new FrameError("the emulator sent an empty frame (its display is off or asleep)");
   }
+  if (
+    width > MAX_FRAME_DIMENSION || height > MAX_FRAME_DIMENSION ||
+    width * height > MAX_FRAME_PIXELS
+  ) {
+    throw new FrameError(
+      `the emulator sent a ${width}x${height} frame, over keynobi's bound for frames ` +
+        `(${MAX_FRAME_DIMENSION} px a side, ${MAX_FRAME_PIXELS / (1024 * 1024)} Mpx)`,
+    );
+  }
   const fmt = img.format?.format ?? "RGB888";
   if (fmt !== "RGB888") throw new FrameError(`the emulator sent ${fmt}, not RGB888`);
   const rgb = img.image ?? new Uint8Array(0);
@@ -58,6 +68,41 @@ export function readRgbFrame(img: ImageMsg): RgbFrame {
   }
   const rotation = ROTATIONS[img.format?.rotation?.rotation ?? "PORTRAIT"] ?? 0;
   return { width, height, rotation, rgb, seq: img.seq ?? 0 };
+}
+
+/**
+ * The frame fitted inside `maxSide` on its long side (aspect kept), averaging the source pixels
+ * each output pixel covers; the frame itself when it fits. An emulator scales to the bounds it
+ * was asked for, so this runs only for one that answered larger than asked.
+ */
+export function fitRgbFrame(f: RgbFrame, maxSide: number): RgbFrame {
+  const long = Math.max(f.width, f.height);
+  const side = Math.max(1, Math.floor(maxSide));
+  if (long <= side) return f;
+  const tw = Math.max(1, Math.round(f.width * side / long));
+  const th = Math.max(1, Math.round(f.height * side / long));
+  const out = new Uint8Array(tw * th * 3);
+  const src = f.rgb, w = f.width, h = f.height;
+  for (let y = 0; y < th; y++) {
+    const y0 = Math.floor(y * h / th), y1 = Math.max(y0 + 1, Math.floor((y + 1) * h / th));
+    for (let x = 0; x < tw; x++) {
+      const x0 = Math.floor(x * w / tw), x1 = Math.max(x0 + 1, Math.floor((x + 1) * w / tw));
+      let r = 0, g = 0, b = 0;
+      for (let yy = y0; yy < y1; yy++) {
+        let i = (yy * w + x0) * 3;
+        for (let xx = x0; xx < x1; xx++, i += 3) {
+          r += src[i];
+          g += src[i + 1];
+          b += src[i + 2];
+        }
+      }
+      const n = (y1 - y0) * (x1 - x0), o = (y * tw + x) * 3;
+      out[o] = Math.round(r / n);
+      out[o + 1] = Math.round(g / n);
+      out[o + 2] = Math.round(b / n);
+    }
+  }
+  return { ...f, width: tw, height: th, rgb: out };
 }
 
 /** RGB888 → RGBA (alpha 255), what lib/ui/png.ts encodes. */

@@ -9,13 +9,17 @@
  * `GrpcFailure`s carrying the gRPC status code and its name.
  */
 import type { GrpcEndpoint } from "./discovery.ts";
+import { MAX_FRAME_PIXELS } from "./limits.ts";
 
 /** Default deadline of one call. */
 export const DEFAULT_GRPC_DEADLINE_MS = 5_000;
 /** The longest deadline a call may ask for (a long press or drag is several calls). */
 export const MAX_GRPC_DEADLINE_MS = 30_000;
-/** Largest message received: one RGBA frame of a 16 Mpx display, with room. */
-export const MAX_GRPC_RECEIVE_BYTES = 80 * 1024 * 1024;
+/**
+ * Largest message received: one RGB888 frame of the largest display accepted (MAX_FRAME_PIXELS),
+ * plus its fields. A larger answer fails as RESOURCE_EXHAUSTED before it is held in memory.
+ */
+export const MAX_GRPC_RECEIVE_BYTES = MAX_FRAME_PIXELS * 3 + 1024 * 1024;
 /** Channels kept open (one per endpoint and token). */
 export const MAX_GRPC_CHANNELS = 8;
 /**
@@ -33,6 +37,7 @@ export const GrpcStatus = {
   UNKNOWN: 2,
   INVALID_ARGUMENT: 3,
   DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
   FAILED_PRECONDITION: 9,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,

@@ -4,6 +4,12 @@
  * thread reads them without loading the worker's code.
  */
 
+/**
+ * Emulator frames accepted at most: a side and a pixel count (a 16 Mpx display: 8K monitors and
+ * the largest tablet AVDs fit, with room). A frame over either is refused, whatever was asked.
+ */
+export const MAX_FRAME_DIMENSION = 8_192;
+export const MAX_FRAME_PIXELS = 16 * 1024 * 1024;
 /** The small frame size for cheap checks (droidpilot's 108-class frame), long side in px. */
 export const SMALL_FRAME_DIMENSION = 108;
 /** Pinch: the scale factor's bounds and the duration's default and bounds. */

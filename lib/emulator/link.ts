@@ -12,7 +12,8 @@ import {
   readDiscovery,
 } from "./discovery.ts";
 import type { EmulatorRpc, EmulatorStatusMsg } from "./grpc_client.ts";
-import { GrpcFailure, GrpcStatus } from "./grpc_client.ts";
+import { GrpcFailure, GrpcStatus, MAX_GRPC_RECEIVE_BYTES } from "./grpc_client.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./limits.ts";
 import { naturalSizeFromStatus } from "./frames.ts";
 import { childRpc, GrpcClientDied } from "./grpc_process.ts";
 
@@ -29,6 +30,8 @@ export interface Fallback {
     | "unavailable"
     | "deadline_exceeded"
     | "client_died"
+    | "frame_too_large"
+    | "bad_frame"
     | "grpc_error";
   reason: string;
 }
@@ -101,6 +104,15 @@ function fromFailure(e: GrpcFailure, ep: GrpcEndpoint): Fallback {
         code: "unavailable",
         reason: `nothing answers gRPC at ${at} (UNAVAILABLE: ${e.details.slice(0, 160)}); the ` +
           "emulator may have exited and left its discovery file",
+      };
+    case GrpcStatus.RESOURCE_EXHAUSTED:
+      return {
+        code: "frame_too_large",
+        reason: `the emulator at ${at} answered more than keynobi accepts (` +
+          `${MAX_GRPC_RECEIVE_BYTES} bytes: frames up to ${MAX_FRAME_DIMENSION} px a side and ` +
+          `${MAX_FRAME_PIXELS / (1024 * 1024)} Mpx; RESOURCE_EXHAUSTED: ${
+            e.details.slice(0, 160)
+          })`,
       };
     case GrpcStatus.DEADLINE_EXCEEDED:
       return { code: "deadline_exceeded", reason: `the emulator at ${at} did not answer in time` };

@@ -12,6 +12,7 @@ import type { EmulatorLink, Fallback } from "../emulator/link.ts";
 import { GrpcClientDied } from "../emulator/grpc_process.ts";
 import type { EmulatorRpc, KeyboardEventMsg } from "../emulator/grpc_client.ts";
 import {
+  fitRgbFrame,
   frameHash,
   readRgbFrame,
   requestBounds,
@@ -201,16 +202,17 @@ export class FastPaths {
       );
       return { frame: readRgbFrame(img), natural };
     }, signal).catch((e) => {
-      if (e instanceof FrameError) {
-        throw new ToolError(
-          "command_failed",
-          `The emulator's frame is unusable: ${e.message}; wake the device and retry`,
-        );
-      }
+      // A frame keynobi will not use (empty, malformed, over the bounds): ADB takes the picture.
+      if (e instanceof FrameError) return { ok: false as const, fallback: frameFallback(e) };
       throw e;
     });
     if (r.ok) {
-      const { frame, natural } = r.value;
+      const { natural } = r.value;
+      // Never more than asked, nor than the display: an endpoint that answers a larger frame
+      // than it was asked for is scaled down here.
+      const limit = max ?? (natural ? Math.max(natural.width, natural.height) : null);
+      const got = r.value.frame;
+      const frame = limit === null ? got : fitRgbFrame(got, limit);
       const captureMs = performance.now() - started;
       const t1 = performance.now();
       const rgba = rgbToRgba(frame.rgb, frame.width, frame.height);
@@ -220,7 +222,7 @@ export class FastPaths {
       const encodeMs = performance.now() - t1;
       const device = natural
         ? rotatedSize(natural, frame.rotation)
-        : { width: frame.width, height: frame.height };
+        : { width: got.width, height: got.height };
       const scale = Math.round(device.width / frame.width * 10_000) / 10_000;
       return {
         png: format === "png" ? image : new Uint8Array(0),
@@ -232,7 +234,7 @@ export class FastPaths {
         imageHeight: frame.height,
         scale,
         original: false,
-        captureBytes: frame.rgb.length,
+        captureBytes: got.rgb.length,
         path: "grpc",
         fallback: null,
         rotation: frame.rotation,
@@ -278,7 +280,7 @@ export class FastPaths {
         { format: "RGB888", ...requestBounds(SMALL_FRAME_DIMENSION), display: 0 },
         { signal },
       );
-      return frameHash(readRgbFrame(img));
+      return frameHash(fitRgbFrame(readRgbFrame(img), SMALL_FRAME_DIMENSION));
     }, signal).catch((e) => {
       if (e instanceof FrameError) return { ok: false as const, fallback: frameFallback(e) };
       throw e;
@@ -511,5 +513,5 @@ export class FastPaths {
 }
 
 function frameFallback(e: FrameError): Fallback {
-  return { code: "grpc_error", reason: e.message };
+  return { code: "bad_frame", reason: `${e.message}; ADB took the picture instead` };
 }

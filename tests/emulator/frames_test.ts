@@ -1,5 +1,6 @@
 import { assertEquals, assertNotEquals, assertThrows } from "../assert.ts";
 import {
+  fitRgbFrame,
   FrameError,
   frameHash,
   naturalSizeFromStatus,
@@ -8,6 +9,7 @@ import {
   rgbToRgba,
   rotatedSize,
 } from "../../lib/emulator/frames.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "../../lib/emulator/limits.ts";
 
 Deno.test("frames: sizes come from format.width/height, the deprecated fields only as a fallback", () => {
   const rgb = new Uint8Array(4 * 2 * 3);
@@ -54,4 +56,35 @@ Deno.test("frames: RGB888 to RGBA, hashes, bounds and rotated sizes", () => {
     { width: 1080, height: 2400 },
   );
   assertEquals(naturalSizeFromStatus([{ key: "hw.lcd.width", value: "x" }]), null);
+});
+
+Deno.test("frames: a frame over a side or the pixel bound is refused before its bytes are read", () => {
+  // The sizes alone decide: no buffer of that size is made.
+  for (
+    const [w, h] of [[5000, 5000], [MAX_FRAME_DIMENSION + 1, 10], [10, MAX_FRAME_DIMENSION + 1]]
+  ) {
+    assertThrows(
+      () => readRgbFrame({ format: { format: "RGB888", width: w, height: h } }),
+      new RegExp(`${w}x${h} frame, over keynobi's bound`),
+    );
+  }
+  assertEquals(MAX_FRAME_PIXELS >= 3840 * 2160, true, "a 4K display fits");
+});
+
+Deno.test("frames: a frame larger than asked is fitted inside the bound by averaging", () => {
+  // 4x2: left half black, right half white; fitted to 2 px on the long side → 2x1.
+  const rgb = new Uint8Array(4 * 2 * 3);
+  for (let y = 0; y < 2; y++) {
+    for (let x = 2; x < 4; x++) rgb.fill(255, (y * 4 + x) * 3, (y * 4 + x) * 3 + 3);
+  }
+  const f = { width: 4, height: 2, rotation: 1, rgb, seq: 3 };
+  const small = fitRgbFrame(f, 2);
+  assertEquals([small.width, small.height, small.rotation, small.seq], [2, 1, 1, 3]);
+  assertEquals([...small.rgb], [0, 0, 0, 255, 255, 255]);
+  assertEquals(fitRgbFrame(f, 4), f, "a frame within the bound is kept as it is");
+  const odd = fitRgbFrame(
+    { ...f, width: 2160, height: 4800, rgb: new Uint8Array(2160 * 4800 * 3) },
+    108,
+  );
+  assertEquals([odd.width, odd.height], [49, 108]);
 });

@@ -98,28 +98,36 @@ export function startGoawayFront(backendPort: number): GoawayFront {
         joined.set(buf);
         joined.set(chunk, buf.length);
         buf = joined;
-        while (buf.length >= 9) {
-          const len = (buf[0] << 16) | (buf[1] << 8) | buf[2];
+        // Complete frames pass on in one write; only their headers are read.
+        let off = 0;
+        let endOfCall = -1;
+        while (buf.length - off >= 9) {
+          const len = (buf[off] << 16) | (buf[off + 1] << 8) | buf[off + 2];
           if (len + 9 > MAX_FRAME_BYTES) throw new RangeError(`frame of ${len} bytes`);
-          if (buf.length < 9 + len) break;
-          const frame = buf.subarray(0, 9 + len);
-          buf = buf.slice(9 + len);
-          await writeAll(client, frame);
-          const type = frame[3], flags = frame[4];
-          const stream = new DataView(frame.buffer, frame.byteOffset).getUint32(5) & 0x7fffffff;
+          if (buf.length - off < 9 + len) break;
+          const type = buf[off + 3], flags = buf[off + 4];
+          const stream = new DataView(buf.buffer, buf.byteOffset + off + 5, 4).getUint32(0) &
+            0x7fffffff;
+          off += 9 + len;
           if (
             goaway && !ended && type === FRAME_HEADERS && (flags & FLAG_END_STREAM) !== 0 &&
             stream % 2 === 1
           ) {
             ended = true;
-            void (async () => {
-              await new Promise((r) => setTimeout(r, GOAWAY_DELAY_MS));
-              await writeAll(client, goawayFrame(stream)).catch(() => {});
-              sent++;
-              await new Promise((r) => setTimeout(r, GOAWAY_CLOSE_DELAY_MS));
-              closeBoth(client, backend);
-            })();
+            endOfCall = stream;
           }
+        }
+        if (off > 0) await writeAll(client, buf.subarray(0, off));
+        buf = buf.slice(off);
+        if (endOfCall >= 0) {
+          const stream = endOfCall;
+          void (async () => {
+            await new Promise((r) => setTimeout(r, GOAWAY_DELAY_MS));
+            await writeAll(client, goawayFrame(stream)).catch(() => {});
+            sent++;
+            await new Promise((r) => setTimeout(r, GOAWAY_CLOSE_DELAY_MS));
+            closeBoth(client, backend);
+          })();
         }
       }
     } catch {

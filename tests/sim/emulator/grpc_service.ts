@@ -17,6 +17,8 @@
  * - `simctl grpc-token <token>`: the server accepts only that token from now on (the file keeps
  *   the old one, so clients that read it are refused)
  * - `simctl grpc-calls`: the methods served so far, one per line
+ * - `simctl grpc-frame <W>x<H>|off`: getScreenshot answers a valid W×H RGB888 frame whatever
+ *   size it was asked for (an endpoint that ignores the request's bounds)
  * - `simctl grpc-goaway on|off`: every connection ends after its next call with a graceful
  *   GOAWAY and a closed socket, as when the emulator exits (tests/sim/emulator/goaway_front.ts)
  */
@@ -82,6 +84,8 @@ export interface GrpcControl {
   goaway(on: boolean): void;
   /** GOAWAY frames sent so far. */
   readonly goaways: number;
+  /** getScreenshot answers this size whatever was asked (null: as the emulator does). */
+  frameSize(size: { width: number; height: number } | null): void;
   stop(): Promise<void>;
 }
 
@@ -146,6 +150,7 @@ export class EmulatorGrpcService implements DeviceService {
   private refusals = new Map<string, Refusal>();
   private readonly calls: string[] = [];
   private body: [number, number, number] = [0, 0, 0];
+  private forcedFrame: { width: number; height: number } | null = null;
 
   constructor(readonly device: VirtualDevice, private readonly discoveryRoot: string) {}
 
@@ -236,6 +241,9 @@ export class EmulatorGrpcService implements DeviceService {
         this.token = t;
       },
       goaway: (on) => front.setGoaway(on),
+      frameSize: (size) => {
+        this.forcedFrame = size;
+      },
       get goaways() {
         return front.goaways;
       },
@@ -283,7 +291,7 @@ export class EmulatorGrpcService implements DeviceService {
     const fmt = r.format ?? "PNG";
     if (fmt !== "RGB888") throw new Error(`the simulator serves RGB888 frames, not ${fmt}`);
     const px = rasterize(ui.currentPaints(), width, height);
-    const size = fitFrame(width, height, r.width ?? 0, r.height ?? 0);
+    const size = this.forcedFrame ?? fitFrame(width, height, r.width ?? 0, r.height ?? 0);
     const rgb = scaleToRgb(px, width, height, size.width, size.height);
     const names = ["PORTRAIT", "LANDSCAPE", "REVERSE_PORTRAIT", "REVERSE_LANDSCAPE"];
     return {
@@ -394,6 +402,12 @@ export class EmulatorGrpcService implements DeviceService {
         if (!a) return fail("usage: simctl grpc-token <token>");
         this.control.setToken(a);
         return 0;
+      case "grpc-frame": {
+        const m = /^(\d{1,5})x(\d{1,5})$/.exec(a ?? "");
+        if (a !== "off" && !m) return fail("usage: simctl grpc-frame <W>x<H>|off");
+        this.control.frameSize(m ? { width: Number(m[1]), height: Number(m[2]) } : null);
+        return 0;
+      }
       case "grpc-goaway":
         if (a !== "on" && a !== "off") return fail("usage: simctl grpc-goaway on|off");
         this.control.goaway(a === "on");
