@@ -589,3 +589,38 @@ Deno.test("standalone: a client that closes normally (stdin, then SIGTERM) stops
   assertEquals([record.status, record.cancelled_by], ["cancelled", { kind: "shutdown" }]);
   assertStringIncludes(record.summary, "cancelled because keynobi was stopped by a signal");
 });
+
+Deno.test("what a successful build leaves running (a daemon in its group) does not outlive the server", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const g = world.sim.gradle(PROJECT);
+  await g.leaveDaemon(true);
+  let daemon: number | undefined;
+  try {
+    const s = await connect(world, ["--project", project]);
+    const built = await call(s, "run_gradle_task", { task: "help" });
+    assert(!built.isError, built.content[0].text);
+    daemon = (await g.readJournal()).at(-1)?.daemon_pid;
+    assert(daemon !== undefined, "the fake Gradle left a daemon");
+    const alive = async () =>
+      (await new Deno.Command("kill", { args: ["-0", String(daemon)], stderr: "null" }).output())
+        .success;
+    assert(await alive(), "the daemon runs after the build, for the next one");
+    const pid = s.pid()!;
+    await s[Symbol.asyncDispose](); // end of input: the server exits
+    await waitUntil(
+      async () =>
+        !(await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" }).output())
+          .success,
+      "the server to exit",
+      E2E_WAIT,
+    );
+    await waitUntil(async () => !(await alive()), "the daemon to be ended", E2E_WAIT);
+  } finally {
+    if (daemon !== undefined) {
+      try {
+        Deno.kill(daemon, "SIGKILL");
+      } catch { /* gone */ }
+    }
+  }
+});

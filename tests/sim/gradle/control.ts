@@ -49,6 +49,11 @@ export interface ControlSettings {
   require_sdk: boolean;
   /** Device name printed by connected tests. */
   connected_device: string;
+  /**
+   * A successful build leaves a daemon running in its process group, as Gradle's daemon outlives
+   * the client (here a sleeping process, its pid journaled as `daemon_pid`).
+   */
+  leave_daemon: boolean;
 }
 
 export interface ControlFile extends Partial<ControlSettings> {
@@ -63,6 +68,7 @@ export const DEFAULT_CONTROL: ControlSettings = {
   up_to_date: false,
   require_sdk: false,
   connected_device: "Pixel_8_API_35(AVD) - 15",
+  leave_daemon: false,
 };
 
 export function isScenario(s: unknown): s is Scenario {
@@ -102,7 +108,7 @@ function checkSettings(o: Record<string, unknown>, where: string): Partial<Contr
     }
     out.hang_at = o.hang_at as string | null;
   }
-  for (const k of ["up_to_date", "require_sdk"] as const) {
+  for (const k of ["up_to_date", "require_sdk", "leave_daemon"] as const) {
     if (k in o) {
       if (typeof o[k] !== "boolean") bad(`${where}.${k} is not a boolean`);
       out[k] = o[k] as boolean;
@@ -199,4 +205,6 @@ export interface GradleRun {
   exit_code: number;
   /** Files written, relative to the project root. */
   outputs: string[];
+  /** The daemon a successful build left running (`leave_daemon`), else absent. */
+  daemon_pid?: number;
 }

@@ -520,6 +520,17 @@ async function execute(b: Build): Promise<void> {
   ]);
   const a = actionableLine(executed, utd);
   if (a) await b.console.print([a]);
+  if (b.settings.leave_daemon) {
+    // Gradle's daemon outlives the client, in its process group, holding none of its output.
+    const daemon = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "setInterval(() => {}, 1 << 30)"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    daemon.unref();
+    state.run.daemon_pid = daemon.pid;
+  }
   finish("success", 0);
 }
 

@@ -36,7 +36,7 @@ export function gradlewScript(opts: {
     "# which answers like Gradle 8.9 and builds from the project's .sim-gradle.json.",
     `if [ -z "$DENO_DIR" ]; then DENO_DIR=${shQuote(opts.cache)}; export DENO_DIR; fi`,
     `exec ${shQuote(opts.deno)} run --quiet --no-config --no-lock --no-remote --no-npm ` +
-    "--allow-read --allow-write --allow-env --allow-sys " +
+    `--allow-read --allow-write --allow-env --allow-sys --allow-run=${shQuote(opts.deno)} ` +
     `${shQuote(opts.fake)} --sim-control ${shQuote(opts.control)} ` +
     `--sim-journal ${shQuote(opts.journal)} -- "$@"`,
     "",
@@ -91,6 +91,8 @@ export interface GradleControl {
   setUpToDate(on: boolean): Promise<void>;
   /** Whether builds fail with AGP's "SDK location not found" when no SDK is configured. */
   requireSdk(on: boolean): Promise<void>;
+  /** Whether a successful build leaves a daemon running in its process group. */
+  leaveDaemon(on: boolean): Promise<void>;
   /** Back to defaults (success, 20 ms, no hang). */
   reset(): Promise<void>;
   /** Every invocation journaled so far (of this project only, unless created for all). */
@@ -171,6 +173,7 @@ export function gradleControl(
     hangAt: (task) => edit((s) => void (s.hang_at = task)),
     setUpToDate: (on) => edit((s) => void (s.up_to_date = on)),
     requireSdk: (on) => edit((s) => void (s.require_sdk = on)),
+    leaveDaemon: (on) => edit((s) => void (s.leave_daemon = on)),
     reset: () =>
       edit((s) => {
         for (const k of Object.keys(s)) delete (s as Record<string, unknown>)[k];
