@@ -244,19 +244,13 @@ export async function applySessionOps(
             ? op.event.data.logged_at
             : null;
           const early = op.event.kind === "exit" || op.event.crash ? beforeInstall(s, stamp) : null;
-          // An exit the device stamped before this install belongs to an older one.
-          if (op.event.kind === "exit" && early === true) continue;
+          // An exit or crash the device stamped before this install belongs to an older one (a
+          // crash replayed from the device's buffer by start_logcat, say): not this session's.
+          if (early === true) continue;
           const data = op.key === undefined ? op.event.data : { ...op.event.data, key: op.key };
           let event = { ...op.event, data };
           if (op.event.crash) {
-            const attribution = early === true
-              ? {
-                method: "install_record" as const,
-                verified: false,
-                reason: `logged at ${stamp}, before this install (${s.device_installed_at}) on ` +
-                  "the device's clock: it may be an older install's",
-              }
-              : early === null
+            const attribution = early === null
               ? {
                 ...op.event.crash.attribution,
                 verified: false,

@@ -262,3 +262,44 @@ Deno.test("sessions e2e: get_frame_stats measures an interaction and compares tw
   assertStringIncludes(none.content[0].text!, "has no rendering process");
   await assertNoInjection(world.sim);
 });
+
+Deno.test("sessions e2e: a crash logged before an install is not that install's, even replayed after it", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects[PROJECT];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  simLogcat(world).setRate(0);
+  const built = await s.client.callTool(
+    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
+    undefined,
+    { timeout: 120_000 },
+  ) as J;
+  assert(!built.isError, built.content[0].text);
+  // The crash reaches the device's log first; the install comes over a second later (the
+  // device's install time has whole seconds); logcat starts after and replays the buffer.
+  const early = simLogcat(world).crash(PKG, "java");
+  await new Promise((r) => setTimeout(r, 1_100));
+  const installed = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
+  assert(!installed.isError, installed.content[0].text);
+  assert(!(await call(s, "start_logcat", { device_serial: SERIAL })).isError);
+  await pollUntil(
+    () => call(s, "get_crash_logs"),
+    (r) => sc(r).total_crashes >= 1,
+    "the replayed crash in the crash tools",
+    E2E_WAIT,
+  );
+  // A crash after the install is counted: proof the session does read crashes.
+  const later = simLogcat(world).crash(PKG, "java");
+  assert(later.pid !== early.pid, "two crashes, two processes");
+  const listed = await pollUntil(
+    () => call(s, "list_debug_sessions", { package: PKG }),
+    (r) => (sc(r).sessions[0]?.counts.crashes ?? 0) >= 1,
+    "a crash in the session",
+    E2E_WAIT,
+  );
+  const g = sc(await call(s, "get_debug_session", { session_id: sc(listed).sessions[0].id }));
+  assertEquals(g.crashes.map((c: J) => c.pid), [later.pid], JSON.stringify(g.crashes));
+  assertEquals(sc(listed).sessions[0].counts.crashes, 1);
+  assertEquals(g.crashes[0].attribution.verified, true);
+});
