@@ -7,7 +7,10 @@
  * left open (-32603, "The Keynobi app closed the MCP session before answering …"), then, unless
  * `--attach-only`, hands the client to a standalone server in this process: it replays
  * `initialize` (under an id of its own, whose answer it drops) and `initialized`, then forwards
- * the client's lines there. The client sees one session and one `initialize`.
+ * the client's lines there. The client sees one session and one `initialize`. The logcat streams
+ * the session started (its `start_logcat` calls, less those `stop_logcat` ended) went with the
+ * app, so the relay starts them again there the same way (answers dropped): the device's buffer
+ * brings their recent history back, and the session's logcat does not silently vanish.
  *
  * A client that closes stdin while attached still gets the answers in flight: the relay keeps the
  * socket open and forwards answers until none is open, the app goes, a signal comes, or
@@ -38,6 +41,8 @@ export const RELAY_DRAIN_MS = 600_000;
  * answers the rest busy): past this the oldest is forgotten, never answered for when the app goes.
  */
 export const MAX_RELAY_OPEN_REQUESTS = MAX_CONCURRENT_REQUESTS * 4;
+/** Most `start_logcat` calls (one per device argument) the relay starts again after the app. */
+export const MAX_REPLAYED_LOGCAT_STARTS = 16;
 
 /** Starts the standalone server that takes the session over; resolves with its exit status. */
 export type Fallback = (
@@ -80,6 +85,26 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
   };
   let initialize: { id: JsonRpcId; message: Record<string, unknown> } | null = null;
   let initialized: string | null = null;
+  /** The session's `start_logcat` arguments by device argument, while attached. */
+  const logcatStarts = new Map<string, Record<string, unknown>>();
+  const noteLogcat = (m: Record<string, unknown>) => {
+    if (m.method !== "tools/call") return;
+    const p = m.params as { name?: unknown; arguments?: unknown } | undefined;
+    const args = (p?.arguments ?? {}) as Record<string, unknown>;
+    if (typeof args !== "object" || args === null || Array.isArray(args)) return;
+    const device = JSON.stringify(args.device_serial ?? null);
+    if (p?.name === "start_logcat") {
+      logcatStarts.delete(device);
+      logcatStarts.set(device, args);
+      if (logcatStarts.size > MAX_REPLAYED_LOGCAT_STARTS) {
+        logcatStarts.delete(logcatStarts.keys().next().value!);
+      }
+    } else if (p?.name === "stop_logcat") {
+      // Without device_serial it stops every stream.
+      if (args.device_serial === undefined) logcatStarts.clear();
+      else logcatStarts.delete(device);
+    }
+  };
 
   // Where client lines go: the socket, then (after the app left) the standalone server's input.
   let sink = async (line: string): Promise<boolean> => {
@@ -121,16 +146,25 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
     }
     const input = new TransformStream<Uint8Array, Uint8Array>();
     const replayId = `keynobi-relay-replay-${crypto.randomUUID()}`;
-    const replayMarker = JSON.stringify(replayId);
-    let dropped = false;
+    const logcatReplays = [...logcatStarts.values()].map((args, i) => ({
+      id: `${replayId}-logcat-${i}`,
+      args,
+    }));
+    /** The replayed requests whose answers are the relay's, not the client's. */
+    const markers = new Set(
+      [replayId, ...logcatReplays.map((r) => r.id)].map((id) => JSON.stringify(id)),
+    );
     const output = new WritableStream<Uint8Array>({
       async write(chunk) {
-        // The transport writes one whole message per chunk: drop the replayed initialize's answer.
-        if (!dropped && chunk.length < 1 << 20) {
+        // The transport writes one whole message per chunk: drop the replayed requests' answers.
+        if (markers.size > 0 && chunk.length < 1 << 20) {
           const text = new TextDecoder().decode(chunk);
-          if (text.includes(replayMarker) && !text.includes('"method"')) {
-            dropped = true;
-            return;
+          if (!text.includes('"method"')) {
+            for (const marker of markers) {
+              if (!text.includes(marker)) continue;
+              markers.delete(marker);
+              return;
+            }
           }
         }
         await out.write(chunk).catch(() => {});
@@ -148,6 +182,14 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
             "\n",
         ),
       );
+      for (const r of logcatReplays) {
+        const call = { name: "start_logcat", arguments: r.args };
+        await fallbackInput.write(
+          encoder.encode(
+            encodeMessage({ jsonrpc: "2.0", id: r.id, method: "tools/call", params: call }) + "\n",
+          ),
+        );
+      }
     }
     const w = fallbackInput;
     sink = async (line) => {
@@ -197,7 +239,10 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
         if (m.method === "initialize" && initialize === null) {
           initialize = { id: m.id, message: m };
         }
-        if (!fallbackInput) remember(m.id);
+        if (!fallbackInput) {
+          remember(m.id);
+          noteLogcat(m);
+        }
       } else if (c.kind === "notification" && c.message.method === "notifications/initialized") {
         initialized = ev;
       } else if (c.kind === "notification" && c.message.method === "notifications/cancelled") {

@@ -509,3 +509,47 @@ Deno.test("attached: a client that closes normally mid-build leaves the build to
   assertEquals(s(done).status, "success", done.content[0].text);
   assertEquals(s(done).latest.origin.client_name, "keynobi-e2e");
 });
+
+Deno.test("the app quitting: the session's logcat streams start again standalone, history from the device", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  const app = await startApp(world, ["--project", project]);
+  await using a = await connect(world, ["--project", project]);
+  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
+    crash(pkg: string, kind: "java"): { pid: number };
+    setRate(n: number): void;
+  };
+  logcat.setRate(0);
+  assert(!(await call(a, "start_logcat", { device_serial: SERIAL })).isError);
+  logcat.crash("com.example.crashy", "java");
+  await pollUntil(
+    () => call(a, "get_crash_logs"),
+    (r) => s(r).total_crashes >= 1,
+    "the crash, attached",
+    E2E_WAIT,
+  );
+  const st = await app.stop("SIGTERM");
+  assertEquals(st.code, 0, app.stderr());
+  await waitUntil(
+    () => a.stderr().includes("continuing standalone"),
+    "the relay continuing standalone",
+    E2E_WAIT,
+  );
+  // Standalone now: the stream the session held runs again, and the device's buffer brought the
+  // crash back (not "No logcat stream has run").
+  const stats = await pollUntil(
+    () => call(a, "get_logcat_stats"),
+    (r) => !r.isError && !r.content[0].text!.startsWith("No logcat stream has run"),
+    "the logcat stream to run again",
+    E2E_WAIT,
+  );
+  assertEquals(s(await call(a, "get_project_info")).mode, "standalone");
+  assert(stats.content[0].text!.includes(SERIAL), stats.content[0].text!);
+  await pollUntil(
+    () => call(a, "get_crash_logs"),
+    (r) => s(r).total_crashes >= 1,
+    "the crash from the device's buffer, standalone",
+    E2E_WAIT,
+  );
+  await app[Symbol.asyncDispose]();
+});
