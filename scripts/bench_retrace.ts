@@ -5,7 +5,7 @@
  * names, retrace) and the cached one (the same mapping already indexed), and the RSS after.
  * Budget (DESIGN.md): first ≤ 1 s, cached ≤ 5 ms.
  */
-import { indexMapping } from "../lib/retrace/mapping.ts";
+import { indexMapping } from "../lib/retrace/mapping_index.ts";
 import { retraceText } from "../lib/retrace/retrace_text.ts";
 
 /** Largest mapping the bench generates. */

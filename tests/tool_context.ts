@@ -7,6 +7,7 @@ import type { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { BuildClient } from "../lib/gradle/build_client.ts";
 import { LogcatClient } from "../lib/logcat/logcat_client.ts";
+import { RetraceClient } from "../lib/retrace/retrace_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
 import { UiClient } from "../lib/ui/client.ts";
 import { SessionRecorder } from "../lib/sessions/session_recorder.ts";
@@ -49,6 +50,7 @@ export function testToolContext(overrides: Partial<ToolContext> = {}): ToolConte
       dataDir: "/nonexistent",
       address: { host: "127.0.0.1", port: 5037 },
     }),
+    retrace: new RetraceClient({ dataDir: overrides.dataDir ?? "/nonexistent" }),
     sessions: new SessionRecorder(overrides.dataDir ?? "/nonexistent"),
     ...overrides,
   };

@@ -7,7 +7,7 @@ import { AdbClient } from "../lib/adb/client.ts";
 import { parseServerSocketSpec } from "../lib/adb/server_address.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
-import type { LogcatMethods } from "../lib/logcat/logcat_protocol.ts";
+import { type LogcatMethods, MAX_TRACES_PER_QUERY } from "../lib/logcat/logcat_protocol.ts";
 import { LogcatService, workerMemory } from "../lib/logcat/logcat_service.ts";
 
 const params = new URL(import.meta.url).searchParams;
@@ -23,6 +23,10 @@ serveWorker<LogcatMethods>(workerScope(), {
   "logcat.stats": () => service.stats(),
   "logcat.crashes": ({ count }) => service.crashes(count),
   "logcat.trace": (p) => service.trace(p),
+  "logcat.traces": ({ crash_group_ids }) =>
+    crash_group_ids.slice(0, MAX_TRACES_PER_QUERY).map((id) =>
+      service.trace({ crash_group_id: id })
+    ),
   "logcat.session_crashes": ({ after_id }) => service.sessionCrashes(after_id),
   "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),
   "logcat.memory": () => workerMemory(),

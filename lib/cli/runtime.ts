@@ -9,6 +9,7 @@
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../gradle/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
+import { RetraceClient } from "../retrace/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
@@ -37,6 +38,7 @@ export interface Runtime {
   builds: BuildClient;
   logcat: LogcatClient;
   ui: UiClient;
+  retrace: RetraceClient;
   sessions: SessionRecorder;
   activity: ActivityLog;
   actionInterval(): Promise<number>;
@@ -98,6 +100,7 @@ export function createRuntime(opts: {
     builds,
     logcat,
     ui,
+    retrace: new RetraceClient({ dataDir }),
     sessions: new SessionRecorder(dataDir),
     activity: opts.activity ?? new ActivityLog(dataDir, { pid: Deno.pid }),
     actionInterval: async () =>
@@ -117,6 +120,7 @@ export async function closeRuntime(
 ): Promise<void> {
   rt.builds.close();
   rt.ui.close();
+  rt.retrace.close();
   await within(rt.sessions.syncCrashes().catch(() => {}));
   await within(rt.sessions.close());
   await within(rt.logcat.close());
@@ -154,6 +158,7 @@ export function newToolSession(
     sessions: rt.sessions,
     builds: rt.builds,
     ui: rt.ui,
+    retrace: rt.retrace,
     uiActionIntervalMs: rt.actionInterval,
     logcat,
     env: rt.env,

@@ -240,3 +240,28 @@ async function openChecked(checked: string, relPath: string): Promise<OpenedRegu
     }
   }
 }
+
+/**
+ * Opens a project file for a caller that reads more than `readProjectBytes` serves (an R8 mapping
+ * of hundreds of MB), by the same rules: inside the canonical root, opened without following a
+ * symlink, a regular file, and the open handle where the check said. The caller reads from the
+ * handle (bounded by `file.size`) and closes it.
+ */
+export async function openProjectFile(
+  root: string,
+  relPath: string,
+  hooks: ReadProjectFileHooks = {},
+): Promise<{ path: string; file: OpenedRegularFile }> {
+  checkRelPath(relPath);
+  const rootReal = await canonicalRoot(root);
+  const checked = await resolveInside(rootReal, relPath);
+  await hooks.afterCheck?.();
+  const file = await openChecked(checked, relPath);
+  try {
+    if ((await file.locate()) !== checked) throw changedError(relPath);
+  } catch (e) {
+    await file.close();
+    throw e;
+  }
+  return { path: checked, file };
+}

@@ -202,6 +202,22 @@ export function buildWorkerPermissions(facts: WorkerFacts): Deno.PermissionOptio
   };
 }
 
+/**
+ * The retrace worker: reads the data directory (kept mappings) and the project roots whose
+ * mappings it retraces; runs only `readlink` (where an opened file really is, the safe open's
+ * check). No network, no write.
+ */
+export function retraceWorkerPermissions(
+  facts: WorkerFacts & { projectRoots?: readonly string[] },
+): Deno.PermissionOptionsObject {
+  return {
+    ...none(),
+    read: paths("read", [facts.dataDir, facts.projectRoot, ...(facts.projectRoots ?? [])]),
+    run: ["readlink"],
+    env: envNames(BASE_WORKER_ENV, facts.env),
+  };
+}
+
 /** One permission the main thread must hold for a grant, as `Deno.permissions` describes it. */
 export type GrantDescriptor = Deno.PermissionDescriptor;
 

@@ -8,18 +8,19 @@ import type { AdbServerAddress } from "../adb/server_address.ts";
 import { formatAddress } from "../adb/server_address.ts";
 import { logcatWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
 import type { WorkerClient } from "../core/worker_rpc.ts";
-import type {
-  CrashesResult,
-  EntriesParams,
-  EntriesResult,
-  LogcatMethods,
-  MemoryResult,
-  SessionCrash,
-  StartParams,
-  StartResult,
-  StatsResult,
-  TraceParams,
-  TraceResult,
+import {
+  type CrashesResult,
+  type EntriesParams,
+  type EntriesResult,
+  type LogcatMethods,
+  MAX_TRACES_PER_QUERY,
+  type MemoryResult,
+  type SessionCrash,
+  type StartParams,
+  type StartResult,
+  type StatsResult,
+  type TraceParams,
+  type TraceResult,
 } from "./logcat_protocol.ts";
 
 /** Budget of a query's round trip to the worker. */
@@ -122,6 +123,14 @@ export class LogcatClient {
   async trace(p: TraceParams, signal?: AbortSignal): Promise<TraceResult | null> {
     if (!this.running) return null;
     return await this.#worker!.request("logcat.trace", p, { signal, timeoutMs: QUERY_TIMEOUT_MS });
+  }
+
+  /** The newest trace of each group, in one answer (at most `MAX_TRACES_PER_QUERY` groups). */
+  async traces(crashGroupIds: string[], signal?: AbortSignal): Promise<(TraceResult | null)[]> {
+    if (!this.running) return crashGroupIds.map(() => null);
+    return await this.#worker!.request("logcat.traces", {
+      crash_group_ids: crashGroupIds.slice(0, MAX_TRACES_PER_QUERY),
+    }, { signal, timeoutMs: QUERY_TIMEOUT_MS });
   }
 
   /** The worker's memory (after a full collection when the process runs with --expose-gc). */

@@ -133,6 +133,9 @@ export interface CrashesResult {
   total_groups: number;
 }
 
+/** Groups one `logcat.traces` asks for at most. */
+export const MAX_TRACES_PER_QUERY = 16;
+
 export interface TraceParams {
   package?: string;
   crash_group_id?: string;
@@ -185,6 +188,8 @@ export type LogcatMethods = {
   "logcat.stats": { params: null; result: StatsResult };
   "logcat.crashes": { params: { count: number }; result: CrashesResult };
   "logcat.trace": { params: TraceParams; result: TraceResult | null };
+  /** Several groups' newest traces in one answer (get_crash_logs with retrace). */
+  "logcat.traces": { params: { crash_group_ids: string[] }; result: (TraceResult | null)[] };
   "logcat.shutdown": { params: null; result: { stopped: number } };
   "logcat.memory": { params: null; result: MemoryResult };
 };

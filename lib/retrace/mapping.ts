@@ -1,9 +1,7 @@
 /**
- * An R8 / ProGuard mapping file (`mapping.txt`), read lazily: `indexMapping` makes one pass over the
- * text that notes the header (`# pg_map_id`, `# pg_map_hash`, `# compiler…`) and where each class
- * block starts, by its obfuscated and by its original name; a class's members are parsed the first
- * time a trace names the class, then kept. A 50 MB mapping is indexed in one scan and a trace
- * touches only the classes it names.
+ * The R8 / ProGuard mapping format (`mapping.txt`): its header (`# pg_map_id`, `# pg_map_hash`,
+ * `# compiler…`) and one class block at a time. lib/retrace/mapping_index.ts finds the blocks; a
+ * class's members are parsed here the first time a trace names the class.
  *
  * Format (R8's "Retrace" documentation, `r8.googlesource.com/r8/+/main/doc/retrace.md`, and the
  * ProGuard manual's "ReTrace" chapter):
@@ -21,13 +19,8 @@
  * Pure: takes the text, does no I/O.
  */
 
-/** Characters of a mapping we index at most (a larger file is refused by the store first). */
-export const MAX_MAPPING_CHARS = 512 * 1024 * 1024;
 /** Header lines (`#` at the top) read for the map id and hash. */
 export const MAX_HEADER_LINES = 64;
-
-/** Retraced frames remembered per mapping (a trace seen again costs lookups only). */
-export const MAX_REMEMBERED_FRAMES = 100_000;
 
 /** The `sourceFile` R8 writes for synthesized classes: not a real file. */
 export const SYNTHETIC_SOURCE_FILE = "R8$$SyntheticClass";
@@ -75,123 +68,7 @@ export interface MappingHeader {
   compilerVersion: string | null;
 }
 
-/** A frame line's retrace, remembered per mapping. */
-export interface RememberedFrame {
-  lines: string[];
-  ambiguous: boolean;
-  /** Frames past `MAX_LINES_PER_FRAME` (lib/retrace/retrace_text.ts) not printed. */
-  omitted: number;
-}
-
-interface Span {
-  /** Offset of the class line. */
-  start: number;
-  /** Offset just after the block (the next class line, or the end). */
-  end: number;
-}
-
-export class MappingIndex {
-  readonly header: MappingHeader;
-  readonly #text: string;
-  readonly #byObf: Map<string, Span>;
-  readonly #byOrig: Map<string, Span>;
-  readonly #parsed = new Map<number, ClassMapping>();
-  readonly #frames = new Map<string, RememberedFrame>();
-
-  constructor(
-    text: string,
-    header: MappingHeader,
-    byObf: Map<string, Span>,
-    byOrig: Map<string, Span>,
-  ) {
-    this.#text = text;
-    this.header = header;
-    this.#byObf = byObf;
-    this.#byOrig = byOrig;
-  }
-
-  /** Classes in the mapping. */
-  get classCount(): number {
-    return this.#byObf.size;
-  }
-
-  /** The class whose obfuscated name is `name`, or `null`. */
-  byObfuscated(name: string): ClassMapping | null {
-    const span = this.#byObf.get(name);
-    return span ? this.#parse(span) : null;
-  }
-
-  /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
-  byOriginal(name: string): ClassMapping | null {
-    const span = this.#byOrig.get(name);
-    return span ? this.#parse(span) : null;
-  }
-
-  /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
-  rememberedFrame(line: string): RememberedFrame | undefined {
-    return this.#frames.get(line);
-  }
-
-  /** Remembers a frame's retrace; the oldest are forgotten past `MAX_REMEMBERED_FRAMES`. */
-  rememberFrame(line: string, out: RememberedFrame): void {
-    if (this.#frames.size >= MAX_REMEMBERED_FRAMES) {
-      this.#frames.delete(this.#frames.keys().next().value!);
-    }
-    this.#frames.set(line, out);
-  }
-
-  #parse(span: Span): ClassMapping {
-    const hit = this.#parsed.get(span.start);
-    if (hit) return hit;
-    const c = parseClassBlock(this.#text.slice(span.start, span.end));
-    this.#parsed.set(span.start, c);
-    return c;
-  }
-}
-
-const CLASS_LINE = /^(\S+) -> (\S+):\s*$/;
-
-/** One pass over `text`: the header and where each class block is. Pure. */
-export function indexMapping(text: string): MappingIndex {
-  if (text.length > MAX_MAPPING_CHARS) {
-    throw new RangeError(
-      `Cannot read the mapping: it has ${text.length} characters, more than ${MAX_MAPPING_CHARS}`,
-    );
-  }
-  const header: MappingHeader = {
-    mapId: null,
-    mapHash: null,
-    compiler: null,
-    compilerVersion: null,
-  };
-  const byObf = new Map<string, Span>();
-  const byOrig = new Map<string, Span>();
-  let open: Span | null = null;
-  let pos = 0;
-  let headerLines = 0;
-  const n = text.length;
-  while (pos < n) {
-    let nl = text.indexOf("\n", pos);
-    if (nl < 0) nl = n;
-    const c = text.charCodeAt(pos);
-    // A class line starts with neither whitespace nor '#'.
-    if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
-      const m = CLASS_LINE.exec(text.slice(pos, nl));
-      if (m) {
-        if (open) open.end = pos;
-        open = { start: pos, end: n };
-        // The first class wins when a (broken) mapping repeats a name.
-        if (!byObf.has(m[2])) byObf.set(m[2], open);
-        if (!byOrig.has(m[1])) byOrig.set(m[1], open);
-      }
-    } else if (c === 35 && open === null && headerLines < MAX_HEADER_LINES) {
-      headerLines++;
-      readHeaderLine(text.slice(pos, nl), header);
-    }
-    pos = nl + 1;
-  }
-  return new MappingIndex(text, header, byObf, byOrig);
-}
+export const CLASS_LINE = /^(\S+) -> (\S+):\s*$/;
 
 function readHeaderLine(line: string, h: MappingHeader): void {
   const m = /^#\s*([\w.]+)\s*:\s*(.*?)\s*$/.exec(line);

@@ -15,18 +15,17 @@ import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { isInside } from "../core/project_paths.ts";
 import { log } from "../core/log.ts";
-import { indexMapping, type MappingIndex, readMappingHeader } from "./mapping.ts";
+import { readMappingHeader } from "./mapping.ts";
+import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
 
 /** Mapping files kept at most. */
 export const MAX_KEPT_MAPPINGS = 40;
 /** Bytes of mapping files kept at most, in all. */
 export const MAX_KEPT_MAPPING_BYTES = 2 * 1024 * 1024 * 1024;
-/** A mapping larger than this is not kept (nor read). */
-export const MAX_MAPPING_FILE_BYTES = 512 * 1024 * 1024;
+/** A mapping larger than this is not kept (nor read: lib/retrace/mapping_index.ts). */
+export const MAX_MAPPING_FILE_BYTES = MAX_MAPPING_BYTES;
 /** Mappings one build record lists at most. */
 export const MAX_MAPPINGS_PER_BUILD = 16;
-/** Parsed mappings held in memory at once (each costs about its size). */
-export const MAX_CACHED_MAPPINGS = 3;
 /** Entries walked under one module's `build/outputs/mapping` at most. */
 export const MAX_MAPPING_WALK_ENTRIES = 1_000;
 
@@ -170,35 +169,4 @@ async function pruneLocked(dataDir: string): Promise<void> {
     if (st) files.push({ name: e.name, bytes: st.size, mtimeMs: st.mtime?.getTime() ?? 0 });
   }
   for (const name of mappingsToDrop(files)) await Deno.remove(join(dir, name)).catch(() => {});
-}
-
-/** Parsed mappings of this process, most recently used last. */
-const cache = new Map<string, MappingIndex>();
-
-/**
- * The kept mapping with this hash, indexed (cached: a second trace against it costs no read), or
- * `null` when it is no longer kept.
- */
-export async function loadMapping(dataDir: string, sha256: string): Promise<MappingIndex | null> {
-  if (!isSha256(sha256)) return null;
-  const hit = cache.get(sha256);
-  if (hit) {
-    cache.delete(sha256);
-    cache.set(sha256, hit);
-    return hit;
-  }
-  const path = mappingFilePath(dataDir, sha256);
-  const st = await Deno.stat(path).catch(() => null);
-  if (!st?.isFile || st.size > MAX_MAPPING_FILE_BYTES) return null;
-  const text = await Deno.readTextFile(path).catch(() => null);
-  if (text === null) return null;
-  const index = indexMapping(text);
-  cache.set(sha256, index);
-  while (cache.size > MAX_CACHED_MAPPINGS) cache.delete(cache.keys().next().value!);
-  return index;
-}
-
-/** Forget the parsed mappings (tests, and the bench's cold runs). */
-export function clearMappingCache(): void {
-  cache.clear();
 }

@@ -1,5 +1,5 @@
 /**
- * Deobfuscates a stack trace's text with a mapping (lib/retrace/mapping.ts), line by line, as R8's
+ * Deobfuscates a stack trace's text with a mapping (lib/retrace/mapping_index.ts), line by line, as R8's
  * `retrace` does:
  * - a frame `at obf.Cls.m(File:12)` whose class the mapping knows becomes the original frames: the
  *   inline chain whose minified range holds line 12, innermost first, each with its original line;
@@ -27,10 +27,10 @@
 import {
   type ClassMapping,
   type InlineGroup,
-  type MappingIndex,
   type MemberEntry,
   SYNTHETIC_SOURCE_FILE,
 } from "./mapping.ts";
+import type { MappingIndex } from "./mapping_index.ts";
 
 /** Lines of a trace retraced at most; the rest are kept as printed. */
 export const MAX_RETRACE_LINES = 20_000;

@@ -1,6 +1,7 @@
 /**
- * Deobfuscating one logcat crash: which kept R8 mapping belongs to the code that crashed, then the
- * in-process retrace (lib/retrace/retrace_text.ts). The mapping is matched, in this order:
+ * Deobfuscating logcat crashes: which kept R8 mapping belongs to the code that crashed, then the
+ * retrace in the retrace worker (lib/retrace/retrace_client.ts), one request per mapping for all
+ * the crashes it matched. The mapping is matched, in this order:
  * 1. `map_id`: the `r8-map-id-<id>` every obfuscated frame names (R8 8.x writes it as the source
  *    file), against the kept builds' mappings; no device call.
  * 2. `device_hash`: the APK the device has for the package (`pm path <pkg>`, then
@@ -11,14 +12,22 @@
  * Anything uncertain is `refused` with the reason (an unknown map id, frames naming several,
  * split APKs, an APK hash nothing kept matches, a reinstall since the record), never guessed.
  * `unavailable`: no mapping exists for the build (it was not minified) or it is no longer kept.
+ * `refused` also when the mapping cannot fit the retrace memory budget (the worker says why).
  * `failed`: the mapping could not be read. Never a tool error.
  */
 import type { DeviceShell } from "../adb/client.ts";
 import { type BuildRecord, listBuildRecords, MAX_BUILD_RECORDS } from "../gradle/build_history.ts";
 import { listInstalledBuilds } from "./installed_builds.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
-import { type BuildMapping, loadMapping } from "../retrace/mapping_store.ts";
-import { mapIdsInTrace, type RetraceStats, retraceText } from "../retrace/retrace_text.ts";
+import type { BuildMapping } from "../retrace/mapping_store.ts";
+import { mapIdsInTrace, type RetraceStats } from "../retrace/retrace_text.ts";
+import type { RunParams, RunResult } from "../retrace/retrace_protocol.ts";
+import { ToolError } from "../core/errors.ts";
+
+/** What retraces a batch of traces with one mapping: the retrace worker's client. */
+export interface Retracer {
+  run(p: RunParams, signal?: AbortSignal): Promise<RunResult>;
+}
 
 /** Each device query of the matching (`pm path`, `sha256sum`, `dumpsys package`) may take this. */
 export const RETRACE_DEVICE_TIMEOUT_MS = 15_000;
@@ -113,14 +122,22 @@ function describe(f: Found): string {
   return `build #${f.build_id ?? "?"} ${f.module ?? "?"} ${f.variant ?? "?"}`;
 }
 
-async function retraceWith(
-  dataDir: string,
+/** A crash whose mapping was found: what the worker is asked, and how the answer is labelled. */
+interface Matched {
+  kind: "matched";
+  crash: CrashToRetrace;
+  found: Found & { mapping: BuildMapping };
+  base: Partial<RetraceResult>;
+  line: string;
+}
+
+function matched(
   crash: CrashToRetrace,
   f: Found,
   matchedBy: MatchedBy,
   how: string,
   device: RetraceResult["device"],
-): Promise<RetraceResult> {
+): Matched | RetraceResult {
   const base = {
     build_id: f.build_id,
     module: f.module,
@@ -137,38 +154,39 @@ async function retraceWith(
     );
   }
   const m = f.mapping;
-  const withMapping = { ...base, map_id: m.map_id, mapping_sha256: m.sha256 };
-  let index;
-  try {
-    index = await loadMapping(dataDir, m.sha256);
-  } catch (e) {
-    return notDone(
-      "failed",
-      crash,
-      `the mapping of ${describe(f)} could not be read: ${(e as Error).message}`,
-      withMapping,
-    );
-  }
-  if (!index) {
-    return notDone(
-      "unavailable",
-      crash,
-      `the mapping of ${describe(f)} is no longer kept (keynobi keeps the newest ones); rebuild ` +
-        "that variant and reproduce the crash",
-      withMapping,
-    );
-  }
-  const out = retraceText(crash.trace, index);
   return {
-    status: "retraced",
-    trace: out.text,
-    mapping_line: `Deobfuscated with the R8 mapping of ${describe(f)}, map id ${
+    kind: "matched",
+    crash,
+    found: { ...f, mapping: m },
+    base: { ...base, map_id: m.map_id, mapping_sha256: m.sha256 },
+    line: `Deobfuscated with the R8 mapping of ${describe(f)}, map id ${
       m.map_id ?? "none"
     }, matched by ${how}`,
-    ...withMapping,
-    reason: null,
-    stats: out.stats,
   };
+}
+
+/** The worker's refusal or failure as a crash's status. */
+function notRetraced(x: Matched, e: unknown): RetraceResult {
+  const f = x.found;
+  const message = e instanceof Error ? e.message : String(e);
+  if (e instanceof ToolError && e.code === "resource_not_found") {
+    return notDone(
+      "unavailable",
+      x.crash,
+      `the mapping of ${describe(f)} is no longer kept (keynobi keeps the newest ones); rebuild ` +
+        "that variant and reproduce the crash",
+      x.base,
+    );
+  }
+  if (e instanceof ToolError && e.code === "invalid_request") {
+    return notDone("refused", x.crash, message, x.base);
+  }
+  return notDone(
+    "failed",
+    x.crash,
+    `the mapping of ${describe(f)} could not be read: ${message}`,
+    x.base,
+  );
 }
 
 async function deviceApkHash(
@@ -218,10 +236,69 @@ async function deviceApkHash(
 export async function retraceCrash(
   dataDir: string,
   adb: DeviceShell,
+  retracer: Retracer,
   crash: CrashToRetrace,
   signal?: AbortSignal,
 ): Promise<RetraceResult> {
+  return (await retraceCrashes(dataDir, adb, retracer, [crash], signal))[0];
+}
+
+/**
+ * Deobfuscates each of `crashes` (see the module comment), asking the worker once per mapping
+ * for all the crashes it matched. Answers in the order of `crashes`; never throws for a refusal.
+ */
+export async function retraceCrashes(
+  dataDir: string,
+  adb: DeviceShell,
+  retracer: Retracer,
+  crashes: readonly CrashToRetrace[],
+  signal?: AbortSignal,
+): Promise<RetraceResult[]> {
   const records = await listBuildRecords(dataDir, { limit: MAX_BUILD_RECORDS });
+  const out: (RetraceResult | Matched)[] = [];
+  for (const c of crashes) out.push(await matchCrash(dataDir, adb, records, c, signal));
+  const bySha = new Map<string, number[]>();
+  out.forEach((x, i) => {
+    if (!("kind" in x)) return;
+    const sha = x.found.mapping.sha256;
+    const list = bySha.get(sha);
+    if (list) list.push(i);
+    else bySha.set(sha, [i]);
+  });
+  for (const [sha256, at] of bySha) {
+    const batch = at.map((i) => out[i] as Matched);
+    try {
+      const r = await retracer.run({
+        mapping: { kind: "kept", sha256 },
+        traces: batch.map((x) => x.crash.trace),
+      }, signal);
+      batch.forEach((x, k) => {
+        out[at[k]] = {
+          ...notDone("refused", x.crash, ""),
+          ...x.base,
+          status: "retraced",
+          trace: r.outputs[k].text,
+          mapping_line: x.line,
+          reason: null,
+          stats: r.outputs[k].stats,
+        };
+      });
+    } catch (e) {
+      if (e instanceof ToolError && e.code === "cancelled") throw e;
+      batch.forEach((x, k) => out[at[k]] = notRetraced(x, e));
+    }
+  }
+  return out as RetraceResult[];
+}
+
+/** Finds the mapping of one crash, or says why not. */
+async function matchCrash(
+  dataDir: string,
+  adb: DeviceShell,
+  records: readonly BuildRecord[],
+  crash: CrashToRetrace,
+  signal: AbortSignal | undefined,
+): Promise<RetraceResult | Matched> {
   const ids = mapIdsInTrace(crash.trace);
   if (ids.length > 1) {
     return notDone(
@@ -249,7 +326,7 @@ export async function retraceCrash(
         { map_id: ids[0] },
       );
     }
-    return await retraceWith(dataDir, crash, hits[0], "map_id", "the map id its frames name", null);
+    return matched(crash, hits[0], "map_id", "the map id its frames name", null);
   }
   const pkg = crash.package;
   if (!pkg) {
@@ -288,8 +365,7 @@ export async function retraceCrash(
         { device },
       );
     }
-    return await retraceWith(
-      dataDir,
+    return matched(
       crash,
       found,
       "device_hash",
@@ -349,8 +425,7 @@ export async function retraceCrash(
       { device },
     );
   }
-  return await retraceWith(
-    dataDir,
+  return matched(
     crash,
     found,
     "install_record",

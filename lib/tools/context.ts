@@ -6,6 +6,7 @@ import type { Origin } from "../gradle/build_history.ts";
 import type { BuildCall } from "../gradle/build_setup.ts";
 import type { BuildClient } from "../gradle/build_client.ts";
 import type { LogcatClient } from "../logcat/logcat_client.ts";
+import type { RetraceClient } from "../retrace/retrace_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/client.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
@@ -30,6 +31,8 @@ export interface ToolContext {
   logcat: LogcatClient;
   /** This process's UI worker: captures, element lists and handles, settling. */
   ui: UiClient;
+  /** This process's retrace worker: mappings read, indexed and looked up off the main thread. */
+  retrace: RetraceClient;
   /** The minimum gap between two UI actions on one device now (flag or setting; the worker paces). */
   uiActionIntervalMs: () => Promise<number>;
   env: Env;

@@ -12,7 +12,7 @@
  *   (or `0:0`) for a line a range holds, and R8-synthesized members (metadata ReTrace 6 does not read).
  */
 import { assert, assertEquals } from "../assert.ts";
-import { indexMapping } from "../../lib/retrace/mapping.ts";
+import { indexMapping } from "../../lib/retrace/mapping_index.ts";
 import { retraceText } from "../../lib/retrace/retrace_text.ts";
 
 const DIR = new URL("../fixtures/corpus/mapping/", import.meta.url);

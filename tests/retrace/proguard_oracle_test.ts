@@ -7,7 +7,7 @@
  * for classes without it. Skips when `java` or ProGuard's `retrace.jar` is missing.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { indexMapping } from "../../lib/retrace/mapping.ts";
+import { indexMapping } from "../../lib/retrace/mapping_index.ts";
 import { retraceText } from "../../lib/retrace/retrace_text.ts";
 
 const RETRACE_JAR = "/usr/share/java/retrace.jar";

@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";
-import { indexMapping, parseClassBlock, readMappingHeader } from "../../lib/retrace/mapping.ts";
+import { parseClassBlock, readMappingHeader } from "../../lib/retrace/mapping.ts";
+import { indexMapping } from "../../lib/retrace/mapping_index.ts";
 import {
   mapIdsInTrace,
   MAX_LINES_PER_FRAME,

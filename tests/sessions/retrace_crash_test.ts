@@ -5,8 +5,9 @@
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/gradle/build_history.ts";
-import { clearMappingCache, keepMapping } from "../../lib/retrace/mapping_store.ts";
-import { retraceCrash } from "../../lib/sessions/retrace_crash.ts";
+import { keepMapping } from "../../lib/retrace/mapping_store.ts";
+import { RetraceClient } from "../../lib/retrace/retrace_client.ts";
+import { type CrashToRetrace, retraceCrash } from "../../lib/sessions/retrace_crash.ts";
 import { FakeAdb } from "../fake_adb.ts";
 import { type InstalledBuild, recordInstall } from "../../lib/sessions/installed_builds.ts";
 
@@ -50,8 +51,21 @@ async function world() {
     }],
     mappings: [kept!],
   });
-  return { dir, project, buildId: rec.id, kept: kept! };
+  return {
+    dir,
+    project,
+    buildId: rec.id,
+    kept: kept!,
+    retracer: new RetraceClient({ dataDir: dir }),
+  };
 }
+
+/** retraceCrash() with the world's data directory and its retrace worker. */
+function retraceIn(w: World, d: FakeAdb, crash: CrashToRetrace) {
+  return retraceCrash(w.dir, d, w.retracer, crash);
+}
+
+type World = Awaited<ReturnType<typeof world>>;
 
 /** A device shell answering `pm path`, `sha256sum` and `dumpsys package` from `facts`. */
 function device(facts: {
@@ -108,7 +122,7 @@ Deno.test("retraceCrash() matches the map id the frames name, without asking the
   const w = await world();
   try {
     const d = device({});
-    const r = await retraceCrash(w.dir, d, { serial: SERIAL, package: PKG, trace: withId });
+    const r = await retraceIn(w, d, { serial: SERIAL, package: PKG, trace: withId });
     assertEquals(r.status, "retraced", r.reason ?? "");
     assertEquals([r.matched_by, r.build_id, r.map_id, r.mapping_sha256], [
       "map_id",
@@ -118,14 +132,14 @@ Deno.test("retraceCrash() matches the map id the frames name, without asking the
     ]);
     assertStringIncludes(r.trace, "at com.example.app.Repo.load(Repo.kt:22)");
     assertEquals(d.argvs, [], "no device call");
-    const unknown = await retraceCrash(w.dir, d, {
+    const unknown = await retraceIn(w, d, {
       serial: SERIAL,
       package: PKG,
       trace: withId.replace("abc1234", "fff9999"),
     });
     assertEquals(unknown.status, "refused");
     assertStringIncludes(unknown.reason!, "fff9999");
-    const several = await retraceCrash(w.dir, d, {
+    const several = await retraceIn(w, d, {
       serial: SERIAL,
       package: PKG,
       trace: withId + "\n\tat b.b.b(r8-map-id-fff9999:1)",
@@ -138,6 +152,7 @@ Deno.test("retraceCrash() matches the map id the frames name, without asking the
       "the trace as printed",
     );
   } finally {
+    w.retracer.close();
     await Deno.remove(w.dir, { recursive: true });
   }
 });
@@ -147,13 +162,13 @@ Deno.test("retraceCrash() matches the APK hash the device reports; refuses split
   try {
     const path = "/data/app/~~x==/com.example.app-y==/base.apk";
     const d = device({ paths: [path], sha: APK_SHA });
-    const r = await retraceCrash(w.dir, d, { serial: SERIAL, package: PKG, trace: withoutId });
+    const r = await retraceIn(w, d, { serial: SERIAL, package: PKG, trace: withoutId });
     assertEquals(r.status, "retraced", r.reason ?? "");
     assertEquals(r.matched_by, "device_hash");
     assertEquals(r.device, { serial: SERIAL, apk_sha256: APK_SHA, version_code: null });
     assertEquals(d.argvs, [["pm", "path", PKG], ["sha256sum", path]]);
-    const split = await retraceCrash(
-      w.dir,
+    const split = await retraceIn(
+      w,
       device({ paths: [path, path.replace("base", "split_config.arm64_v8a")], sha: APK_SHA }),
       {
         serial: SERIAL,
@@ -163,14 +178,14 @@ Deno.test("retraceCrash() matches the APK hash the device reports; refuses split
     );
     assertEquals(split.status, "refused");
     assertStringIncludes(split.reason!, "split APKs");
-    const other = await retraceCrash(w.dir, device({ paths: [path], sha: "2".repeat(64) }), {
+    const other = await retraceIn(w, device({ paths: [path], sha: "2".repeat(64) }), {
       serial: SERIAL,
       package: PKG,
       trace: withoutId,
     });
     assertEquals(other.status, "refused");
     assertStringIncludes(other.reason!, "matches no build keynobi kept or installed");
-    const gone = await retraceCrash(w.dir, device({ paths: [] }), {
+    const gone = await retraceIn(w, device({ paths: [] }), {
       serial: SERIAL,
       package: PKG,
       trace: withoutId,
@@ -178,6 +193,7 @@ Deno.test("retraceCrash() matches the APK hash the device reports; refuses split
     assertEquals(gone.status, "refused");
     assertStringIncludes(gone.reason!, "no longer installed");
   } finally {
+    w.retracer.close();
     await Deno.remove(w.dir, { recursive: true });
   }
 });
@@ -187,7 +203,7 @@ Deno.test("retraceCrash() falls back to the install record only when the device 
   try {
     await recordInstall(w.dir, install({ build_id: w.buildId, mapping_sha256: w.kept.sha256 }));
     const path = "/data/app/base.apk";
-    const same = await retraceCrash(w.dir, device({ paths: [path], sha: null }), {
+    const same = await retraceIn(w, device({ paths: [path], sha: null }), {
       serial: SERIAL,
       package: PKG,
       trace: withoutId,
@@ -195,8 +211,8 @@ Deno.test("retraceCrash() falls back to the install record only when the device 
     assertEquals(same.status, "retraced", same.reason ?? "");
     assertEquals(same.matched_by, "install_record");
     assertEquals(same.device?.version_code, 3);
-    const reinstalled = await retraceCrash(
-      w.dir,
+    const reinstalled = await retraceIn(
+      w,
       device({ paths: [path], sha: null, lastUpdate: "2026-03-14 06:00:00" }),
       {
         serial: SERIAL,
@@ -206,13 +222,13 @@ Deno.test("retraceCrash() falls back to the install record only when the device 
     );
     assertEquals(reinstalled.status, "refused");
     assertStringIncludes(reinstalled.reason!, "not keynobi's install any more");
-    const bumped = await retraceCrash(w.dir, device({ paths: [path], sha: null, versionCode: 4 }), {
+    const bumped = await retraceIn(w, device({ paths: [path], sha: null, versionCode: 4 }), {
       serial: SERIAL,
       package: PKG,
       trace: withoutId,
     });
     assertEquals(bumped.status, "refused");
-    const elsewhere = await retraceCrash(w.dir, device({ paths: [path], sha: null }), {
+    const elsewhere = await retraceIn(w, device({ paths: [path], sha: null }), {
       serial: "emulator-5556",
       package: PKG,
       trace: withoutId,
@@ -220,6 +236,7 @@ Deno.test("retraceCrash() falls back to the install record only when the device 
     assertEquals(elsewhere.status, "refused");
     assertStringIncludes(elsewhere.reason!, "no install of");
   } finally {
+    w.retracer.close();
     await Deno.remove(w.dir, { recursive: true });
   }
 });
@@ -244,7 +261,7 @@ Deno.test("retraceCrash(): a build without a mapping is unavailable, and so is a
         application_id: PKG,
       }],
     });
-    const r = await retraceCrash(w.dir, device({ paths: ["/x/base.apk"], sha: debugSha }), {
+    const r = await retraceIn(w, device({ paths: ["/x/base.apk"], sha: debugSha }), {
       serial: SERIAL,
       package: PKG,
       trace: withoutId,
@@ -252,8 +269,7 @@ Deno.test("retraceCrash(): a build without a mapping is unavailable, and so is a
     assertEquals(r.status, "unavailable");
     assertStringIncludes(r.reason!, "wrote no R8 mapping");
     await Deno.remove(`${w.dir}/mappings/${w.kept.sha256}.txt`);
-    clearMappingCache();
-    const pruned = await retraceCrash(w.dir, device({}), {
+    const pruned = await retraceIn(w, device({}), {
       serial: SERIAL,
       package: PKG,
       trace: withId,
@@ -261,6 +277,7 @@ Deno.test("retraceCrash(): a build without a mapping is unavailable, and so is a
     assertEquals(pruned.status, "unavailable");
     assertStringIncludes(pruned.reason!, "no longer kept");
   } finally {
+    w.retracer.close();
     await Deno.remove(w.dir, { recursive: true });
   }
 });

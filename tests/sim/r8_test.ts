@@ -7,7 +7,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { startSimulator } from "./mod.ts";
 import { exec as execIn, shell } from "./apps/_shell.ts";
 import { javaChain, printChain } from "./logcat/crashes.ts";
-import { indexMapping } from "../../lib/retrace/mapping.ts";
+import { indexMapping } from "../../lib/retrace/mapping_index.ts";
 import { mapIdsInTrace, retraceText } from "../../lib/retrace/retrace_text.ts";
 
 const dec = new TextDecoder();

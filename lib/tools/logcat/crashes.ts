@@ -1,46 +1,53 @@
 /**
  * The crash tools: `get_crash_logs` and `get_crash_stack_trace`, over the crashes and crash
- * groups the logcat worker read, deobfuscated in process (lib/retrace) when asked.
+ * groups the logcat worker read, deobfuscated by the retrace worker (lib/retrace) when asked.
  */
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_frames.ts";
 import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
 import { defineTool } from "../define_tool.ts";
-import { retraceCrash, type RetraceResult } from "../../sessions/retrace_crash.ts";
-import type { ToolContext } from "../context.ts";
+import { retraceCrashes, type RetraceResult } from "../../sessions/retrace_crash.ts";
+import { projectRoot, type ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
 import { optionalPackageParam } from "../params.ts";
+import { MAX_TRACE_CHARS } from "../../retrace/retrace_protocol.ts";
 import { appendAll } from "../../core/arrays.ts";
 
 /** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
 export const MAX_RETRACED_CRASH_GROUPS = 5;
 
-const retraceParam = z.boolean().optional().describe(
-  "Deobfuscate with the crashed build's R8 mapping",
-);
+const retraceParam = z.boolean().optional().describe("Deobfuscate (R8)");
 
-/** `retrace` of a trace: the matching and the in-process retrace of lib/retrace. */
-async function retraceOf(ctx: ToolContext, t: TraceResult): Promise<RetraceResult> {
-  const r = await retraceCrash(ctx.dataDir, ctx.adb, {
-    serial: t.crash.device,
-    package: t.crash.package,
-    trace: t.trace,
-  }, ctx.signal);
-  // The device told us which APK it has: a session of another APK is no longer the current one.
-  if (r.device?.apk_sha256 && t.crash.package) {
-    ctx.sessions.record({
-      type: "device_apk",
-      serial: t.crash.device,
-      package: t.crash.package,
-      apk_sha256: r.device.apk_sha256,
-      at: new Date(),
-    });
-  }
-  return r;
+/** `retrace` of traces: the matching (lib/sessions/retrace_crash.ts) and the retrace worker. */
+async function retraceAll(ctx: ToolContext, ts: readonly TraceResult[]): Promise<RetraceResult[]> {
+  const rs = await retraceCrashes(
+    ctx.dataDir,
+    ctx.adb,
+    ctx.retrace,
+    ts.map((t) => ({ serial: t.crash.device, package: t.crash.package, trace: t.trace })),
+    ctx.signal,
+  );
+  rs.forEach((r, i) => {
+    const t = ts[i];
+    // The device told us which APK it has: a session of another APK is no longer the current one.
+    if (r.device?.apk_sha256 && t.crash.package) {
+      ctx.sessions.record({
+        type: "device_apk",
+        serial: t.crash.device,
+        package: t.crash.package,
+        apk_sha256: r.device.apk_sha256,
+        at: new Date(),
+      });
+    }
+  });
+  return rs;
 }
 
-/** The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced. */
+/**
+ * The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced: their traces in
+ * one logcat answer, then one retrace request per mapping.
+ */
 async function retraceGroups(
   ctx: ToolContext,
   crashes: readonly CrashSummary[],
@@ -51,20 +58,21 @@ async function retraceGroups(
     if (groups.length >= MAX_RETRACED_CRASH_GROUPS) break;
     if (!groups.includes(c.crash_group_id)) groups.push(c.crash_group_id);
   }
-  const out: (RetraceResult & { crash_group_id: string })[] = [];
-  for (const g of groups) {
-    const t = await ctx.logcat.trace({ crash_group_id: g }, ctx.signal);
-    if (t) out.push({ crash_group_id: g, ...(await retraceOf(ctx, t)) });
-  }
-  return out;
+  const traces = await ctx.logcat.traces(groups, ctx.signal);
+  const found: { id: string; t: TraceResult }[] = [];
+  traces.forEach((t, i) => {
+    if (t) found.push({ id: groups[i], t });
+  });
+  const rs = await retraceAll(ctx, found.map((f) => f.t));
+  return found.map((f, i) => ({ crash_group_id: f.id, ...rs[i] }));
 }
 
 const getCrashLogs = defineTool({
   name: "get_crash_logs",
   toolset: "core",
   kind: "R",
-  description: "After a crash or ANR: the newest from logcat (Java, ANR, native) with their " +
-    "crash_group_id, and the groups (type, top app frames, counts, first/last seen).",
+  description: "After a crash or ANR: the newest from logcat (Java, ANR, native) with " +
+    "crash_group_id, and their groups (type, top app frames, counts, first/last seen).",
   params: {
     count: z.number().int().min(1).max(MAX_CRASH_COUNT).optional().describe(
       `Most returned (default ${DEFAULT_CRASH_COUNT})`,
@@ -138,19 +146,70 @@ export function renderTrace(t: TraceResult): string {
   return lines.join("\n");
 }
 
+/** Characters of a `mapping` path at most. */
+export const MAX_MAPPING_PATH_CHARS = 4096;
+
+/**
+ * get_crash_stack_trace with `trace` and `mapping`: a trace the user already has (Play Console, a
+ * bug report) retraced with a mapping of the project, read by the project-path rules in the
+ * retrace worker. The text is the retraced trace alone, as `keynobi retrace` prints it.
+ */
+async function retraceGiven(
+  ctx: ToolContext,
+  args: {
+    trace?: string;
+    mapping?: string;
+    package?: string;
+    crash_group_id?: string;
+    retrace?: boolean;
+  },
+) {
+  if (args.trace === undefined || args.mapping === undefined) {
+    throw invalidParams(
+      "Retracing a trace you have takes both trace (its text) and mapping (a mapping.txt path " +
+        "in the project, e.g. app/build/outputs/mapping/release/mapping.txt)",
+    );
+  }
+  if (args.package !== undefined || args.crash_group_id !== undefined || args.retrace) {
+    throw invalidParams(
+      "trace and mapping retrace the trace you pass: drop package, crash_group_id and retrace " +
+        "(those read a crash from logcat)",
+    );
+  }
+  const root = projectRoot(ctx);
+  const r = await ctx.retrace.run({
+    mapping: { kind: "project", root, path: args.mapping },
+    traces: [args.trace],
+  }, ctx.signal);
+  const out = r.outputs[0];
+  return {
+    structured: { mapping: args.mapping, ...r.mapping, stats: out.stats, trace: out.text },
+    text: out.text,
+  };
+}
+
 const getCrashStackTrace = defineTool({
   name: "get_crash_stack_trace",
   toolset: "core",
   kind: "R",
   description:
-    "One crash parsed (the newest, or of a package or group): exception, message, frames " +
-    "with app frames marked, the Caused-by chain, nearby log lines.",
+    "One crash parsed (newest, or of a package or group): exception, message, frames (app " +
+    "ones marked), Caused-by chain, nearby lines.",
   params: {
     package: optionalPackageParam("The app's package"),
     crash_group_id: z.string().optional().describe("From get_crash_logs"),
     retrace: retraceParam,
+    trace: z.string().max(MAX_TRACE_CHARS).optional().describe(
+      "Or retrace this text (Play Console…)",
+    ),
+    mapping: z.string().min(1).max(MAX_MAPPING_PATH_CHARS).optional().describe(
+      "Its mapping.txt, in the project",
+    ),
   },
   async run(args, ctx) {
+    if (args.trace !== undefined || args.mapping !== undefined) {
+      return await retraceGiven(ctx, args);
+    }
     const pkg = args.package;
     const group = args.crash_group_id;
     if (group !== undefined && !CRASH_GROUP_ID.test(group)) {
@@ -171,7 +230,7 @@ const getCrashStackTrace = defineTool({
       );
     }
     if (args.retrace !== true) return { structured: { ...t }, text: renderTrace(t) };
-    const retrace = await retraceOf(ctx, t);
+    const [retrace] = await retraceAll(ctx, [t]);
     return {
       structured: { ...t, retrace },
       text: [

@@ -1,0 +1,308 @@
+/**
+ * The compact index of one mapping file, held by the retrace worker (lib/retrace/retrace_service.ts):
+ * the file's bytes as read (one byte per byte, never a JS string of the whole file), where each
+ * class block starts (a `Uint32Array`, file order), and two open-addressing hash tables from the
+ * obfuscated and the original class name to the block (FNV-1a of the name's bytes, checked
+ * against the class line on a hit). About 28 bytes per class beside the file, so a cached mapping
+ * costs about 1.1× its size, plus two bounded caches: classes parsed for the traces seen
+ * (`parsedBudget`, half the file) and frames retraced before (`frameBudget`, an eighth): at most
+ * about 1.7× the file in all, within DESIGN.md's 4×. `memoryBytes` is what all of it
+ * may cost at most, the figure lib/retrace/mapping_cache.ts budgets with. Pure: takes the bytes,
+ * does no I/O.
+ */
+import {
+  CLASS_LINE,
+  type ClassMapping,
+  type MappingHeader,
+  parseClassBlock,
+  readMappingHeader,
+} from "./mapping.ts";
+
+/** Bytes of a mapping we index at most (the worker refuses a larger file before reading it). */
+export const MAX_MAPPING_BYTES = 512 * 1024 * 1024;
+/** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
+export const MAX_REMEMBERED_FRAMES = 100_000;
+/** Header bytes decoded for the map id and hash at most. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** What a parsed class costs per byte of its block (the block's text and the member objects). */
+export const PARSED_BYTES_PER_BLOCK_BYTE = 5;
+/** Fixed cost of one index (the object, its maps, the decoder), counted in `memoryBytes`. */
+const INDEX_OVERHEAD_BYTES = 16 * 1024;
+
+/** A frame line's retrace, remembered per mapping. */
+export interface RememberedFrame {
+  lines: string[];
+  ambiguous: boolean;
+  /** Frames past `MAX_LINES_PER_FRAME` (lib/retrace/retrace_text.ts) not printed. */
+  omitted: number;
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(Math.max(v, lo), hi);
+}
+
+/** Bytes of parsed classes a mapping of `fileBytes` keeps at most: half its size, 64 KiB–64 MiB. */
+export function parsedBudget(fileBytes: number): number {
+  return clamp(Math.floor(fileBytes / 2), 64 * 1024, 64 * 1024 * 1024);
+}
+
+/** Bytes of remembered frames a mapping of `fileBytes` keeps at most: an eighth, 16 KiB–16 MiB. */
+export function frameBudget(fileBytes: number): number {
+  return clamp(Math.floor(fileBytes / 8), 16 * 1024, 16 * 1024 * 1024);
+}
+
+/** The class tables' bytes for `classes` classes: start, two hashes, two tables of 2× slots. */
+export function tableBytes(classes: number): number {
+  return classes * 12 + 2 * tableSize(classes) * 4;
+}
+
+function tableSize(classes: number): number {
+  let size = 16;
+  while (size < classes * 2) size *= 2;
+  return size;
+}
+
+/** FNV-1a (32 bits) of `bytes[from, to)`. Pure. */
+export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+const encoder = new TextEncoder();
+
+function hashString(s: string): number {
+  const b = encoder.encode(s);
+  return hashBytes(b, 0, b.length);
+}
+
+/** A growable `Uint32Array`. */
+class U32List {
+  data = new Uint32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  /** The filled part, in an array of exactly that length (the spare capacity is dropped). */
+  done(): Uint32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13;
+}
+
+/**
+ * Where the class line `bytes[p, e)` names its classes: `[origEnd, obfStart, obfEnd)` as offsets,
+ * or `null` when it is no class line (`^(\S+) -> (\S+):\s*$`). Pure.
+ */
+function classLine(bytes: Uint8Array, p: number, e: number): [number, number, number] | null {
+  let end = e;
+  while (end > p && isSpace(bytes[end - 1])) end--;
+  if (end - p < 6 || bytes[end - 1] !== 58) return null;
+  let s = p;
+  while (s < end && bytes[s] !== 32 && bytes[s] !== 9) s++;
+  if (
+    s === p || s + 4 >= end || bytes[s] !== 32 || bytes[s + 1] !== 45 || bytes[s + 2] !== 62 ||
+    bytes[s + 3] !== 32
+  ) return null;
+  const obfStart = s + 4;
+  const obfEnd = end - 1;
+  if (obfEnd <= obfStart) return null;
+  for (let i = obfStart; i < obfEnd; i++) if (isSpace(bytes[i])) return null;
+  return [s, obfStart, obfEnd];
+}
+
+export class MappingIndex {
+  readonly header: MappingHeader;
+  /** The file's size in bytes. */
+  readonly fileBytes: number;
+  readonly #bytes: Uint8Array;
+  /** Offset of each class line, file order. */
+  readonly #starts: Uint32Array;
+  readonly #obfHash: Uint32Array;
+  readonly #origHash: Uint32Array;
+  /** Slot → class number + 1 (0: empty). */
+  readonly #obfTable: Int32Array;
+  readonly #origTable: Int32Array;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: false });
+  /** Parsed classes by class number, least recently used first, and their estimated bytes. */
+  readonly #parsed = new Map<number, { cls: ClassMapping; cost: number }>();
+  #parsedCost = 0;
+  readonly #parsedBudget: number;
+  readonly #frames = new Map<string, { frame: RememberedFrame; cost: number }>();
+  #framesCost = 0;
+  readonly #frameBudget: number;
+
+  constructor(
+    bytes: Uint8Array,
+    header: MappingHeader,
+    starts: Uint32Array,
+    obf: Uint32Array,
+    orig: Uint32Array,
+  ) {
+    this.#bytes = bytes;
+    this.fileBytes = bytes.length;
+    this.header = header;
+    this.#starts = starts;
+    this.#obfHash = obf;
+    this.#origHash = orig;
+    this.#obfTable = buildTable(obf);
+    this.#origTable = buildTable(orig);
+    this.#parsedBudget = parsedBudget(bytes.length);
+    this.#frameBudget = frameBudget(bytes.length);
+  }
+
+  /** Classes in the mapping. */
+  get classCount(): number {
+    return this.#starts.length;
+  }
+
+  /**
+   * What this index may cost at most: the file, the tables, and both caches full. The mapping
+   * cache budgets with it.
+   */
+  get memoryBytes(): number {
+    return this.fileBytes + this.#starts.byteLength + this.#obfHash.byteLength +
+      this.#origHash.byteLength + this.#obfTable.byteLength + this.#origTable.byteLength +
+      this.#parsedBudget + this.#frameBudget + INDEX_OVERHEAD_BYTES;
+  }
+
+  /** Estimated bytes the two caches hold now (parsed classes, remembered frames). */
+  get cachedBytes(): { parsed: number; frames: number } {
+    return { parsed: this.#parsedCost, frames: this.#framesCost };
+  }
+
+  /** The class whose obfuscated name is `name`, or `null`. */
+  byObfuscated(name: string): ClassMapping | null {
+    const k = this.#find(this.#obfTable, this.#obfHash, name, 2);
+    return k < 0 ? null : this.#parse(k);
+  }
+
+  /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
+  byOriginal(name: string): ClassMapping | null {
+    const k = this.#find(this.#origTable, this.#origHash, name, 1);
+    return k < 0 ? null : this.#parse(k);
+  }
+
+  /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
+  rememberedFrame(line: string): RememberedFrame | undefined {
+    return this.#frames.get(line)?.frame;
+  }
+
+  /** Remembers a frame's retrace; the oldest are forgotten past the count or byte bound. */
+  rememberFrame(line: string, frame: RememberedFrame): void {
+    if (this.#frames.has(line)) return;
+    let cost = 64 + line.length * 2;
+    for (const l of frame.lines) cost += 32 + l.length * 2;
+    if (cost > this.#frameBudget) return;
+    while (
+      this.#frames.size > 0 &&
+      (this.#frames.size >= MAX_REMEMBERED_FRAMES || this.#framesCost + cost > this.#frameBudget)
+    ) {
+      const [oldest, v] = this.#frames.entries().next().value!;
+      this.#frames.delete(oldest);
+      this.#framesCost -= v.cost;
+    }
+    this.#frames.set(line, { frame, cost });
+    this.#framesCost += cost;
+  }
+
+  /** The class number named `name` in the table (`group` 1: original, 2: obfuscated), or -1. */
+  #find(table: Int32Array, hashes: Uint32Array, name: string, group: 1 | 2): number {
+    const h = hashString(name);
+    const mask = table.length - 1;
+    for (let slot = h & mask;; slot = (slot + 1) & mask) {
+      const entry = table[slot];
+      if (entry === 0) return -1;
+      const k = entry - 1;
+      if (hashes[k] === h && this.#classLine(k)?.[group] === name) return k;
+    }
+  }
+
+  #end(k: number): number {
+    return k + 1 < this.#starts.length ? this.#starts[k + 1] : this.#bytes.length;
+  }
+
+  #classLine(k: number): RegExpExecArray | null {
+    const start = this.#starts[k];
+    let nl = this.#bytes.indexOf(10, start);
+    if (nl < 0) nl = this.#bytes.length;
+    return CLASS_LINE.exec(this.#decoder.decode(this.#bytes.subarray(start, nl)));
+  }
+
+  #parse(k: number): ClassMapping {
+    const hit = this.#parsed.get(k);
+    if (hit) {
+      this.#parsed.delete(k);
+      this.#parsed.set(k, hit);
+      return hit.cls;
+    }
+    const block = this.#bytes.subarray(this.#starts[k], this.#end(k));
+    const cls = parseClassBlock(this.#decoder.decode(block));
+    const cost = 256 + block.length * PARSED_BYTES_PER_BLOCK_BYTE;
+    // A class larger than the whole budget is parsed for this lookup and not kept.
+    if (cost > this.#parsedBudget) return cls;
+    while (this.#parsed.size > 0 && this.#parsedCost + cost > this.#parsedBudget) {
+      const [oldest, v] = this.#parsed.entries().next().value!;
+      this.#parsed.delete(oldest);
+      this.#parsedCost -= v.cost;
+    }
+    this.#parsed.set(k, { cls, cost });
+    this.#parsedCost += cost;
+    return cls;
+  }
+}
+
+function buildTable(hashes: Uint32Array): Int32Array {
+  const table = new Int32Array(tableSize(hashes.length));
+  const mask = table.length - 1;
+  // In file order, so the first class of a (broken) mapping that repeats a name is found first.
+  for (let k = 0; k < hashes.length; k++) {
+    let slot = hashes[k] & mask;
+    while (table[slot] !== 0) slot = (slot + 1) & mask;
+    table[slot] = k + 1;
+  }
+  return table;
+}
+
+/** One pass over the mapping's bytes (or text): the header and where each class block is. Pure. */
+export function indexMapping(input: Uint8Array | string): MappingIndex {
+  const bytes = typeof input === "string" ? encoder.encode(input) : input;
+  if (bytes.length > MAX_MAPPING_BYTES) {
+    throw new RangeError(
+      `Cannot read the mapping: it has ${bytes.length} bytes, more than ${MAX_MAPPING_BYTES}`,
+    );
+  }
+  const starts = new U32List();
+  const obf = new U32List();
+  const orig = new U32List();
+  const n = bytes.length;
+  let pos = 0;
+  while (pos < n) {
+    let nl = bytes.indexOf(10, pos);
+    if (nl < 0) nl = n;
+    const c = bytes[pos];
+    // A class line starts with neither whitespace nor '#'.
+    if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
+      const at = classLine(bytes, pos, nl);
+      if (at) {
+        starts.push(pos);
+        orig.push(hashBytes(bytes, pos, at[0]));
+        obf.push(hashBytes(bytes, at[1], at[2]));
+      }
+    }
+    pos = nl + 1;
+  }
+  const s = starts.done();
+  const headEnd = Math.min(s.length > 0 ? s[0] : n, MAX_HEADER_BYTES);
+  const header = readMappingHeader(new TextDecoder().decode(bytes.subarray(0, headEnd)));
+  return new MappingIndex(bytes, header, s, obf.done(), orig.done());
+}

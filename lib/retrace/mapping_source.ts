@@ -1,0 +1,119 @@
+/**
+ * Reading a mapping file for the retrace worker, through the safe open (lib/core/safe_open.ts):
+ * never following a symlink, only a regular file (a FIFO or device swapped in is refused without
+ * blocking), bounded by `MAX_MAPPING_BYTES` before a byte is read, bytes read from the open
+ * handle only. A kept mapping is `<data dir>/mappings/<sha256>.txt`; a project's mapping goes
+ * through the project-path rules (lib/core/project_paths.ts `openProjectFile`).
+ */
+import { ToolError } from "../core/errors.ts";
+import { isAbsolute, relative, resolve } from "../core/path.ts";
+import { openProjectFile } from "../core/project_paths.ts";
+import { type OpenedRegularFile, openRegularNoFollow, SafeOpenError } from "../core/safe_open.ts";
+import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
+import { isSha256, mappingFilePath } from "./mapping_store.ts";
+
+/** Which mapping to retrace with. */
+export type MappingRef =
+  /** One keynobi kept from a build (lib/retrace/mapping_store.ts), by its SHA-256. */
+  | { kind: "kept"; sha256: string }
+  /** A file of the project: `path` relative to `root`, or absolute inside it. */
+  | { kind: "project"; root: string; path: string }
+  /** Any file the local user names (`keynobi retrace --mapping FILE`; never sent to the worker). */
+  | { kind: "file"; path: string };
+
+/** An opened mapping: its cache key, size, a description for messages, and its reader. */
+export interface OpenedMapping {
+  key: string;
+  bytes: number;
+  what: string;
+  read(): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** Reads all of `file` (its `size`, at most `max`), from the handle. */
+export async function readWhole(file: OpenedRegularFile, max: number): Promise<Uint8Array> {
+  if (file.size > max) {
+    throw new RangeError(`${file.path} is ${file.size} bytes, more than ${max}`);
+  }
+  const buf = new Uint8Array(file.size);
+  let off = 0;
+  while (off < buf.length) {
+    const n = await file.read(buf.subarray(off), off);
+    if (n === 0) break;
+    off += n;
+  }
+  // A file that shrank while read: what is there.
+  return off === buf.length ? buf : buf.slice(0, off);
+}
+
+/** A file rewritten in place (same inode) is told apart by its size and modification time. */
+async function mtimeOf(path: string): Promise<number> {
+  return (await Deno.stat(path).catch(() => null))?.mtime?.getTime() ?? 0;
+}
+
+function opened(file: OpenedRegularFile, key: string, what: string, mtimeMs = 0): OpenedMapping {
+  return {
+    key: `${key}:${file.dev}:${file.ino}:${file.size}:${mtimeMs}`,
+    bytes: file.size,
+    what,
+    read: () => readWhole(file, MAX_MAPPING_BYTES),
+    close: () => file.close(),
+  };
+}
+
+function safeOpenRefusal(e: unknown, what: string): never {
+  if (e instanceof SafeOpenError) {
+    if (e.reason === "missing") {
+      throw new ToolError("resource_not_found", `${what} does not exist`);
+    }
+    throw new ToolError(
+      e.reason === "io" || e.reason === "denied" ? "io_error" : "invalid_request",
+      `Cannot read ${what}: ${e.message}`,
+    );
+  }
+  throw e;
+}
+
+/** The project path `path` as the project-path rules take it: relative to the project root. */
+function relativeToRoot(root: string, path: string): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(resolve(root), resolve(path));
+  if (rel === "" || isAbsolute(rel) || rel.split(/[\\/]/)[0] === "..") {
+    throw new ToolError(
+      "invalid_params",
+      `Cannot read the mapping ${path}: it is outside the project ${root}; pass a path inside ` +
+        "the project (e.g. app/build/outputs/mapping/release/mapping.txt)",
+      { path },
+    );
+  }
+  return rel;
+}
+
+/** Opens the mapping `ref` names (see the module comment). */
+export async function openMapping(dataDir: string, ref: MappingRef): Promise<OpenedMapping> {
+  if (ref.kind === "kept") {
+    if (!isSha256(ref.sha256)) {
+      throw new ToolError("invalid_params", "A kept mapping is named by its SHA-256 in hex");
+    }
+    const what = `the kept mapping ${ref.sha256.slice(0, 12)}…`;
+    try {
+      const file = await openRegularNoFollow(mappingFilePath(dataDir, ref.sha256));
+      return opened(file, `kept:${ref.sha256}`, what);
+    } catch (e) {
+      safeOpenRefusal(e, what);
+    }
+  }
+  if (ref.kind === "project") {
+    const rel = relativeToRoot(ref.root, ref.path);
+    const { path, file } = await openProjectFile(ref.root, rel);
+    return opened(file, `file:${path}`, `the mapping ${rel}`, await mtimeOf(path));
+  }
+  const what = `the mapping ${ref.path}`;
+  try {
+    const path = resolve(ref.path);
+    const file = await openRegularNoFollow(path);
+    return opened(file, `file:${path}`, what, await mtimeOf(path));
+  } catch (e) {
+    safeOpenRefusal(e, what);
+  }
+}
