@@ -30,6 +30,8 @@ export type Command =
     uiPort?: number | null;
   }
   | { kind: "open"; path: string }
+  /** `keynobi retrace --mapping FILE [TRACE_FILE]`: the trace from the file, or stdin (null). */
+  | { kind: "retrace"; mapping: string; trace: string | null }
   | { kind: "status"; json: boolean }
   | { kind: "version" }
   | { kind: "help" };
@@ -76,6 +78,9 @@ Usage:
                           prints its dashboard's URL (http://127.0.0.1:<port>/?k=<secret>)
   keynobi open <path>     switch the running app's project
   keynobi status [--json] list the app, its attached sessions and the standalone MCP servers
+  keynobi retrace --mapping <mapping.txt> [<trace file>]
+                          deobfuscate a stack trace (the file, or stdin) with an R8 / ProGuard
+                          mapping, printed as the crash tools print it
   keynobi --version | --help
 
 Toolsets: core, ui, device-admin (default: all).
@@ -123,6 +128,8 @@ export function parseArgs(argv: readonly string[]): Command {
       }
       return { kind: "open", path: rest[0] };
     }
+    case "retrace":
+      return parseRetrace(rest);
     case "app": {
       let project: string | null = null;
       let uiPort: number | null | undefined;
@@ -185,6 +192,32 @@ export function parseArgs(argv: readonly string[]): Command {
       }
       throw new UsageError(`Unknown command or option "${first}": see keynobi --help`);
   }
+}
+
+function parseRetrace(rest: readonly string[]): Command {
+  let mapping: string | null = null;
+  let trace: string | null = null;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--mapping" || a.startsWith("--mapping=")) {
+      if (mapping !== null) throw new UsageError("--mapping is given twice");
+      const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : rest[++i];
+      if (v === undefined || v === "" || (v.startsWith("--") && !a.includes("="))) {
+        throw new UsageError("--mapping needs the path of a mapping.txt");
+      }
+      mapping = v;
+    } else if (a.startsWith("-") && a !== "-") {
+      throw new UsageError(`Unknown option "${a}" for keynobi retrace: see keynobi --help`);
+    } else if (trace !== null) {
+      throw new UsageError(`keynobi retrace takes one trace file, got "${trace}" and "${a}"`);
+    } else trace = a;
+  }
+  if (mapping === null) {
+    throw new UsageError(
+      "keynobi retrace needs the mapping: keynobi retrace --mapping <mapping.txt> [<trace file>]",
+    );
+  }
+  return { kind: "retrace", mapping, trace: trace === "-" ? null : trace };
 }
 
 function noMore(cmd: string, rest: readonly string[]): void {

@@ -83,6 +83,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       return await (await import("./status.ts")).statusCommand(io, { json: cmd.json });
     case "open":
       return await (await import("./status.ts")).openCommand(cmd.path, io);
+    case "retrace":
+      return await (await import("./retrace.ts")).retraceCommand(cmd, {
+        ...io,
+        stdin: Deno.stdin.readable,
+        write: async (text) => {
+          const bytes = new TextEncoder().encode(text);
+          for (let off = 0; off < bytes.length;) {
+            off += await Deno.stdout.write(bytes.subarray(off));
+          }
+        },
+      });
     case "app": {
       const { runApp } = await import("./app.ts");
       const stop = Promise.withResolvers<void>();

@@ -231,3 +231,30 @@ Deno.test("parseArgs() reads keynobi app's --ui-port and --no-ui; bad values are
   }
   assertThrows(() => parseArgs(["app", "--no-ui", "--ui-port", "1"]), UsageError);
 });
+
+Deno.test("parseArgs() reads keynobi retrace --mapping FILE [TRACE_FILE]; a missing mapping is a usage error", () => {
+  assertEquals(parseArgs(["retrace", "--mapping", "m.txt", "t.txt"]), {
+    kind: "retrace",
+    mapping: "m.txt",
+    trace: "t.txt",
+  });
+  assertEquals(parseArgs(["retrace", "t.txt", "--mapping=m.txt"]), {
+    kind: "retrace",
+    mapping: "m.txt",
+    trace: "t.txt",
+  });
+  assertEquals(parseArgs(["retrace", "--mapping", "m.txt"]).kind, "retrace");
+  assertEquals(parseArgs(["retrace", "--mapping", "m.txt", "-"]), {
+    kind: "retrace",
+    mapping: "m.txt",
+    trace: null,
+  });
+  assertStringIncludes(
+    assertThrows(() => parseArgs(["retrace", "t.txt"]), UsageError).message,
+    "keynobi retrace --mapping <mapping.txt> [<trace file>]",
+  );
+  assertThrows(() => parseArgs(["retrace", "--mapping"]), UsageError);
+  assertThrows(() => parseArgs(["retrace", "--mapping", "a", "--mapping", "b"]), UsageError);
+  assertThrows(() => parseArgs(["retrace", "--mapping", "m", "a.txt", "b.txt"]), UsageError);
+  assertThrows(() => parseArgs(["retrace", "--mapping", "m", "--json"]), UsageError);
+});

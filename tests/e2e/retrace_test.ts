@@ -154,3 +154,69 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   assertEquals(retraced.map((x) => x.status).sort(), ["retraced", "unavailable"]);
   await assertNoInjection(world.sim);
 });
+
+const GIVEN_MAPPING = `# compiler: R8
+# pg_map_id: 9f00d1e
+com.example.shop.Cart -> q.a:
+# {"id":"sourceFile","fileName":"Cart.kt"}
+    1:4:void checkout():40:43 -> a
+    5:5:int com.example.shop.Price.total(java.util.List):12:12 -> a
+    5:5:void checkout():44 -> a
+com.example.shop.Price -> q.b:
+# {"id":"sourceFile","fileName":"Price.kt"}
+    1:1:int total(java.util.List):12:12 -> a
+`;
+const GIVEN_TRACE = "java.lang.ArithmeticException: divide by zero\n" +
+  "\tat q.a.a(SourceFile:5)\n\tat android.app.Activity.performCreate(Activity.java:8595)\n" +
+  "Caused by: q.b: nested\n\tat q.a.a(SourceFile:2)\n";
+
+Deno.test("retrace e2e: a trace one already has, with a project's mapping: the tool and keynobi retrace print the same text", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects[PROJECT];
+  const rel = "app/given/mapping.txt";
+  await Deno.mkdir(`${project}/app/given`, { recursive: true });
+  await Deno.writeTextFile(`${project}/${rel}`, GIVEN_MAPPING);
+  const tracePath = `${world.home}/play-console-trace.txt`;
+  await Deno.writeTextFile(tracePath, GIVEN_TRACE);
+  await Deno.writeTextFile(`${world.home}/outside-mapping.txt`, GIVEN_MAPPING);
+
+  await using s = await connect(world, ["--project", project]);
+  const r = await call(s, "get_crash_stack_trace", { trace: GIVEN_TRACE, mapping: rel });
+  assert(!r.isError, r.content[0].text);
+  const text = r.content[0].text ?? "";
+  assertEquals(text.split("\n"), [
+    "java.lang.ArithmeticException: divide by zero",
+    "    at com.example.shop.Price.total(Price.kt:12)",
+    "    at com.example.shop.Cart.checkout(Cart.kt:44)",
+    "\tat android.app.Activity.performCreate(Activity.java:8595)",
+    "Caused by: com.example.shop.Price: nested",
+    "    at com.example.shop.Cart.checkout(Cart.kt:41)",
+    "",
+  ]);
+  const st = r.structuredContent as J;
+  assertEquals([st.map_id, st.classes, st.stats.retraced, st.stats.frames], ["9f00d1e", 2, 2, 3]);
+  // An absolute path inside the project gives the same; one outside is refused, as are half calls.
+  const abs = await call(s, "get_crash_stack_trace", {
+    trace: GIVEN_TRACE,
+    mapping: `${project}/${rel}`,
+  });
+  assertEquals(abs.content[0].text, text);
+  const outside = await call(s, "get_crash_stack_trace", {
+    trace: GIVEN_TRACE,
+    mapping: `${world.home}/outside-mapping.txt`,
+  });
+  assert(outside.isError);
+  assertStringIncludes(outside.content[0].text ?? "", "outside the project");
+  const half = await call(s, "get_crash_stack_trace", { trace: GIVEN_TRACE });
+  assert(half.isError);
+  assertStringIncludes(half.content[0].text ?? "", "takes both trace");
+
+  const cli = await runKeynobi(world, ["retrace", "--mapping", `${project}/${rel}`, tracePath]);
+  assertEquals(cli.code, 0, cli.stderr);
+  assertEquals(cli.stdout, text.endsWith("\n") ? text : `${text}\n`, "the same text");
+  assertStringIncludes(cli.stderr, "2 of 3 frames retraced");
+  const piped = await runKeynobi(world, ["retrace", "--mapping", `${project}/${rel}`], {
+    stdin: GIVEN_TRACE,
+  });
+  assertEquals([piped.code, piped.stdout], [0, cli.stdout], piped.stderr);
+});
