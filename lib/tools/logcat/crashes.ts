@@ -164,7 +164,7 @@ async function retraceGiven(
     retrace?: boolean;
   },
 ) {
-  if (args.trace === undefined || args.mapping === undefined) {
+  if (args.trace === undefined || args.mapping === undefined || args.mapping === "") {
     throw invalidParams(
       "Retracing a trace you have takes both trace (its text) and mapping (a mapping.txt path " +
         "in the project, e.g. app/build/outputs/mapping/release/mapping.txt)",
@@ -200,10 +200,10 @@ const getCrashStackTrace = defineTool({
     crash_group_id: z.string().optional().describe("From get_crash_logs"),
     retrace: retraceParam,
     trace: z.string().max(MAX_TRACE_CHARS).optional().describe(
-      "Or retrace this text (Play Console…)",
+      "Or retrace this trace",
     ),
-    mapping: z.string().min(1).max(MAX_MAPPING_PATH_CHARS).optional().describe(
-      "Its mapping.txt, in the project",
+    mapping: z.string().max(MAX_MAPPING_PATH_CHARS).optional().describe(
+      "Project's mapping.txt",
     ),
   },
   async run(args, ctx) {
