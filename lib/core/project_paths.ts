@@ -12,6 +12,7 @@
 import { isAbsolute, join, relative, resolve, sep } from "./path.ts";
 import { ToolError } from "./errors.ts";
 import {
+  isHardLinked,
   type OpenedRegularFile,
   openRegularNoFollow,
   readHead,
@@ -181,15 +182,9 @@ export async function readProjectBytes(
   if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_RESOURCE_BYTES_LIMIT) {
     throw new RangeError(`maxBytes must be 1..${MAX_RESOURCE_BYTES_LIMIT}, got ${maxBytes}`);
   }
-  checkRelPath(relPath);
-  const rootReal = await canonicalRoot(root);
-  const checked = await resolveInside(rootReal, relPath);
-  await hooks.afterCheck?.();
-  const file = await openChecked(checked, relPath);
+  const file = await openProjectFile(root, relPath, hooks);
+  const checked = file.path;
   try {
-    // The containment decision applies to the open handle, not to the path: where the opened
-    // file really is must be the checked canonical path.
-    if ((await file.locate()) !== checked) throw changedError(relPath);
     const data = await readHead(file, maxBytes + 1);
     const truncated = data.length > maxBytes;
     return {
@@ -203,6 +198,34 @@ export async function readProjectBytes(
   }
 }
 
+/**
+ * Opens a project file for reading (see the module comment): contained, no symlink followed, a
+ * regular file, one name only, and the open handle is where the check said (its `path` is the
+ * canonical path). The caller reads what it needs, bounded, and closes it.
+ */
+export async function openProjectFile(
+  root: string,
+  relPath: string,
+  hooks: ReadProjectFileHooks = {},
+): Promise<OpenedRegularFile> {
+  checkRelPath(relPath);
+  const rootReal = await canonicalRoot(root);
+  const checked = await resolveInside(rootReal, relPath);
+  await hooks.afterCheck?.();
+  const file = await openChecked(checked, relPath);
+  let ok = false;
+  try {
+    // The containment decision applies to the open handle, not to the path: where the opened
+    // file really is must be the checked canonical path.
+    if ((await file.locate()) !== checked) throw changedError(relPath);
+    if (isHardLinked(file)) throw hardLinkedError(relPath, file.nlink);
+    ok = true;
+    return file;
+  } finally {
+    if (!ok) await file.close();
+  }
+}
+
 /** Read a fixed project file's text safely (see the module comment); at most `maxBytes`. */
 export async function readProjectFile(
   root: string,
@@ -213,6 +236,16 @@ export async function readProjectFile(
   const file = await readProjectBytes(root, relPath, maxBytes, hooks);
   const { text, truncated } = decodeBounded(file.bytes, file.size, maxBytes);
   return { path: file.path, text, bytes: file.size, truncated };
+}
+
+/** A project file with more than one name: another may be outside the project. */
+export function hardLinkedError(relPath: string, links: number): ToolError {
+  return new ToolError(
+    "invalid_request",
+    `Cannot read project file ${relPath}: it has ${links} hard links, so it may be a file ` +
+      "outside the project; replace the link with a copy of the file",
+    { path: relPath },
+  );
 }
 
 /**

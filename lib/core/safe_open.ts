@@ -49,6 +49,11 @@ export interface OpenedRegularFile {
   readonly size: number;
   readonly dev: number;
   readonly ino: number;
+  /**
+   * Hard links to the file. More than one means another name may be outside the folder it was
+   * checked in: project reads refuse it (`refuseHardLinked`).
+   */
+  readonly nlink: number;
   /** Read up to `buf.length` bytes at `position` (or at the current offset); 0 at the end. */
   read(buf: Uint8Array, position?: number): Promise<number>;
   /**
@@ -100,7 +105,7 @@ export async function openRegularNoFollow(path: string): Promise<OpenedRegularFi
         : "not a regular file";
       throw new SafeOpenError("not_regular", `${path} is ${what}`);
     }
-    const opened = new NodeOpenedFile(path, handle, st.size, st.dev, st.ino);
+    const opened = new NodeOpenedFile(path, handle, st.size, st.dev, st.ino, st.nlink);
     ok = true;
     return opened;
   } finally {
@@ -115,6 +120,7 @@ class NodeOpenedFile implements OpenedRegularFile {
     readonly size: number,
     readonly dev: number,
     readonly ino: number,
+    readonly nlink: number,
   ) {}
 
   async read(buf: Uint8Array, position?: number): Promise<number> {
@@ -169,6 +175,14 @@ async function kernelPathOfFd(fd: number): Promise<string | null> {
   });
   if (out.code !== 0 || out.stdout === "") return null;
   return new TextEncoder().encode(out.stdout).length > MAX_KERNEL_PATH_BYTES ? null : out.stdout;
+}
+
+/**
+ * Whether `file` has more than one name: a hard link made inside a project to a file outside it
+ * passes every path check (its path is inside, and it is no symlink), so project reads refuse it.
+ */
+export function isHardLinked(file: OpenedRegularFile): boolean {
+  return file.nlink > 1;
 }
 
 /** Reads up to `limit` bytes from the start of `file`. */

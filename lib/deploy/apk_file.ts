@@ -12,6 +12,7 @@ import { invalidParams, ToolError } from "../core/errors.ts";
 import { isInside } from "../core/project_paths.ts";
 import { MAX_APK_BYTES } from "../android/apk.ts";
 import {
+  isHardLinked,
   type OpenedRegularFile,
   openRegularNoFollow,
   readHead,
@@ -121,6 +122,12 @@ export async function openCheckedApk(
   try {
     if ((await file.locate()) !== canonical) {
       throw refuse(apkPath, "it changed while it was being opened (try again)");
+    }
+    if (isHardLinked(file)) {
+      throw refuse(
+        apkPath,
+        `it has ${file.nlink} hard links, so it may be a file outside the project (rebuild it)`,
+      );
     }
     // The size bound and the ZIP signature are checked before the file is read.
     if (file.size > MAX_APK_BYTES) {

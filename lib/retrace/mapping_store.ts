@@ -10,10 +10,11 @@
  * `MAX_MAPPING_FILE_BYTES` is not kept. Writers hold `mappings.lock` and write through a temporary
  * file renamed into place; readers open files by hash without the lock.
  */
-import { join } from "../core/path.ts";
+import { join, relative } from "../core/path.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { sha256Hex } from "../core/hash.ts";
-import { isInside } from "../core/project_paths.ts";
+import { isInside, openProjectFile } from "../core/project_paths.ts";
+import { readAt } from "../core/file_read.ts";
 import { log } from "../core/log.ts";
 import { readMappingHeader } from "./mapping.ts";
 import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
@@ -57,8 +58,8 @@ export async function findBuiltMappings(
   root: string,
   moduleDirs: readonly string[],
   sinceMs: number,
-): Promise<{ module: string; variant: string; path: string }[]> {
-  const out: { module: string; variant: string; path: string }[] = [];
+): Promise<BuiltMapping[]> {
+  const out: BuiltMapping[] = [];
   for (const moduleDir of moduleDirs) {
     const base = join(root, moduleDir, "build", "outputs", "mapping");
     let entries: Deno.DirEntry[];
@@ -77,6 +78,7 @@ export async function findBuiltMappings(
       out.push({
         module: moduleDir === "" ? ":" : `:${moduleDir.replaceAll("/", ":")}`,
         variant: e.name,
+        root,
         path,
       });
       if (out.length >= MAX_MAPPINGS_PER_BUILD) return out;
@@ -85,26 +87,43 @@ export async function findBuiltMappings(
   return out;
 }
 
+/** A mapping a build wrote: in project `root`, at `path` under a module's build outputs. */
+export interface BuiltMapping {
+  module: string;
+  variant: string;
+  root: string;
+  path: string;
+}
+
 /**
  * Copies the mapping at `path` into the store (unless a file with its hash is there) and prunes
  * the store. Returns what a build record lists, or `null` (with a warning) when it is too large
- * or cannot be read.
+ * or cannot be read. It is read like every project file (lib/core/project_paths.ts): a
+ * `build/outputs/mapping` symlinked out of the project, a hard link, a FIFO are not read.
  */
 export async function keepMapping(
   dataDir: string,
-  found: { module: string; variant: string; path: string },
+  found: BuiltMapping,
 ): Promise<BuildMapping | null> {
-  const st = await Deno.stat(found.path).catch(() => null);
-  if (!st?.isFile) return null;
-  if (st.size > MAX_MAPPING_FILE_BYTES) {
-    log.warn(
-      `Not keeping the R8 mapping ${found.path}: it is ${st.size} bytes, more than ` +
-        `${MAX_MAPPING_FILE_BYTES}; crashes of this build will not retrace`,
-    );
+  const file = await openProjectFile(found.root, relative(found.root, found.path)).catch((e) => {
+    log.warn(`Not keeping the R8 mapping ${found.path}: ${(e as Error).message}`);
     return null;
+  });
+  if (file === null) return null;
+  let data: Uint8Array | null;
+  try {
+    if (file.size > MAX_MAPPING_FILE_BYTES) {
+      log.warn(
+        `Not keeping the R8 mapping ${found.path}: it is ${file.size} bytes, more than ` +
+          `${MAX_MAPPING_FILE_BYTES}; crashes of this build will not retrace`,
+      );
+      return null;
+    }
+    data = await readAt(file, 0, file.size + 1).catch(() => null);
+  } finally {
+    await file.close();
   }
-  const data = await Deno.readFile(found.path).catch(() => null);
-  if (!data) return null;
+  if (!data || data.length > MAX_MAPPING_FILE_BYTES) return null;
   const sha256 = await sha256Hex(data);
   const header = readMappingHeader(new TextDecoder().decode(data.subarray(0, 16 * 1024)));
   await withFileLock(mappingsLockPath(dataDir), async () => {

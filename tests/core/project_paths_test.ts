@@ -259,3 +259,15 @@ Deno.test("readProjectFile() serves a file inside a symlinked folder that stays 
   const r = await readProjectFile(tmp.path, "alias/x.txt");
   assertEquals([r.path, r.text], [join(tmp.path, "real/x.txt"), "x"]);
 });
+
+Deno.test("readProjectFile() refuses a hard link inside the project to an outside file", async () => {
+  await using tmp = await tempDir();
+  const root = join(tmp.path, "proj");
+  await writeTree(tmp.path, { "proj/a.txt": "INSIDE", "secret.txt": "OUTSIDE SECRET" });
+  await Deno.link(join(tmp.path, "secret.txt"), join(root, "AndroidManifest.xml"));
+  const e = await assertRejects(() => readProjectFile(root, "AndroidManifest.xml"));
+  assertEquals(code(e), "invalid_request");
+  assertMatch((e as Error).message, /2 hard links/);
+  assert(!(e as Error).message.includes("OUTSIDE"), "nothing of the file is quoted");
+  assertEquals((await readProjectFile(root, "a.txt")).text, "INSIDE", "a single link is read");
+});

@@ -46,3 +46,30 @@ Deno.test("keepMapping() stores one file per content, names the map id, and find
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("keepMapping() keeps nothing from a build/outputs/mapping symlinked out of the project, nor a hard link", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const project = `${dir}/p`;
+    const outside = `${dir}/outside/release`;
+    await Deno.mkdir(outside, { recursive: true });
+    await Deno.writeTextFile(`${outside}/mapping.txt`, "# pg_map_id: feed\nsecret.Outside -> a:\n");
+    await Deno.mkdir(`${project}/app/build/outputs`, { recursive: true });
+    await Deno.symlink(`${dir}/outside`, `${project}/app/build/outputs/mapping`);
+    const found = await findBuiltMappings(project, ["app"], Date.now() - 60_000);
+    for (const f of found) assertEquals(await keepMapping(dir, f), null);
+    await Deno.remove(`${project}/app/build/outputs/mapping`);
+    await Deno.mkdir(`${project}/app/build/outputs/mapping/release`, { recursive: true });
+    await Deno.link(
+      `${outside}/mapping.txt`,
+      `${project}/app/build/outputs/mapping/release/mapping.txt`,
+    );
+    const linked = await findBuiltMappings(project, ["app"], Date.now() - 60_000);
+    assertEquals(linked.length, 1);
+    assertEquals(await keepMapping(dir, linked[0]), null);
+    const kept = await Array.fromAsync(Deno.readDir(`${dir}/mappings`)).catch(() => []);
+    assertEquals(kept, [], "no outside file is kept in the data directory");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

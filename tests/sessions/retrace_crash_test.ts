@@ -36,6 +36,7 @@ async function world() {
   const kept = await keepMapping(dir, {
     module: ":app",
     variant: "release",
+    root: project,
     path: `${project}/app/build/outputs/mapping/release/mapping.txt`,
   });
   const rec = await startBuildRecord(dir, { project, task: ":app:assembleRelease", origin: AGENT });
