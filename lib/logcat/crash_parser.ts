@@ -363,6 +363,10 @@ const SIGNAL_LINE =
 const FATAL_SIGNAL =
   /^Fatal signal (\d+) \((\w+)\)(?:, code (-?\d+ \(\w+\)|-?\d+))?(?:, fault addr (\S+))?(?: in tid (\d+) \((.*?)\))?(?:, pid (\d+) \((.*?)\))?/;
 
+/** Tombstone lines that end the crashing thread's backtrace: another section or the end. */
+const ENDS_BACKTRACE =
+  /^(--- --- ---|\*\*\* \*\*\* \*\*\*|pid: \d+|Tombstone written|stack:|memory (map|near)|code around|backtrace:)/;
+
 function parseNative(lines: readonly string[]): ParsedCrash {
   const c = emptyCrash("native");
   const t = newThrowable(null, null);
@@ -424,9 +428,17 @@ function parseNative(lines: readonly string[]): ParsedCrash {
       continue;
     }
     if (inBacktrace) {
+      // The backtrace ends by its own structure: frames are numbered on from #00, and another
+      // thread's section, a frame numbered from #00 again or the end of the tombstone ends it. A
+      // line between frames that is none of these (an `E DEBUG` complaint, an empty line, a line
+      // of another tag or process interleaved) is skipped, not taken for the end.
       const f = line.startsWith("#") ? parseNativeFrame(line) : null;
-      if (f) addFrame(t, f);
-      else if (line === "" || !line.startsWith("#")) inBacktrace = false;
+      const n = t.frames.length + t.omitted_frames;
+      if (f !== null) {
+        const index = Number(/^#(\d+)/.exec(line)![1]);
+        if (index === n) addFrame(t, f);
+        else if (n > 0) inBacktrace = false;
+      } else if (n > 0 && ENDS_BACKTRACE.test(line)) inBacktrace = false;
     }
   }
   c.exception_type = c.signal?.name ?? null;

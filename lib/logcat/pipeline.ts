@@ -752,6 +752,10 @@ export class DevicePipeline {
         i--;
         continue;
       }
+      // A line of another tag from the thread writing a tombstone (crash_dump's own `I
+      // crash_dump64` lines) is not part of it, and does not end it either: a tombstone ends by
+      // its own structure (the next header, idleness), not at the first foreign line.
+      if (r.kind === "native" && r.tombstone && r.tag !== tag) return null;
       const sameStream = r.tag === tag && (r.kind !== "anr" || r.level === level);
       const restart = sameStream &&
         ((r.kind === "java" && isJavaStart(message)) ||

@@ -107,6 +107,33 @@ function tombstoneFrames(text: string): number[] {
   return out;
 }
 
+const THREADTIME_PREFIX =
+  /^((?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,})(\s+)(\d+)(\s+)(\d+) ([VDIWEFA]) (DEBUG\s*): /;
+
+/**
+ * The capture with foreign lines in each threadtime tombstone's backtrace, or null when it has
+ * none: another process's `I` line after `backtrace:`, the reporter's empty `E DEBUG` line after
+ * `#01`.
+ */
+function interleaveTombstones(text: string): string | null {
+  let changed = false;
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    out.push(line);
+    const m = THREADTIME_PREFIX.exec(line);
+    if (m === null) continue;
+    const msg = line.slice(m[0].length).trim();
+    if (msg === "backtrace:") {
+      out.push(`${m[1]}${m[2]}99999${m[4]}99999 I ForeignTag: a line of another process`);
+      changed = true;
+    } else if (/^#01 pc /.test(msg)) {
+      out.push(`${m[1]}${m[2]}${m[3]}${m[4]}${m[5]} E ${m[7]}: `);
+      changed = true;
+    }
+  }
+  return changed ? out.join("\n") : null;
+}
+
 interface Reading {
   entries: number;
   /** Entries read as log lines (not continuations of one, not malformed). */
@@ -217,8 +244,21 @@ for (const name of FILES) {
       assertEquals(whole.tombstoneFrames, tombstoneFrames(text), "frames of each tombstone");
     }
 
-    // Nothing is lost across chunk cuts (bytes cut anywhere, even inside a character).
+    // Lines interleaved in a tombstone (another process's line right after `backtrace:`, an
+    // empty `E DEBUG` line of the reporter between frames) change neither its frames nor its group.
     const lf = text.replace(/\r+\n/g, "\n");
+    const noisy = interleaveTombstones(lf);
+    if (noisy !== null) {
+      const n = ingest((p) => p.ingestText(noisy));
+      assertEquals(n.tombstoneFrames, whole.tombstoneFrames, "tombstone frames, lines interleaved");
+      assertEquals(
+        n.crashes.map((c) => c.split("|")[1]),
+        whole.crashes.map((c) => c.split("|")[1]),
+        "crash groups, lines interleaved",
+      );
+    }
+
+    // Nothing is lost across chunk cuts (bytes cut anywhere, even inside a character).
     const utf8 = new TextEncoder().encode(lf);
     const chunked = ingest((p) => feedChunks(p, utf8, random(seedOf(name))));
     assertEquals(chunked.entries, whole.entries, "entries, fed in chunks");
