@@ -99,11 +99,31 @@ function isFrameworkClass(cls: string): boolean {
   return false;
 }
 
-/** Whether a Java frame's class is the app's own, given the crash's package. */
-export function isAppClass(cls: string | null, pkg: string | null): boolean {
+/** A JDK dynamic proxy (`$Proxy6`, `com.sun.proxy.$Proxy6`, `jdk.proxy2.$Proxy6`). */
+const PROXY_CLASS = /(^|\.)\$Proxy\d+$/;
+/** A name R8 or ProGuard gave: every part of one or two characters (`n.d.c`, `a.b5`). */
+const OBFUSCATED_CLASS = /^[a-zA-Z_$][\w$]?(\.[a-zA-Z_$][\w$]?)+$/;
+
+function inPackage(cls: string, pkg: string | null): boolean {
+  return pkg !== null && (cls === pkg || cls.startsWith(pkg + "."));
+}
+
+/**
+ * Whether a Java frame's class is the app's own, given the crash's package: its package's classes
+ * are; the platform's, common libraries' and JDK proxies are not; an obfuscated name outside the
+ * package (`n.d.c`) is the app's only when `obfuscatedIsApp` (no frame of the crash is in the
+ * app's package, so the app itself was obfuscated wholesale): when the app's classes kept their
+ * names, a renamed class beside them is library code R8 renamed (androidx.browser as `n.d.c`).
+ */
+export function isAppClass(
+  cls: string | null,
+  pkg: string | null,
+  obfuscatedIsApp = true,
+): boolean {
   if (!cls) return false;
-  if (pkg && (cls === pkg || cls.startsWith(pkg + "."))) return true;
-  return !isFrameworkClass(cls);
+  if (inPackage(cls, pkg)) return true;
+  if (isFrameworkClass(cls) || PROXY_CLASS.test(cls)) return false;
+  return obfuscatedIsApp || !OBFUSCATED_CLASS.test(cls);
 }
 
 function frame(raw: string): Frame {
@@ -322,14 +342,24 @@ function parseJava(lines: readonly string[]): ParsedCrash {
   return c;
 }
 
-function markJavaApp(c: ParsedCrash): void {
+/**
+ * Marks the app's frames and finds the first app frame, from the frames' names as they are now:
+ * run again when the names change (after retrace), so nothing derived keeps an obfuscated name.
+ */
+export function markJavaApp(c: ParsedCrash): void {
   const all = [c.frames, ...c.causes.map((x) => x.frames)];
-  for (const frames of all) for (const f of frames) f.app = isAppClass(f.class, c.package);
-  for (const x of c.suppressed) {
-    for (const frames of [x.frames, ...x.causes.map((y) => y.frames)]) {
-      for (const f of frames) f.app = isAppClass(f.class, c.package);
-    }
+  const every = [
+    ...all,
+    ...c.suppressed.flatMap((x) => [x.frames, ...x.causes.map((y) => y.frames)]),
+  ];
+  const pkg = c.package;
+  const anyInPackage = every.some((frames) =>
+    frames.some((f) => f.class !== null && inPackage(f.class, pkg))
+  );
+  for (const frames of every) {
+    for (const f of frames) f.app = isAppClass(f.class, pkg, !anyInPackage);
   }
+  c.first_app_frame = null;
   // The innermost cause is where it went wrong; fall back outwards.
   for (let i = all.length - 1; i >= 0 && !c.first_app_frame; i--) {
     c.first_app_frame = all[i].find((f) => f.app) ?? null;

@@ -7,7 +7,7 @@
  * the same crashes, and as many crashes as the file has crash headers.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { crashSignature } from "../../lib/logcat/crash_parser.ts";
+import { crashSignature, FRAMEWORK_PREFIXES } from "../../lib/logcat/crash_parser.ts";
 import { DevicePipeline, MAX_CRASHES_PER_DEVICE } from "../../lib/logcat/pipeline.ts";
 import { EntryFlag } from "../../lib/logcat/ring_store.ts";
 
@@ -164,7 +164,19 @@ function ingest(feed: (p: DevicePipeline) => void): Reading {
   const groupToSig = new Map<string, string>();
   const crashes = p.crashes.map((r) => {
     kinds[r.kind]++;
-    const sig = crashSignature(p.parsedOf(r));
+    const parsed = p.parsedOf(r);
+    // The app's frames are never the platform's, a library's or a JDK proxy.
+    for (const f of [parsed.frames, ...parsed.causes.map((c) => c.frames)].flat()) {
+      if (!f.app || f.class === null) continue;
+      const pkg = parsed.package;
+      const own = pkg !== null && f.class.startsWith(pkg + ".");
+      assert(
+        own || !FRAMEWORK_PREFIXES.some((x) => f.class!.startsWith(x)),
+        `${f.class} marked as the app's`,
+      );
+      assert(!/\$Proxy\d+$/.test(f.class), `${f.class} (a JDK proxy) marked as the app's`);
+    }
+    const sig = crashSignature(parsed);
     const g = p.groupOf(r);
     sigToGroup.set(sig, sigToGroup.get(sig) ?? g);
     groupToSig.set(g, groupToSig.get(g) ?? sig);

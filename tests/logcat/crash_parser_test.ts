@@ -325,3 +325,25 @@ Deno.test("parseCrash() java: a Suppressed exception is kept apart from the Caus
   // Where it went wrong is the innermost cause's app frame, not the suppressed one's.
   assertEquals(c.first_app_frame?.method, "insert");
 });
+
+Deno.test("parseCrash() marks neither JDK proxies nor renamed library classes beside the app's as the app's", () => {
+  const head = ["FATAL EXCEPTION: main", "Process: com.example.shop, PID: 4242"];
+  const c = parseCrash("java", [
+    ...head,
+    "java.lang.IllegalStateException: closed",
+    "\tat n.d.c.a(SourceFile:3)",
+    "\tat $Proxy6.open(Unknown Source)",
+    "\tat com.sun.proxy.$Proxy7.open(Unknown Source)",
+    "\tat com.example.shop.CheckoutActivity.onPay(CheckoutActivity.kt:88)",
+  ]);
+  assertEquals(c.frames.map((f) => f.app), [false, false, false, true]);
+  assertEquals(c.first_app_frame?.class, "com.example.shop.CheckoutActivity");
+  // An app obfuscated wholesale (no frame in its package): its renamed classes are its own.
+  const o = parseCrash("java", [
+    ...head,
+    "java.lang.NullPointerException",
+    "\tat a.b.c(SourceFile:1)",
+    "\tat android.os.Handler.dispatchMessage(Handler.java:106)",
+  ]);
+  assertEquals(o.frames.map((f) => f.app), [true, false]);
+});
