@@ -15,7 +15,8 @@
  * obfuscated resource ids (`0_resource_name_obfuscated`), and wrappers that repeat their
  * child. A clickable element takes the labels of the plain views inside it ("Dark theme |
  * Display"); a text field shows its value quoted (`""` when empty) and its hint apart
- * (`EditText "" hint "Promo code"`); checkable elements say `checked` or `unchecked`; scroll
+ * (`EditText "" hint "Promo code"`; what views inside a field say, Compose's placeholder and
+ * label, is its hint, never its value); checkable elements say `checked` or `unchecked`; scroll
  * containers are kept however large, one row per scrollable region, with `vertical` or
  * `horizontal` when that can be told.
  *
@@ -251,6 +252,8 @@ interface Candidate {
   scrollOnly: boolean;
   parts: string[];
   hint: string;
+  /** Labels of plain views inside a text field: its placeholder or label, shown as its hint. */
+  hintParts: string[];
   /** Whose resource id the row shows (a covered node's, for the overlay taking its taps). */
   idNode: UiNode;
   flags: Set<ElementFlag>;
@@ -312,9 +315,10 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
       continue;
     }
     if (!interactive && !scrollOnly && owner[n.id] >= 0) {
-      // A plain label inside a row: fold it into that row.
+      // A plain label inside a row: fold it into that row. Inside a text field it is the field's
+      // placeholder or label (Compose draws both as child text), never its value.
       const row = candidates[owner[n.id]]!;
-      appendAll(row.parts, parts);
+      appendAll(isEditable(row.node) ? row.hintParts : row.parts, parts);
       continue;
     }
     const flags = new Set<ElementFlag>();
@@ -346,6 +350,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
       scrollOnly,
       parts: named ? ownParts(covered!) : parts,
       hint,
+      hintParts: [],
       idNode: named ? covered! : n,
       flags,
       dropped: false,
@@ -361,13 +366,14 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
     const n = c.node;
     const isKey = n.id === keyboard?.actionKey;
     const label = joinLabel(c.parts);
+    const hint = c.hint !== "" ? c.hint : joinLabel(c.hintParts);
     rows.push({
       handle: `e${rows.length + 1}`,
       node: n.id,
       path: n.path,
       className: isKey ? "Key" : shortClass(n.className),
       label,
-      hint: c.hint !== "" && c.hint !== label ? cutAtWord(cleanText(c.hint)) : "",
+      hint: hint !== "" && hint !== label ? cutAtWord(cleanText(hint)) : "",
       editable: isEditable(n),
       resourceId: isKey ? "" : meaningfulId(c.idNode.resourceId),
       x: c.x,
@@ -504,6 +510,7 @@ function mergeInto(from: Candidate, to: Candidate): void {
     // A field's label is its value: a wrapper's words around it are the field's hint.
     const words = joinLabel(from.parts);
     if (to.hint === "" && words !== "" && joinLabel(to.parts) === "") to.hint = words;
+    appendAll(to.hintParts, from.hintParts);
     return;
   }
   to.parts = [...from.parts, ...to.parts];

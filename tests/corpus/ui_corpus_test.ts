@@ -114,6 +114,20 @@ for (const name of FILES) {
       assert(r.width > 0 && r.height > 0, `${where} has no size`);
     }
 
+    // A text field's value is its own text: what views inside it say (Compose's placeholder and
+    // label) is its hint, never its value.
+    for (const r of list.rows) {
+      if (!r.editable || r.label === "") continue;
+      const n = tree.nodes[r.node];
+      const own = `${n.text} ${n.contentDesc}`.replace(/\s+/g, " ");
+      for (const part of r.label.replace(/…$/, "").split(" | ")) {
+        assert(
+          own.includes(part),
+          `${r.handle} EditText value "${part}" is not the field's own text`,
+        );
+      }
+    }
+
     // Every visible actionable node is listed once, folded into a listed row, or covered by
     // something whose box overlaps it.
     const keyboard = findKeyboard(tree);
