@@ -4,7 +4,10 @@
  * (`device_serial`, `deviceSerial` or `serial`) is added, after the call, to the open debug
  * sessions of that device (and of the `package` it names, when it names one) as an `agentAction`:
  * the tool, its kind (`write`, `destructive`, `openWorld`), whether it succeeded, its duration, the
- * serial, and the agent as the actor. No other argument is recorded. A call that leaves the device
+ * serial, and the agent as the actor. A successful UI action also keeps what it was as a flow step
+ * (`flow_step`, lib/ui/flows/flow_record.ts: the element's Maestro selector, typed text unless it
+ * went into a password field, the key, the app), which export_ui_flow writes as a flow. No other
+ * argument is recorded. A call that leaves the device
  * out is attributed to the one online device, when exactly one is online (asked in the background,
  * after the answer). Tools that act on a device without a device parameter are recorded too:
  * `launch_avd` on the serial its result names, and `run_tests` with `test_type: connected` on every
@@ -16,6 +19,7 @@ import { isToolError } from "../core/errors.ts";
 import type { ToolKind } from "../mcp/tool_def.ts";
 import type { AnyTool } from "../mcp/server.ts";
 import { agentOrigin, type ToolContext } from "./context.ts";
+import { flowStepOf, type RecordedStep } from "../ui/flows/flow_record.ts";
 
 /** The parameters that name the device a tool acts on. */
 export const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;
@@ -41,6 +45,7 @@ function record(
   ok: boolean,
   durationMs: number,
   at: Date,
+  step: RecordedStep | null = null,
 ): void {
   const kind = KIND_NAMES[tool.kind as Exclude<ToolKind, "R">];
   ctx.sessions.record({
@@ -52,7 +57,14 @@ function record(
       kind: "agentAction",
       by: agentOrigin(ctx),
       summary: `${tool.name} (${kind}) ${ok ? "ok" : "failed"} in ${durationMs} ms on ${serial}`,
-      data: { tool: tool.name, kind, ok, duration_ms: durationMs, serial },
+      data: {
+        tool: tool.name,
+        kind,
+        ok,
+        duration_ms: durationMs,
+        serial,
+        ...(step ? { flow_step: step } : {}),
+      },
     },
   });
 }
@@ -82,8 +94,10 @@ export function withAgentActions(tool: AnyTool<ToolContext>): AnyTool<ToolContex
       } finally {
         const elapsed = performance.now() - started;
         if (refused) { /* nothing ran: nothing to record */ }
-        else if (param !== null) recordCall(tool, ctx, args, param, ok, elapsed, at);
-        else if (implicit) {
+        else if (param !== null) {
+          const step = ok ? flowStepOf(tool.name, args, out?.structured ?? null) : null;
+          recordCall(tool, ctx, args, param, ok, elapsed, at, step);
+        } else if (implicit) {
           const target = implicit(args, out?.structured ?? null);
           if (target === "all_online") recordOnEveryOnline(tool, ctx, ok, elapsed, at);
           else if (target !== null) record(tool, ctx, target, null, ok, Math.round(elapsed), at);
@@ -130,17 +144,18 @@ function recordCall(
   ok: boolean,
   elapsed: number,
   at: Date,
+  step: RecordedStep | null,
 ): void {
   const duration = Math.round(elapsed);
   const pkg = typeof args.package === "string" ? args.package : null;
   const given = args[param];
   if (typeof given === "string") {
-    record(tool, ctx, given, pkg, ok, duration, at);
+    record(tool, ctx, given, pkg, ok, duration, at, step);
     return;
   }
   // Left out: the one online device, if exactly one (asked after the answer, in the background).
   void ctx.adb.listDevices({ timeoutMs: AGENT_ACTION_DEVICE_TIMEOUT_MS }).then((list) => {
     const online = list.filter((d) => d.state === "device");
-    if (online.length === 1) record(tool, ctx, online[0].serial, pkg, ok, duration, at);
+    if (online.length === 1) record(tool, ctx, online[0].serial, pkg, ok, duration, at, step);
   }, () => {});
 }

@@ -113,6 +113,7 @@ export class ActService {
     const t = p.target;
     let lastHash = "";
     let hidKeyboard = false;
+    let flowTarget: ActResult["flowTarget"] = null;
     this.#interval = p.minIntervalMs;
     if (t.kind === "element") {
       let r = await ui.resolve(
@@ -135,6 +136,7 @@ export class ActService {
       node = r.node;
       at = { x: r.x, y: r.y };
       lastHash = r.screenHash;
+      flowTarget = { selector: r.flowSelector ?? null, password: node.password };
       if (t.requireEditable && !node.editable) {
         throw new ToolError(
           "invalid_request",
@@ -174,6 +176,7 @@ export class ActService {
       at = { x: r.x, y: r.y };
       lastHash = r.screenHash;
       screen = { ...f.screen, screenHash: r.screenHash };
+      flowTarget = { selector: t.selector, password: node.password };
     }
     if (t.kind === "element") {
       // The resolve just captured: its screen is the one the target is on.
@@ -192,6 +195,7 @@ export class ActService {
         if (!f) throw noFocusedField();
         node = { ...f, handle: null };
         at = { x: f.x, y: f.y };
+        flowTarget = { selector: null, password: f.password };
       }
     }
     for (const q of p.points ?? []) {
@@ -214,7 +218,17 @@ export class ActService {
       this.#pacer.done(p.serial);
     }
     if (p.observeAfter === false) {
-      return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle: null };
+      return {
+        pacedMs,
+        node,
+        at,
+        hidKeyboard,
+        screen,
+        gestures,
+        keys,
+        settle: null,
+        flowTarget,
+      };
     }
     const touched = this.#touched(p, node, at);
     const settle = await ui.settle({
@@ -224,7 +238,7 @@ export class ActService {
       activity: p.activity,
       internal: p.internal,
     }, ctx);
-    return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle };
+    return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle, flowTarget };
   }
 
   /**

@@ -110,4 +110,9 @@ export interface ActResult {
   keys: (PathResult & { sent: boolean })[];
   /** Null with `observeAfter: false`. */
   settle: SettleResultMessage | null;
+  /**
+   * How a flow names the target (export_ui_flow): the selector that picks it on the screen it was
+   * acted on (null: nothing identifies it), and whether it is a password field. Null: no target.
+   */
+  flowTarget: { selector: FlowSelector | null; password: boolean } | null;
 }

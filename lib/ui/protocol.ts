@@ -85,6 +85,8 @@ export interface ResolveResult {
   tap: TapState;
   /** What covers a hidden element, when something does. */
   coveredBy: Match | null;
+  /** The Maestro selector that names this element on this screen (a flow's), or null. */
+  flowSelector?: FlowSelector | null;
   capture: CaptureInfo;
 }
 

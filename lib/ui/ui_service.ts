@@ -36,7 +36,7 @@ import { findNodes, validateSelector } from "./selectors.ts";
 import { settle, SettleTracker } from "./settle.ts";
 import type { ElementList } from "./element_list.ts";
 import { compareLists } from "./compare.ts";
-import { FlowMatcher } from "./flows/flow_match.ts";
+import { FlowMatcher, selectorFor } from "./flows/flow_match.ts";
 import { DEFAULT_COMPARE_RESULTS } from "./limits.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./limits.ts";
 export { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS };
@@ -273,6 +273,7 @@ export class UiService {
       y: r.y,
       tap: r.tap,
       coveredBy: r.coveredBy ? this.#match(p.serial, c.tree, c.hash, r.coveredBy.id) : null,
+      flowSelector: selectorFor(c.tree, r.node.id),
       capture: info(c),
     };
   }

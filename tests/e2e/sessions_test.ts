@@ -126,8 +126,23 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
       SERIAL,
     ]);
     assertEquals(t.by.kind, "agent");
-    assertEquals(Object.keys(t.data).sort(), ["duration_ms", "kind", "ok", "serial", "tool"]);
+    // No other argument, but what the tap was as a flow step (export_ui_flow): its point.
+    assertEquals(Object.keys(t.data).sort(), [
+      "duration_ms",
+      "flow_step",
+      "kind",
+      "ok",
+      "serial",
+      "tool",
+    ]);
   }
+  assertEquals(
+    taps.map((t: J) => t.data.flow_step),
+    [100, 200].map((x) => ({
+      do: "tap",
+      target: { selector: null, x, y: 300 },
+    })),
+  );
   assertEquals(g.session.state, "superseded");
   assertEquals(g.session.build.build_id, sc(first).build_id);
   assertEquals(g.session.install.by.kind, "agent");

@@ -240,3 +240,76 @@ Deno.test("run_ui_flow: a flow that passes on one install and fails on the next 
   assertEquals(cmp.flows[0].broke, true);
   assertStringIncludes(text(c), "Flow sign in: passed → failed at step 5 assertVisible");
 });
+
+Deno.test("export_ui_flow: an agent's ui_* walk becomes a flow that run_ui_flow passes on a fresh start", async () => {
+  await using world = await startWorld();
+  const project = world.sim.projects["sample-kts"];
+  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  await world.sim.gradle("sample-kts").setTaskDelay(0);
+  await using s = await connect(world, ["--project", project]);
+  const ui = uiOf(world);
+  const ok = async (name: string, args: Record<string, unknown>) => {
+    const r = await s.client.callTool({ name, arguments: args }, undefined, {
+      timeout: 120_000,
+    }) as CallResult;
+    assert(!r.isError, `${name}: ${text(r)}`);
+    return r.structuredContent as J;
+  };
+  await ok("run_gradle_task", { task: "assembleDemoDebug" });
+  await ok("install_apk", {
+    device_serial: SERIAL,
+    apk_path: "app/build/outputs/apk/demo/debug/app-demo-debug.apk",
+  });
+  // The agent's walk: read, tap by handle, fill both fields, submit.
+  await ok("launch_app", { device_serial: SERIAL, package: PKG });
+  const home = await ok("ui_wait_for_idle", { device_serial: SERIAL });
+  const row = home.elements.find((e: J) => e.label.startsWith("Sign in"));
+  const form = await ok("ui_tap_element", { device_serial: SERIAL, tree_path: row.handle });
+  const handle = (id: string, list: J) => list.elements.find((e: J) => e.resource_id === id).handle;
+  const afterEmail = await ok("ui_fill_input", {
+    device_serial: SERIAL,
+    tree_path: handle("email", form),
+    text: "grace@example.com",
+  });
+  const afterPassword = await ok("ui_fill_input", {
+    device_serial: SERIAL,
+    tree_path: handle("password", afterEmail),
+    text: "s3cret-pw",
+  });
+  await ok("ui_tap_element", {
+    device_serial: SERIAL,
+    tree_path: handle("sign_in", afterPassword),
+  });
+  assertEquals(ui.state().fields.email, "grace@example.com");
+
+  const out = await ok("export_ui_flow", { device_serial: SERIAL });
+  const flow: string = out.flow;
+  assertEquals(out.variables, ["PASSWORD"]);
+  assertEquals(out.points, 0, flow);
+  // By id where the id is unique, by text where it is not (every home row is `row`).
+  assertStringIncludes(flow, `appId: ${PKG}\n---\n- launchApp\n- tapOn:\n    text: "Sign in"\n`);
+  assertStringIncludes(
+    flow,
+    '- tapOn:\n    id: "email"\n- eraseText\n- inputText: "grace@example.com"',
+  );
+  assertStringIncludes(flow, '- tapOn:\n    id: "password"\n- eraseText\n- inputText: ${PASSWORD}');
+  assertStringIncludes(flow, '- tapOn:\n    id: "sign_in"\n');
+  assert(!flow.includes("s3cret-pw"), "the password is not in the flow");
+  const session = await ok("get_debug_session", { session_id: out.session_id });
+  assert(!JSON.stringify(session).includes("s3cret-pw"), "nor in the debug session");
+
+  // A fresh start: the app stopped, its fields empty; the exported flow signs in again.
+  await ok("stop_app", { device_serial: SERIAL, package: PKG });
+  const run = await ok("run_ui_flow", {
+    device_serial: SERIAL,
+    flow: flow + "- assertVisible: 'Signed in as grace@example\\.com'\n",
+    env: ["PASSWORD=s3cret-pw"],
+  });
+  assertEquals(run.passed, true, JSON.stringify(run.steps));
+  const st = ui.state();
+  assertEquals([st.screen, st.fields.email, st.fields.password], [
+    "form",
+    "grace@example.com",
+    "s3cret-pw",
+  ]);
+});

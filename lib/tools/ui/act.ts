@@ -54,6 +54,8 @@ export async function act(ctx: ToolContext, o: ActRequest): Promise<ToolOutput> 
     paced_ms: r.pacedMs,
     ...pathFields(inputPath(r)),
     ...o.extra?.(r),
+    // How a Maestro flow names what was acted on (export_ui_flow reads it from the action).
+    ...(r.flowTarget ? { flow_target: r.flowTarget } : {}),
   };
   const s = r.settle;
   if (!s) return { structured: base, text: `${did}.` };

@@ -35,6 +35,11 @@ import {
   MAX_FLOW_TIMEOUT_MS,
 } from "../../ui/flows/flow_limits.ts";
 import { agentOrigin, type ToolContext } from "../context.ts";
+import { ToolError } from "../../core/errors.ts";
+import { isSessionId } from "../../sessions/session_model.ts";
+import { listSessionSummaries, readSession } from "../../sessions/session_store.ts";
+import { exportFlow } from "../../ui/flows/flow_export.ts";
+import type { RecordedStep } from "../../ui/flows/flow_record.ts";
 import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import { requireScope, serialParam } from "../params.ts";
@@ -294,4 +299,99 @@ const runUiFlow = defineTool({
   },
 });
 
-export const flowTools = [runUiFlow];
+/** Actions listed as left out, at most. */
+const MAX_SKIPPED_LISTED = 50;
+
+function recordedStep(v: unknown): RecordedStep | null {
+  return v && typeof v === "object" && typeof (v as { do?: unknown }).do === "string"
+    ? v as RecordedStep
+    : null;
+}
+
+const exportUiFlow = defineTool({
+  name: "export_ui_flow",
+  toolset: "ui",
+  kind: "R",
+  description: "Your UI actions in a debug session as a Maestro flow for run_ui_flow (ids, then " +
+    "text; points only as a last resort; password text as ${PASSWORD}). Save it under .maestro/.",
+  params: {
+    session_id: z.string().max(64).optional().describe("Default: the device's open session"),
+    device_serial: serialParam,
+    since_seq: z.number().int().min(0).optional().describe("Only actions after this event"),
+  },
+  async run(args, ctx) {
+    if (args.session_id !== undefined && !isSessionId(args.session_id)) {
+      throw invalidParams(
+        `Invalid session_id ${JSON.stringify(args.session_id.slice(0, 60))}: copy one from ` +
+          "list_debug_sessions",
+      );
+    }
+    await ctx.sessions.flush();
+    let id = args.session_id;
+    if (id === undefined) {
+      const serial = await deviceFor(ctx, args.device_serial);
+      const open = (await listSessionSummaries(ctx.dataDir))
+        .filter((s) => s.serial === serial && s.state === "open")
+        .sort((a, b) => a.last_event_at < b.last_event_at ? 1 : -1);
+      if (!open.length) {
+        throw new ToolError(
+          "not_found",
+          `No open debug session on ${serial}: install the app with install_apk (or ` +
+            "run_run_configuration), act on it with the ui_* tools, then export",
+          { serial },
+        );
+      }
+      id = open[0].id;
+    }
+    const s = await readSession(ctx.dataDir, id);
+    if (!s) {
+      throw new ToolError("not_found", `No debug session ${id}: call list_debug_sessions`, {
+        session_id: id,
+      });
+    }
+    const actions = s.events.filter((e) =>
+      e.kind === "agentAction" && e.data.ok === true && e.seq > (args.since_seq ?? 0) &&
+      e.data.tool !== "run_ui_flow"
+    ).map((e) => ({ tool: String(e.data.tool), step: recordedStep(e.data.flow_step) }));
+    if (!actions.some((a) => a.step !== null)) {
+      throw new ToolError(
+        "not_found",
+        `Debug session ${s.id} has no UI actions of an agent to export` +
+          `${
+            args.since_seq ? ` after event ${args.since_seq}` : ""
+          }: act with the ui_* tools first`,
+        { session_id: s.id },
+      );
+    }
+    const out = exportFlow(
+      s.package,
+      actions,
+      `Exported by keynobi from debug session ${s.id} (${s.package} on ${s.serial}).\n` +
+        "Run it with run_ui_flow; save it under .maestro/ to keep it.",
+    );
+    // What run_ui_flow accepts: checked here, so an export never hands back a flow it refuses.
+    await parseFlow(out.yaml, {
+      source: "export",
+      env: Object.fromEntries(out.variables.map((v) => [v, "x"])),
+    });
+    return {
+      structured: {
+        session_id: s.id,
+        package: s.package,
+        serial: s.serial,
+        steps: out.steps,
+        points: out.points,
+        variables: out.variables,
+        skipped: out.skipped.slice(0, MAX_SKIPPED_LISTED),
+        flow: out.yaml,
+      },
+      text: `${out.steps} steps from ${actions.length} actions` +
+        `${
+          out.variables.length ? `; pass env ${out.variables.map((v) => `${v}=…`).join(", ")}` : ""
+        }` +
+        `${out.points ? `; ${out.points} by point (see the comments)` : ""}:\n${out.yaml}`,
+    };
+  },
+});
+
+export const flowTools = [runUiFlow, exportUiFlow];
