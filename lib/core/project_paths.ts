@@ -182,8 +182,7 @@ export async function readProjectBytes(
   if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_RESOURCE_BYTES_LIMIT) {
     throw new RangeError(`maxBytes must be 1..${MAX_RESOURCE_BYTES_LIMIT}, got ${maxBytes}`);
   }
-  const file = await openProjectFile(root, relPath, hooks);
-  const checked = file.path;
+  const { path: checked, file } = await openProjectFile(root, relPath, hooks);
   try {
     const data = await readHead(file, maxBytes + 1);
     const truncated = data.length > maxBytes;
@@ -195,34 +194,6 @@ export async function readProjectBytes(
     };
   } finally {
     await file.close();
-  }
-}
-
-/**
- * Opens a project file for reading (see the module comment): contained, no symlink followed, a
- * regular file, one name only, and the open handle is where the check said (its `path` is the
- * canonical path). The caller reads what it needs, bounded, and closes it.
- */
-export async function openProjectFile(
-  root: string,
-  relPath: string,
-  hooks: ReadProjectFileHooks = {},
-): Promise<OpenedRegularFile> {
-  checkRelPath(relPath);
-  const rootReal = await canonicalRoot(root);
-  const checked = await resolveInside(rootReal, relPath);
-  await hooks.afterCheck?.();
-  const file = await openChecked(checked, relPath);
-  let ok = false;
-  try {
-    // The containment decision applies to the open handle, not to the path: where the opened
-    // file really is must be the checked canonical path.
-    if ((await file.locate()) !== checked) throw changedError(relPath);
-    if (isHardLinked(file)) throw hardLinkedError(relPath, file.nlink);
-    ok = true;
-    return file;
-  } finally {
-    if (!ok) await file.close();
   }
 }
 
@@ -277,7 +248,7 @@ async function openChecked(checked: string, relPath: string): Promise<OpenedRegu
 /**
  * Opens a project file for a caller that reads more than `readProjectBytes` serves (an R8 mapping
  * of hundreds of MB), by the same rules: inside the canonical root, opened without following a
- * symlink, a regular file, and the open handle where the check said. The caller reads from the
+ * symlink, a regular file with one link, and the open handle where the check said. The caller reads from the
  * handle (bounded by `file.size`) and closes it.
  */
 export async function openProjectFile(
@@ -292,6 +263,7 @@ export async function openProjectFile(
   const file = await openChecked(checked, relPath);
   try {
     if ((await file.locate()) !== checked) throw changedError(relPath);
+    if (isHardLinked(file)) throw hardLinkedError(relPath, file.nlink);
   } catch (e) {
     await file.close();
     throw e;

@@ -105,11 +105,12 @@ export async function keepMapping(
   dataDir: string,
   found: BuiltMapping,
 ): Promise<BuildMapping | null> {
-  const file = await openProjectFile(found.root, relative(found.root, found.path)).catch((e) => {
+  const opened = await openProjectFile(found.root, relative(found.root, found.path)).catch((e) => {
     log.warn(`Not keeping the R8 mapping ${found.path}: ${(e as Error).message}`);
     return null;
   });
-  if (file === null) return null;
+  if (opened === null) return null;
+  const { file } = opened;
   let data: Uint8Array | null;
   try {
     if (file.size > MAX_MAPPING_FILE_BYTES) {

@@ -39,6 +39,7 @@ Deno.test("retrace worker: a kept mapping retraces a batch of traces in one requ
   const kept = await keepMapping(w.data, {
     module: ":app",
     variant: "release",
+    root: w.project,
     path: `${w.project}/${w.rel}`,
   });
   const client = new RetraceClient({ dataDir: w.data });
