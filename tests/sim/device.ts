@@ -258,9 +258,28 @@ export class VirtualDevice {
           return this.wm(argv, io);
         case "dumpsys":
           return this.dumpsys(argv, io);
+        case "rm":
+          return this.rm(argv, io, shell.env.get("PWD") ?? "/");
       }
       return null;
     };
+  }
+
+  /** toybox `rm [-f] FILE...`: files only (no `-r`: nothing here removes folders). */
+  private rm(argv: string[], io: ShIo, pwd: string): number {
+    const force = argv.slice(1).some((a) => /^-[a-z]*f/.test(a));
+    let status = 0;
+    for (const a of argv.slice(1).filter((x) => !x.startsWith("-"))) {
+      const path = this.resolve(a.startsWith("/") ? a : `${pwd}/${a}`);
+      if (this.dirs.has(path)) {
+        io.err(enc.encode(`rm: ${a}: Is a directory\n`));
+        status = 1;
+      } else if (!this.files.delete(path) && !force) {
+        io.err(enc.encode(`rm: ${a}: No such file or directory\n`));
+        status = 1;
+      }
+    }
+    return status;
   }
 
   private getprop(argv: string[], io: ShIo): number {

@@ -6,6 +6,7 @@ import type { DeviceService, DeviceSpec, VirtualDevice } from "./device.ts";
 import { uiService } from "./ui/service.ts";
 import { appsService } from "./apps/service.ts";
 import { logcatService } from "./logcat/service.ts";
+import { screenrecordService } from "./screenrecord/service.ts";
 
 /** What a service may use of the simulated world beyond its own device. */
 export interface SimWorld {
@@ -29,4 +30,5 @@ export const SERVICES: ServiceFactory[] = [
   uiService,
   appsService,
   logcatService,
+  screenrecordService,
 ];

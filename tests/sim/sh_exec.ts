@@ -78,8 +78,13 @@ export class ShAborted extends Error {
 }
 
 /** One shell process: `sh -c <script>`. */
+/** Pids a new `sh -c` process takes (the shell adbd starts is SHELL_PID, `$$` 4242). */
+let nextShellPid = 20_000;
+
 export class ShellRun {
   readonly env: Map<string, string>;
+  /** `$$`: this shell process's pid; subshells and `$(...)` keep it, `sh -c` is a new process. */
+  pid = 4242;
   positional: string[] = [];
   arg0 = SHELL_NAME;
   status = 0;
@@ -119,6 +124,7 @@ export class ShellRun {
     c.arg0 = this.arg0;
     c.status = this.status;
     c.depth = this.depth + 1;
+    c.pid = this.pid;
     return c;
   }
 
@@ -289,7 +295,7 @@ export class ShellRun {
       case "?":
         return String(this.status);
       case "$":
-        return "4242";
+        return String(this.pid);
       case "#":
         return String(this.positional.length);
       case "0":
@@ -316,10 +322,29 @@ export class ShellRun {
       cur = [];
       touched = false;
     };
+    // "$@" with no parameters and nothing beside it but quotes is no field at all.
+    const onlyAt = word.parts.some((p) => p.kind === "param" && p.name === "@" && p.quoted) &&
+      word.parts.every((p) =>
+        (p.kind === "lit" && p.text === "") || (p.kind === "param" && p.name === "@")
+      );
+    if (split && onlyAt && this.positional.length === 0) return [];
     for (const part of word.parts) {
       if (part.kind === "lit") {
         cur.push({ text: part.text, glob: !part.quoted });
         if (part.quoted || part.text) touched = true;
+        continue;
+      }
+      if (part.kind === "param" && part.name === "@" && part.quoted && split) {
+        // "$@": one field per positional parameter, the first and last joined to what stands
+        // beside them in the word; no parameters and nothing else: no field at all.
+        this.positional.forEach((p, i) => {
+          if (i > 0) {
+            touched = true;
+            flushField();
+          }
+          cur.push({ text: p, glob: false });
+          touched = true;
+        });
         continue;
       }
       let value: string;
@@ -686,6 +711,7 @@ export const BUILTINS: Record<string, Builtin> = {
       return 2;
     }
     const sub = sh.child();
+    sub.pid = nextShellPid++;
     sub.arg0 = argv[3] ?? SHELL_NAME;
     sub.positional = argv.slice(4);
     return await sub.runScript(argv[2], io);

@@ -192,6 +192,9 @@ const DIFFERENTIAL = [
   "echo a\\\nb",
   "echo out; echo err >&2",
   "echo 1 2>/dev/null; echo 2 2>&1",
+  // "$@" keeps each argument one field (screen recordings pass their options this way).
+  `sh -c 'printf "[%s]" "$@"; printf "<%s>" "a$@b"; printf "(%s)\\n" $#' zero 'x y' z`,
+  `sh -c 'printf "[%s]\\n" "$@" end' zero`,
 ];
 
 for (const src of DIFFERENTIAL) {
