@@ -3,6 +3,7 @@
  * inert defaults for every field a test does not pass. A new ToolContext field needs one default
  * here.
  */
+import { ScreenRecorder } from "../lib/android/screen_recording.ts";
 import type { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { BuildClient } from "../lib/gradle/build_client.ts";
@@ -52,6 +53,7 @@ export function testToolContext(overrides: Partial<ToolContext> = {}): ToolConte
     }),
     retrace: new RetraceClient({ dataDir: overrides.dataDir ?? "/nonexistent" }),
     sessions: new SessionRecorder(overrides.dataDir ?? "/nonexistent"),
+    recorder: new ScreenRecorder(overrides.adb ?? missingAdb()),
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import { BuildClient } from "../gradle/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
 import { RetraceClient } from "../retrace/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";
+import { ScreenRecorder } from "../android/screen_recording.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/client.ts";
 import { discoveryDirs, type GrpcEndpoint } from "../emulator/discovery.ts";
@@ -40,6 +41,7 @@ export interface Runtime {
   ui: UiClient;
   retrace: RetraceClient;
   sessions: SessionRecorder;
+  recorder: ScreenRecorder;
   activity: ActivityLog;
   actionInterval(): Promise<number>;
 }
@@ -102,6 +104,7 @@ export function createRuntime(opts: {
     ui,
     retrace: new RetraceClient({ dataDir }),
     sessions: new SessionRecorder(dataDir),
+    recorder: new ScreenRecorder(adb),
     activity: opts.activity ?? new ActivityLog(dataDir, { pid: Deno.pid }),
     actionInterval: async () =>
       chooseInterval(
@@ -121,6 +124,7 @@ export async function closeRuntime(
   rt.builds.close();
   rt.ui.close();
   rt.retrace.close();
+  await within(rt.recorder.closeAll());
   await within(rt.sessions.syncCrashes().catch(() => {}));
   await within(rt.sessions.close());
   await within(rt.logcat.close());
@@ -156,6 +160,7 @@ export function newToolSession(
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
     adb: rt.adb,
     sessions: rt.sessions,
+    recorder: rt.recorder,
     builds: rt.builds,
     ui: rt.ui,
     retrace: rt.retrace,

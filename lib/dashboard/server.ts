@@ -10,6 +10,13 @@ import { buildLogPath } from "../gradle/build_log.ts";
 import { readSession } from "../sessions/session_store.ts";
 import { sessionView, timelinePage } from "../sessions/session_query.ts";
 import { readCapped } from "../core/bytes.ts";
+import { openRegularNoFollow, SafeOpenError } from "../core/safe_open.ts";
+import { join as joinPath } from "../core/path.ts";
+import {
+  isRecordingName,
+  MAX_RECORDING_BYTES,
+  recordingsDir,
+} from "../android/screen_recording.ts";
 import { log } from "../core/log.ts";
 import { ActionRefused, DashboardActions, parseAction } from "./actions.ts";
 import { DEFAULT_BACKWARD_LINES, MAX_BACKWARD_LINES, readLinesBefore } from "./file_window.ts";
@@ -121,6 +128,37 @@ export function startDashboard(host: DashboardHost, opts: DashboardOptions = {})
   const actions = new DashboardActions(host);
   let port = wanted;
 
+  /** A kept screen recording, as a download: a plain name in the recordings folder only. */
+  const recording = async (name: string): Promise<Response> => {
+    if (!isRecordingName(name)) return text(404, "No such recording");
+    let file;
+    try {
+      file = await openRegularNoFollow(joinPath(recordingsDir(host.dataDir), name));
+    } catch (e) {
+      if (e instanceof SafeOpenError) return text(404, "No such recording (removed or pruned)");
+      throw e;
+    }
+    try {
+      if (file.size > MAX_RECORDING_BYTES) return text(413, "Recording too large to serve");
+      const bytes = new Uint8Array(file.size);
+      let off = 0;
+      while (off < bytes.length) {
+        const n = await file.read(bytes.subarray(off), off);
+        if (n === 0) break;
+        off += n;
+      }
+      return new Response(bytes.subarray(0, off), {
+        headers: {
+          ...COMMON_HEADERS,
+          "content-type": "video/mp4",
+          "content-disposition": `attachment; filename="${name}"`,
+        },
+      });
+    } finally {
+      await file.close();
+    }
+  };
+
   const route = async (req: Request, url: URL): Promise<Response> => {
     const path = url.pathname;
     if (req.method === "GET" || req.method === "HEAD") {
@@ -159,6 +197,8 @@ export function startDashboard(host: DashboardHost, opts: DashboardOptions = {})
           crashes: s.crashes.slice(-20).map(({ lines: _lines, ...c }) => c),
         });
       }
+      m = /^\/api\/recordings\/([^/]{1,170})$/.exec(path);
+      if (m) return await recording(decodeURIComponent(m[1]));
       m = /^\/api\/devices\/([A-Za-z0-9._:\-]{1,128})\/screenshot$/.exec(path);
       if (m) {
         const shot = host.ui.get(m[1])?.screenshot;

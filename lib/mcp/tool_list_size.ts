@@ -29,7 +29,8 @@ export const TOOLSET_LIST_BUDGET_BYTES: Readonly<Record<ToolsetName, number>> = 
   // 18,900 before issue 27; raised for its two new tools: run_ui_flow (~920 B: a flow's source,
   // its variables, two time bounds, the failure screenshot and clearState's scope, each described
   // in a few words) and export_ui_flow (~530 B) — new capabilities, not growth of old tools.
-  ui: 20_500,
+  // +1,050 for the screen recording pair (issue 28: evidence both peers offer).
+  ui: 21_550,
   "device-admin": 7_050,
 };
 

@@ -95,6 +95,29 @@ export function framesOp(
   };
 }
 
+/** A screen recording kept in the data directory, for every open session of the device. */
+export function recordingOp(
+  serial: string,
+  saved: { file: string; bytes: number; duration_s: number; started_at: string },
+  by: Origin,
+  at = new Date(),
+): SessionOp {
+  return {
+    type: "event",
+    serial,
+    package: null,
+    event: {
+      at,
+      kind: "recording",
+      by,
+      summary: `screen recording ${saved.file} (${saved.duration_s} s, ${
+        Math.round(saved.bytes / 1024)
+      } KB)`,
+      data: { ...saved },
+    },
+  };
+}
+
 /** `PACKAGE UPDATED` (ApplicationExitInfo.REASON_PACKAGE_UPDATED), `… due to installPackageLI`. */
 export function isUpdateExit(x: ExitFacts): boolean {
   return /PACKAGE.UPDATED/i.test(x.reason ?? "") || /installPackageLI/.test(x.description ?? "");

@@ -46,6 +46,7 @@ export const EVENT_KINDS = [
   "uiFlow",
   "state",
   "frames",
+  "recording",
 ] as const;
 export type EventKind = typeof EVENT_KINDS[number];
 

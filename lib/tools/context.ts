@@ -12,6 +12,7 @@ import type { UiClient } from "../ui/client.ts";
 import type { ProjectSelection } from "../gradle/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { ScreenRecorder } from "../android/screen_recording.ts";
 
 export interface SessionMode {
   mode: "standalone" | "attached";
@@ -38,6 +39,8 @@ export interface ToolContext {
   env: Env;
   /** This process's one writer of debug sessions (queued, written in the background). */
   sessions: SessionRecorder;
+  /** This process's screen recordings in progress, one per device. */
+  recorder: ScreenRecorder;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;
   /** The project this session serves, or `null` when none was found. */

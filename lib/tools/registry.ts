@@ -34,6 +34,7 @@ import { tapTools } from "./ui/tap.ts";
 import { textTools } from "./ui/text.ts";
 import { gestureTools } from "./ui/gestures.ts";
 import { screenshotTools } from "./ui/screenshot.ts";
+import { recordingTools } from "./ui/recording.ts";
 import { flowTools } from "./ui/flows.ts";
 
 /** One family file: its path under lib/tools/ and the tools it defines, in `tools/list` order. */
@@ -66,6 +67,7 @@ export const FAMILIES: readonly ToolFamily[] = [
   { file: "ui/text.ts", tools: textTools },
   { file: "ui/gestures.ts", tools: gestureTools },
   { file: "ui/screenshot.ts", tools: screenshotTools },
+  { file: "ui/recording.ts", tools: recordingTools },
   { file: "ui/flows.ts", tools: flowTools },
 ];
 

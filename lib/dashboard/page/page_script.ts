@@ -322,7 +322,10 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       fill($("timeline-list"), v.timeline.slice().reverse().map(function (e) {
         // A UI flow run (run_ui_flow) shows its outcome at a glance.
         var k = e.kind === "uiFlow" ? "k " + (e.data && e.data.passed ? "ok" : "bad") : "k";
-        return h("li", null, h("span", { cls: "muted", text: clock(e.at) + " " }), h("span", { cls: k, text: e.kind }), " " + e.summary);
+        // A screen recording links to its MP4 (served from the data directory's recordings).
+        var file = e.kind === "recording" && e.data && typeof e.data.file === "string" ? e.data.file : null;
+        var link = file ? h("a", { href: "/api/recordings/" + encodeURIComponent(file), download: file, text: " download" }) : null;
+        return h("li", null, h("span", { cls: "muted", text: clock(e.at) + " " }), h("span", { cls: k, text: e.kind }), " " + e.summary, link);
       }));
       if (state.sections.sessions) render.sessions(state.sections.sessions);
     });
