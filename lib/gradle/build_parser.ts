@@ -14,6 +14,7 @@ import {
   type ActionableTasks,
   caretColumn,
   DEPENDENCY_CAUSE_RE,
+  dependencyCoordinates,
   type Diagnostic,
   type DiagnosticSource,
   isConfigCacheProblemsHeader,
@@ -638,6 +639,10 @@ export class BuildOutputParser {
     inBlock = false,
   ): Diagnostic {
     const d = this.#make(m, task, source ?? m.source ?? "gradle", inBlock);
+    if (d.source === "dependency_resolution") {
+      const coordinates = dependencyCoordinates(d.message);
+      if (coordinates !== undefined) d.dependency = coordinates;
+    }
     this.#commit(d);
     return d;
   }

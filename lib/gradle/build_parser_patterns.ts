@@ -49,6 +49,8 @@ export interface Diagnostic {
   caused_at?: string;
   /** Its source file in the project (relative to the root), when the build service found it. */
   caused_at_file?: string;
+  /** A dependency-resolution error's coordinates (`com.x:lib:1.2`), as the message names them. */
+  dependency?: string;
 }
 
 /** What a recogniser found; `source` may still depend on the task (Kotlin vs KSP, javac vs kapt). */
@@ -356,7 +358,25 @@ export function matchConfigCacheProblem(line: string): LineMatch | null {
 
 /** Dependency resolution leaves inside `What went wrong` (not the `Could not resolve all` parent). */
 export const DEPENDENCY_CAUSE_RE =
-  /^(?:Could not (?:find|resolve) (?:project :|[\w.-]+:[\w.-]+)|Could not (?:download|GET|HEAD) |No matching (?:configuration|variant)s? |No variants of )/;
+  /^(?:Could not (?:find|resolve) (?:project :|[\w.-]+:[\w.-]+)|Could not find any (?:matches for|version that matches) [\w.-]+:|Could not (?:download|GET|HEAD) |No matching (?:configuration|variant)s? |No variants of )/;
+
+/**
+ * Module coordinates in a dependency error (`group:artifact[:version]`, `:+` and ranges too), not
+ * a project path (`project :app`) or a configuration name (`':app:debugRuntimeClasspath'`).
+ */
+const COORDINATES_RE =
+  /(?<![\w.:'-])([A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*(?::(?:[\w.+-]*[\w+]|[[(][\w.,+-]*[\])]))?)/;
+/(?<![\w.:'-])([A-Za-z_][\w.-]*:[A-Za-z_][\w.-]*(?::[\w.+\-[\](),]*[\w+\])])?)/;
+
+/** The first module coordinates a dependency-resolution message names, or `undefined`. */
+export function dependencyCoordinates(message: string): string | undefined {
+  for (const line of message.split("\n")) {
+    if (/^\s*(?:project |Required by:)/.test(line)) continue;
+    const m = COORDINATES_RE.exec(line.replace(/'[^']*'/g, "''"));
+    if (m) return m[1].replace(/[.]$/, "");
+  }
+  return undefined;
+}
 
 /** `BUILD SUCCESSFUL in 1m 19s` / `BUILD FAILED in 37s`. */
 export function matchBuildResult(

@@ -22,13 +22,16 @@ export function diagnosticLine(d: ReturnType<typeof presentDiagnostic>): string 
   const where = d.file
     ? `${d.file}${d.line !== null ? `:${d.line}` : ""}${d.column !== null ? `:${d.column}` : ""} `
     : "";
+  const head = d.message.split("\n")[0];
   const marks = [
+    // The text names what is missing even when the first line only names the configuration.
+    d.dependency && !head.includes(d.dependency) ? `dependency ${d.dependency}` : null,
     d.generated ? "generated file" : null,
     "outside_project" in d ? "outside the project" : null,
     d.caused_at
       ? `caused at ${d.caused_at}${d.caused_at_file ? ` (${d.caused_at_file})` : ""}`
       : null,
   ].filter((m) => m !== null);
-  return `${where}${d.severity}: ${d.message.split("\n")[0]}${d.task ? ` (${d.task})` : ""}` +
+  return `${where}${d.severity}: ${head}${d.task ? ` (${d.task})` : ""}` +
     (marks.length > 0 ? ` [${marks.join("; ")}]` : "");
 }

@@ -135,6 +135,24 @@ Deno.test("a failing build's errors come back with file, line and message", asyn
   assertEquals(status.structuredContent!.status, "failed");
 });
 
+Deno.test("a missing dependency is named in the answer's text, not only in its data", async () => {
+  await using world = await startWorld();
+  const project = await trusted(world);
+  await world.sim.gradle(PROJECT).setScenario("assembleDemoDebug", "dependency_resolution");
+  await using s = await connect(world, ["--project", project]);
+  const r = await call(s, "run_gradle_task", { task: "assembleDemoDebug" });
+  assertEquals(r.isError, true);
+  const errors = await call(s, "get_build_errors");
+  const diags = errors.structuredContent!.diagnostics as Record<string, unknown>[];
+  const dep = diags.find((d) => d.source === "dependency_resolution");
+  assert(dep, JSON.stringify(diags));
+  assertMatch(dep.dependency as string, /^[\w.-]+:[\w.-]+:[\w.-]+$/);
+  assertStringIncludes(r.content[0].text!, dep.dependency as string);
+  assertStringIncludes(errors.content[0].text!, dep.dependency as string);
+  assertEquals(errors.structuredContent!.total, errors.structuredContent!.error_count);
+  assertEquals(errors.structuredContent!.truncated, false);
+});
+
 Deno.test("blocked tasks and their abbreviations are refused; nothing runs", async () => {
   await using world = await startWorld();
   const project = await trusted(world);

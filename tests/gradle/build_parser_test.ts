@@ -8,6 +8,7 @@ import {
   parseBuildOutput,
 } from "../../lib/gradle/build_parser.ts";
 import { decodeGradleOutput, detectEncoding } from "../../lib/gradle/build_output_decode.ts";
+import { diagnosticLine, presentDiagnostic } from "../../lib/gradle/diagnostic_view.ts";
 import { fileUriToPath, parseGradleDuration } from "../../lib/gradle/build_parser_patterns.ts";
 import { benchParse } from "../../scripts/bench_build_parser.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
@@ -30,7 +31,7 @@ function diag(
   source: Diagnostic["source"],
   [file, line, column]: Loc,
   message: string,
-  extra: { task?: string; rule?: string } = {},
+  extra: { task?: string; rule?: string; dependency?: string } = {},
 ): Diagnostic {
   return { severity, source, file, line, column, message, ...extra };
 }
@@ -348,14 +349,14 @@ Deno.test({
         "dependency_resolution",
         NO_LOC,
         "Could not find com.appeaser.sublimepickerlibrary:sublimepickerlibrary:2.1.2.\nRequired by:\nproject :app",
-        { task },
+        { task, dependency: "com.appeaser.sublimepickerlibrary:sublimepickerlibrary:2.1.2" },
       ),
       diag(
         "error",
         "dependency_resolution",
         NO_LOC,
         "Could not find com.archit.calendar:awesome-calendar:2.0.0.\nRequired by:\nproject :app",
-        { task },
+        { task, dependency: "com.archit.calendar:awesome-calendar:2.0.0" },
       ),
     ]);
     assertEquals(summary.status, "failed");
@@ -823,4 +824,33 @@ Deno.test("old kapt's e:-prefixed javac error is one diagnostic with its chain, 
   assertEquals(d.caused_at, "io.github.x.di.AppModule.provideContributorsRepository(api, …)");
   // Only kapt's own wrapper line besides it: no row per source, caret or chain line.
   assertEquals(summary.diagnostics.length, 2);
+});
+
+Deno.test("parseBuildOutput() names a missing dependency's coordinates, also when no leaf did", () => {
+  const { summary } = parseBuildOutput([
+    "* What went wrong:",
+    "Execution failed for task ':app:checkDebugAarMetadata'.",
+    "> Could not resolve all files for configuration ':app:debugRuntimeClasspath'.",
+    "   > Failed to transform core-1.16.0.aar (androidx.core:core:1.16.0) to match attributes " +
+    "{artifactType=android-aar-metadata}.",
+    "",
+    "* What went wrong:",
+    "Could not determine the dependencies of task ':app:compileDebugKotlin'.",
+    "> Could not resolve all task dependencies for configuration ':app:debugCompileClasspath'.",
+    "   > Could not find any matches for com.example:widgets:2.+ as no versions of " +
+    "com.example:widgets are available.",
+    "     Required by:",
+    "         project :app",
+    "",
+    "BUILD FAILED in 2s",
+  ].join("\n"));
+  const deps = summary.diagnostics.map((d) => [d.source, d.dependency]);
+  assertEquals(deps, [
+    ["dependency_resolution", "androidx.core:core:1.16.0"],
+    ["dependency_resolution", "com.example:widgets:2.+"],
+  ]);
+  const lines = summary.diagnostics.map((d) => diagnosticLine(presentDiagnostic("/p", d)));
+  assert(lines[0].includes("[dependency androidx.core:core:1.16.0]"), lines[0]);
+  assert(lines[1].includes("com.example:widgets:2.+"), lines[1]);
+  assert(!lines[1].includes("[dependency"), "no mark when the first line names it already");
 });
