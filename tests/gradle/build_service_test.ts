@@ -12,6 +12,8 @@ import { probeProcess } from "../../lib/core/process_probe.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { waitUntil } from "../wait.ts";
+import { findTool } from "../../lib/tools/registry.ts";
+import { testToolContext } from "../tool_context.ts";
 
 /** A liveness guard: a build that has not answered by then is reported as blocked. */
 const GUARD_MS = Number(Deno.env.get("KEYNOBI_TEST_GUARD_MS") ?? 60_000);
@@ -180,4 +182,35 @@ exit 1
   assert(!r.tail.join("\n").includes("\u0000"), "decoded, not read as UTF-8");
   const log = await Deno.readTextFile(r.record.log.path!);
   assertStringIncludes(log, "Unresolved reference 'neural'.");
+});
+
+Deno.test("get_build_errors pages a build with more errors than it keeps, and says so", async () => {
+  await using w = await world(`#!/bin/sh
+cat '${UTF16_CONSOLE}'
+exit 1
+`);
+  const r = await runGuarded(w, params(w.project, 600_000));
+  assert(r !== "blocked");
+  const tool = findTool("get_build_errors")!;
+  const ctx = testToolContext({
+    dataDir: w.data,
+    project: { root: w.project, requested: w.project, selectedBy: "argument" },
+  });
+  const page = async (args: Record<string, unknown>) => {
+    const out = await tool.run(args, ctx);
+    return { s: out.structured as Record<string, unknown>, text: out.text };
+  };
+  const first = await page({});
+  assertEquals(first.s.error_count, 291);
+  assertEquals([first.s.total, first.s.listed, first.s.more], [291, 50, 241]);
+  assertEquals([first.s.truncated, first.s.next_offset, first.s.not_kept], [true, 50, 191]);
+  assertStringIncludes(first.text, "Listed 1–50 of 291; 241 more.");
+  assertStringIncludes(first.text, "get_build_errors offset=50");
+  assertStringIncludes(first.text, "the other 191 are only in its output (get_build_log)");
+  const last = await page({ offset: 50, limit: 200 });
+  assertEquals([last.s.listed, last.s.more, last.s.next_offset], [50, 191, null]);
+  assertEquals((last.s.diagnostics as unknown[]).length, 50, "the rest of the 100 kept");
+  const past = await page({ offset: 100 });
+  assertEquals(past.s.listed, 0);
+  assertStringIncludes(past.text, "Nothing listed from offset 100: 100 of 291 are kept.");
 });
