@@ -32,7 +32,7 @@ import {
   newSecrets,
   sessionCookie,
 } from "./security.ts";
-import { PAGE_HTML } from "./page/page_html.ts";
+import { FAVICON_SVG, PAGE_HTML } from "./page/page_html.ts";
 import { PAGE_SCRIPT } from "./page/page_script.ts";
 import { PAGE_STYLES } from "./page/page_styles.ts";
 
@@ -165,6 +165,9 @@ export function startDashboard(host: DashboardHost, opts: DashboardOptions = {})
       if (path === "/") return asset(PAGE_HTML, "text/html; charset=utf-8");
       if (path === "/app.js") return asset(PAGE_SCRIPT, "text/javascript; charset=utf-8");
       if (path === "/app.css") return asset(PAGE_STYLES, "text/css; charset=utf-8");
+      if (path === "/favicon.svg" || path === "/favicon.ico") {
+        return asset(FAVICON_SVG, "image/svg+xml");
+      }
       if (path === "/api/state") return json(await hub.snapshot());
       if (path === "/api/events") return await hub.connect();
       if (path === "/api/skill") {

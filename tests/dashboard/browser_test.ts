@@ -125,6 +125,17 @@ Deno.test({
     "the tap in the activity log, as the tapper's",
   );
   await page.waitFor("document.querySelector('#devices img') !== null", "the agent's screenshot");
+  // Relative times advance on an open page though the section is not sent again.
+  const shotAgo = "document.querySelector('#devices [data-at]').textContent";
+  const before = await page.eval<string>(shotAgo);
+  await page.waitFor(`${shotAgo} !== ${JSON.stringify(before)}`, "the screenshot's age to advance");
+  // A PID stays on one line.
+  assertEquals(
+    await page.eval(
+      "getComputedStyle(document.querySelector('#sessions-table td.num')).whiteSpace",
+    ),
+    "nowrap",
+  );
   await page.waitFor(
     "document.getElementById('setup-commands').textContent.includes('claude mcp add')",
     "the setup commands",

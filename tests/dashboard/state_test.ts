@@ -334,3 +334,25 @@ Deno.test("dashboard live feed: a running build's lines stream; past the log's o
   await reading;
   await finishBuildRecord(world.dataDir, record.id, { status: "success" });
 });
+
+Deno.test("dashboard page: the favicon is served (no 404 per page); relative times and PIDs are marked for the page", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  const url = await dashboardUrl(app);
+  const cookie = await login(url);
+  const get = (path: string) => fetch(new URL(path, url), { headers: { cookie } });
+  const page = await (await get("/")).text();
+  assertStringIncludes(page, '<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+  for (const path of ["/favicon.svg", "/favicon.ico"]) {
+    const r = await get(path);
+    const body = await r.text();
+    assertEquals([r.status, r.headers.get("content-type")], [200, "image/svg+xml"], path);
+    assertStringIncludes(body, "<svg");
+  }
+  // The script keeps every relative time advancing (data-at, re-rendered each second) and the
+  // styles keep PID cells on one line; the browser test (Chromium) watches them on a live page.
+  const script = await (await get("/app.js")).text();
+  assertStringIncludes(script, 'querySelectorAll("[data-at]")');
+  const css = await (await get("/app.css")).text();
+  assertStringIncludes(css, "td.num { white-space: nowrap;");
+});

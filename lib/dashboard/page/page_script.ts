@@ -60,6 +60,24 @@ export const PAGE_SCRIPT = String.raw`"use strict";
     if (s < 86400) return Math.round(s / 3600) + " h ago";
     return Math.round(s / 86400) + " d ago";
   }
+  // A relative time ("7 s ago") that the ticker below keeps advancing while the page is open:
+  // sections are only re-sent when they change, so a time written once would freeze.
+  function rel(tag, iso, pre, post, attrs) {
+    var a = Object.assign({}, attrs || {});
+    a["data-at"] = iso;
+    a["data-pre"] = pre;
+    a["data-post"] = post;
+    a.text = pre + ago(iso) + post;
+    return h(tag, a);
+  }
+  setInterval(function () {
+    var els = document.querySelectorAll("[data-at]");
+    for (var i = 0; i < els.length; i++) {
+      var el = els[i];
+      var t = el.getAttribute("data-pre") + ago(el.getAttribute("data-at")) + el.getAttribute("data-post");
+      if (el.textContent !== t) el.textContent = t;
+    }
+  }, 1000);
   function clock(iso) {
     var d = new Date(iso);
     return isFinite(d.getTime()) ? d.toLocaleTimeString([], { hour12: false }) : "";
@@ -152,15 +170,15 @@ export const PAGE_SCRIPT = String.raw`"use strict";
         var odd = s.version !== a.version;
         return h("tr", null,
           h("td", { text: s.client_name || "connecting…" }),
-          h("td", { text: String(s.pid) }),
+          h("td", { text: String(s.pid), cls: "num" }),
           h("td", { text: s.version, cls: odd ? "bad" : "" }),
           h("td", { text: s.project ? s.project + " (pinned)" : "follows the app" }),
-          h("td", { text: ago(s.since), title: s.since }));
+          rel("td", s.since, "", "", { title: s.since }));
       }));
       $("sessions-empty").hidden = attached.length > 0;
       var st = a.standalone || [];
       fill($("standalone-table").tBodies[0], st.map(function (s) {
-        return h("tr", null, h("td", { text: String(s.pid) }),
+        return h("tr", null, h("td", { text: String(s.pid), cls: "num" }),
           h("td", { text: s.version || "older release", cls: s.version !== a.version ? "bad" : "" }),
           h("td", { text: s.project || "none" }), h("td", { text: s.reason }));
       }));
@@ -172,13 +190,13 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       box.replaceChildren.apply(box, list.map(function (d) {
         var shot = d.screenshot && d.screenshot.kept
           ? h("img", { src: "/api/devices/" + encodeURIComponent(d.serial) + "/screenshot?at=" + encodeURIComponent(d.screenshot.at),
-            alt: "last screenshot of " + d.serial, title: "taken " + ago(d.screenshot.at) })
+            alt: "last screenshot of " + d.serial, title: "taken at " + clock(d.screenshot.at) })
           : h("div", { cls: "noshot", text: d.screenshot ? "screenshot too large to keep" : "no screenshot taken yet" });
         var info = h("div", null,
           h("div", null, h("b", { text: d.serial }), " ", h("span", { cls: d.state === "device" ? "pill on" : "pill warn", text: d.state })),
           h("div", { cls: "muted", text: [d.model, d.product, d.kind].filter(Boolean).join(" · ") }),
-          d.screenshot ? h("div", { cls: "muted", text: "screenshot " + ago(d.screenshot.at) + ", " + d.screenshot.width + "×" + d.screenshot.height }) : null,
-          d.list ? h("details", null, h("summary", { text: "last element list (" + ago(d.list.at) + ")" }), h("pre", { text: d.list.text })) : h("div", { cls: "muted", text: "no element list yet" }));
+          d.screenshot ? rel("div", d.screenshot.at, "screenshot ", ", " + d.screenshot.width + "×" + d.screenshot.height, { cls: "muted" }) : null,
+          d.list ? h("details", null, rel("summary", d.list.at, "last element list (", ")"), h("pre", { text: d.list.text })) : h("div", { cls: "muted", text: "no element list yet" }));
         return h("div", { cls: "device" }, shot, info);
       }));
       $("devices-empty").hidden = list.length > 0;
@@ -246,7 +264,7 @@ export const PAGE_SCRIPT = String.raw`"use strict";
       if (!$("project-path").value && p.open) $("project-path").placeholder = p.open;
       fill($("trusted-table").tBodies[0], (p.trusted || []).map(function (t) {
         return h("tr", null, h("td", { text: t.root + (t.exists ? "" : " (folder missing)") }),
-          h("td", { text: ago(t.trusted_at), title: t.trusted_at }),
+          rel("td", t.trusted_at, "", "", { title: t.trusted_at }),
           h("td", null, h("button", { cls: "small", text: "Untrust", onclick: function () { act({ action: "untrust_project", path: t.root }); } })));
       }));
       $("trusted-empty").hidden = (p.trusted || []).length > 0;

@@ -33,6 +33,7 @@ table.rows th { text-align: left; font-weight: 600; color: var(--muted); font-si
 table.rows td { border-bottom: 1px solid var(--line); padding: 4px 6px; vertical-align: top; overflow-wrap: anywhere; }
 table.rows tr.click { cursor: pointer; }
 table.rows td[class^="status-"] { white-space: nowrap; }
+table.rows td.num { white-space: nowrap; overflow-wrap: normal; font-variant-numeric: tabular-nums; }
 table.rows tr.click:hover, table.rows tr.selected { background: #eef3fd; }
 .scroll { max-height: 260px; overflow: auto; }
 .status-success, .ok { color: var(--ok); font-weight: 600; }
