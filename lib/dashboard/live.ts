@@ -299,7 +299,22 @@ export class LiveHub {
       this.#activity.offset,
       INITIAL_ACTIVITY_ENTRIES,
     ).catch(() => ({ lines: [] as string[] }));
-    return r.lines.map(parseEntry).filter((e): e is ActivityEntry => e !== null);
+    return this.#forPage(r.lines);
+  }
+
+  /**
+   * Parsed entries as the page shows them: the file has `‹arg›` for every argument; an entry this
+   * process wrote shows its device and package again (the app keeps those summaries in memory).
+   */
+  #forPage(lines: string[]): ActivityEntry[] {
+    const out: ActivityEntry[] = [];
+    for (const line of lines) {
+      const e = parseEntry(line);
+      if (e === null) continue;
+      const page = this.#host.activity.pageSummary(e);
+      out.push(page === null ? e : { ...e, summary: page });
+    }
+    return out;
   }
 
   async #tickActivity(): Promise<void> {
@@ -323,7 +338,7 @@ export class LiveHub {
     }
     a.offset = r.next;
     if (r.lines.length > 0) a.lastLine = r.lines[r.lines.length - 1];
-    const entries = lines.map(parseEntry).filter((e): e is ActivityEntry => e !== null);
+    const entries = this.#forPage(lines);
     for (let i = 0; i < entries.length; i += MAX_ACTIVITY_PER_EVENT) {
       this.#broadcast(frame("activity", { entries: entries.slice(i, i + MAX_ACTIVITY_PER_EVENT) }));
     }

@@ -68,8 +68,37 @@ export interface ActivityRecord {
    * becomes `‹arg›`), so no argument value reaches the log even when a result echoes it.
    */
   argument_values?: readonly string[];
+  /**
+   * Those of `argument_values` this process's dashboard page may show in the summary (a device
+   * serial, a package name: not secrets). The file still gets `‹arg›` for them.
+   */
+  shown_values?: readonly string[];
   session?: string;
   at?: Date;
+}
+
+/** Summaries with shown values kept for this process's dashboard page (oldest forgotten). */
+export const MAX_PAGE_SUMMARIES = 2_000;
+/** The arguments a page may show: a device and a package, in the shapes they must have. */
+const SHOWN_ARGUMENTS: Record<string, RegExp> = {
+  device_serial: /^[A-Za-z0-9._:\-]{1,128}$/,
+  package: /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$/,
+};
+
+/** The device and package values of a call's arguments that the page may show. Pure. */
+export function shownArguments(args: unknown): string[] {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return [];
+  const out: string[] = [];
+  for (const [name, shape] of Object.entries(SHOWN_ARGUMENTS)) {
+    const v = (args as Record<string, unknown>)[name];
+    if (typeof v === "string" && shape.test(v)) out.push(v);
+  }
+  return out;
+}
+
+/** The key of an entry in the page's summaries: its line's identity. */
+export function pageKey(e: ActivityEntry): string {
+  return JSON.stringify([e.at, e.pid, e.session ?? null, e.kind, e.name]);
 }
 
 export interface ActivityLogOptions {
@@ -190,6 +219,19 @@ export function uriShape(uri: string): string {
     (fragment ? "#…" : "");
 }
 
+/**
+ * The summary of `entry` (made by toEntry from `record`) as this process's dashboard page shows
+ * it: the shown values (device, package) kept, every other argument still `‹arg›`; `null` when it
+ * is the same. Pure.
+ */
+export function pageSummaryOf(record: ActivityRecord, entry: ActivityEntry): string | null {
+  const shown = record.shown_values ?? [];
+  if (shown.length === 0 || entry.kind !== "tool") return null;
+  const hidden = (record.argument_values ?? []).filter((v) => !shown.includes(v));
+  const page = summarize(scrubArguments(String(record.summary ?? ""), hidden, entry.status));
+  return page === entry.summary ? null : page;
+}
+
 /** The entry as written: only known fields, bounded, whatever the caller passed. */
 export function toEntry(record: ActivityRecord, pid: number, now = new Date()): ActivityEntry {
   const at = record.at instanceof Date && !Number.isNaN(record.at.getTime()) ? record.at : now;
@@ -214,6 +256,7 @@ export function toEntry(record: ActivityRecord, pid: number, now = new Date()): 
   const values = [...(record.argument_values ?? [])];
   if (entry.kind === "resource") values.push(rawName);
   entry.summary = summarize(scrubArguments(String(record.summary ?? ""), values, entry.status));
+
   if (typeof record.session === "string" && record.session !== "") {
     entry.session = cutUtf8(record.session, SESSION_MAX_BYTES);
   }
@@ -295,6 +338,8 @@ export class ActivityLog {
   readonly #warn: (message: string) => void;
   /** Lines waiting for the next batch. */
   #pending: string[] = [];
+  /** Summaries with devices and packages shown, by `pageKey`, for the dashboard page only. */
+  #pageSummaries = new Map<string, string>();
   /** Entries dropped or lost (a failed write) since the last successful write. */
   #lost = 0;
   /** Settles when the batch that holds the pending lines is written. */
@@ -313,10 +358,23 @@ export class ActivityLog {
    * arrive while a write is running are written together in the next one (one lock, one write).
    * Never rejects: a failure is logged to stderr. Resolves once the entry's batch is written.
    */
+  /** The summary this process's dashboard page shows for `e` (devices and packages kept). */
+  pageSummary(e: ActivityEntry): string | null {
+    return this.#pageSummaries.get(pageKey(e)) ?? null;
+  }
+
   append(record: ActivityRecord): Promise<void> {
     let line: string;
     try {
-      line = JSON.stringify(toEntry(record, this.#pid)) + "\n";
+      const entry = toEntry(record, this.#pid);
+      const page = pageSummaryOf(record, entry);
+      if (page !== null) {
+        this.#pageSummaries.set(pageKey(entry), page);
+        if (this.#pageSummaries.size > MAX_PAGE_SUMMARIES) {
+          this.#pageSummaries.delete(this.#pageSummaries.keys().next().value!);
+        }
+      }
+      line = JSON.stringify(entry) + "\n";
     } catch (e) {
       this.#warn(`Cannot record activity: ${errorText(e)}`);
       return Promise.resolve();

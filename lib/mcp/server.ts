@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { isToolError, type ToolErrorData } from "../core/errors.ts";
 import { closestName } from "./closest.ts";
-import { argumentStrings } from "./activity_log.ts";
+import { argumentStrings, shownArguments } from "./activity_log.ts";
 import { RpcCode, RpcError } from "./jsonrpc.ts";
 import {
   annotationsFor,
@@ -36,6 +36,7 @@ export interface ActivitySink {
     summary: string;
     /** Never written: scrubbed out of the summary (see `lib/mcp/activity_log.ts`). */
     argument_values?: readonly string[];
+    shown_values?: readonly string[];
   }): Promise<void>;
 }
 
@@ -180,7 +181,15 @@ export class SessionHandlers<Ctx> {
     const started = performance.now();
     const result = await this.#runTool(tool, params.arguments, meta.signal, this.#extras(meta));
     const status = result.refused ? "refused" : result.isError ? "error" : "ok";
-    this.#log("tool", name, started, status, firstText(result), argumentStrings(params.arguments));
+    this.#log(
+      "tool",
+      name,
+      started,
+      status,
+      firstText(result),
+      argumentStrings(params.arguments),
+      shownArguments(params.arguments),
+    );
     delete result.refused;
     return result;
   }
@@ -331,11 +340,13 @@ export class SessionHandlers<Ctx> {
     status: "ok" | "error" | "refused",
     summary: string,
     argument_values: readonly string[] = [],
+    shown_values: readonly string[] = [],
   ): void {
     const activity = this.#opts.activity;
     if (!activity) return;
     const duration_ms = Math.round(performance.now() - started);
-    const p = activity.append({ kind, name, duration_ms, status, summary, argument_values })
+    const p = activity
+      .append({ kind, name, duration_ms, status, summary, argument_values, shown_values })
       .catch(() => {});
     this.#pending.add(p);
     p.finally(() => this.#pending.delete(p));

@@ -356,3 +356,54 @@ Deno.test("dashboard page: the favicon is served (no 404 per page); relative tim
   const css = await (await get("/app.css")).text();
   assertStringIncludes(css, "td.num { white-space: nowrap;");
 });
+
+Deno.test("dashboard live feed: the app's own activity shows devices and packages; the file keeps ‹arg›", async () => {
+  await using world = await startWorld();
+  await using app = await startApp(world);
+  const url = await dashboardUrl(app);
+  const cookie = await login(url);
+  await using tapper = await agent(world, "agent-reader");
+  const serial = "emulator-5554";
+  const pkg = "com.example.keynobi.sample.demo.debug";
+  const r = await tapper.client.callTool({
+    name: "get_app_runtime_state",
+    arguments: { device_serial: serial, package: pkg },
+  }) as { content: { text: string }[] };
+  const said = r.content[0].text;
+  assert(said.includes(serial) || said.includes(pkg), said);
+  const logged = await pollUntil(
+    async () =>
+      (await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`)).split("\n").filter((l) =>
+        l.includes('"get_app_runtime_state"')
+      ),
+    (lines) => lines.length === 1,
+    "the call in the activity log",
+  );
+  // The file: no argument value, as before.
+  assert(!logged[0].includes(serial) && !logged[0].includes(pkg), logged[0]);
+  assertStringIncludes(logged[0], "‹arg›");
+  // The page (the live feed's first frame): the device and the package are shown.
+  const stop = new AbortController();
+  const events = await fetch(new URL("/api/events", url), {
+    headers: { cookie },
+    signal: stop.signal,
+  });
+  const dec = new TextDecoder();
+  let buf = "";
+  let reset: J = null;
+  for await (const chunk of events.body!) {
+    buf += dec.decode(chunk, { stream: true });
+    const m = /event: activity_reset\ndata: (.*?)\n\n/s.exec(buf);
+    if (m) {
+      reset = JSON.parse(m[1]);
+      break;
+    }
+  }
+  stop.abort();
+  const entry = reset.entries.find((e: J) => e.name === "get_app_runtime_state");
+  assert(entry, JSON.stringify(reset.entries.map((e: J) => e.name)));
+  const shown = JSON.parse(logged[0]).summary.replaceAll("‹arg›", "");
+  assert(entry.summary !== JSON.parse(logged[0]).summary, entry.summary);
+  assert(entry.summary.includes(serial) || entry.summary.includes(pkg), entry.summary);
+  assert(shown.length < entry.summary.length);
+});
