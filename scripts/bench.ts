@@ -17,6 +17,8 @@
  *   worst lateness under that and 10,000 activity entries (scripts/bench_dashboard.ts)
  * - issue 9, before → after: logcat soak, ingest, queries, memory per entry, screenshots
  *   (scripts/bench_bounded.ts)
+ * - keynobi and its peers (mobile-mcp) side by side through Google's ADB server
+ *   (scripts/bench_peers.ts; alone: `deno task bench peers`)
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
@@ -33,6 +35,24 @@ import { benchDashboard } from "./bench_dashboard.ts";
 
 const SPAWN_RUNS = Number(Deno.env.get("BENCH_SPAWN_RUNS") ?? 21);
 const CALL_RUNS = Number(Deno.env.get("BENCH_CALL_RUNS") ?? 500);
+
+// `deno task bench peers [--runs N]`: only keynobi and its peers side by side (bench_peers.ts).
+if (Deno.args[0] === "peers") {
+  const { benchPeers, DEFAULT_RUNS } = await import("./bench_peers.ts");
+  const at = Deno.args.indexOf("--runs");
+  const runs = at >= 0 ? Number(Deno.args[at + 1]) : DEFAULT_RUNS;
+  if (!Number.isInteger(runs) || runs < 1) {
+    console.error("bench peers: --runs must be a positive integer");
+    Deno.exit(2);
+  }
+  const rows = await benchPeers({ runs });
+  const w = Math.max(...rows.map((r) => r.what.length));
+  for (const r of rows) console.log(`${r.what.padEnd(w)}  ${r.value}`);
+  Deno.exit(0);
+} else if (Deno.args.length > 0) {
+  console.error(`bench: unknown argument ${Deno.args[0]}: use none (everything) or peers`);
+  Deno.exit(2);
+}
 
 const sim = await startSimulator();
 const home = await Deno.makeTempDir({ prefix: "keynobi-bench-" });
@@ -230,6 +250,7 @@ try {
   results.push(...await benchRetraceMapping());
   results.push(...await benchBounded(sim, home));
   results.push(...await emulatorRows());
+  results.push(...await peerRows());
 } finally {
   await sim.close();
   await Deno.remove(home, { recursive: true }).catch(() => {});
@@ -241,6 +262,24 @@ for (const r of results) {
   console.log(
     `${r.what.padEnd(width)}  ${r.value}${r.budget === "—" ? "" : `  (budget ${r.budget})`}`,
   );
+}
+
+/** keynobi and its peers through Google's ADB server (scripts/bench_peers.ts, own process). */
+async function peerRows(): Promise<{ what: string; value: string; budget: string }[]> {
+  const script = new URL("./bench_peers.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS.filter((f) => f !== "--unstable-worker-options"), script, "--json"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    return [{
+      what: "peers bench",
+      value: `failed: ${dec.decode(out.stderr).slice(-400)}`,
+      budget: "—",
+    }];
+  }
+  return JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
 }
 
 /**
