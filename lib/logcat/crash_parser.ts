@@ -25,6 +25,8 @@ export const MAX_FRAMES_PER_THROWABLE = 256;
 export const MAX_CAUSES = 32;
 /** `Suppressed:` exceptions kept (each with up to MAX_CAUSES causes). */
 export const MAX_SUPPRESSED = 16;
+/** Lines of a retraced crash parsed again (logcat_service.ts `rederive`). */
+export const MAX_CRASH_LINES_REDERIVED = 4_000;
 /** Characters kept of an exception message or ANR reason. */
 export const MAX_CRASH_MESSAGE_CHARS = 4_000;
 

@@ -15,6 +15,8 @@ import {
   type LogcatMethods,
   MAX_TRACES_PER_QUERY,
   type MemoryResult,
+  type RederiveParams,
+  type RederiveResult,
   type SessionCrash,
   type StartParams,
   type StartResult,
@@ -123,6 +125,15 @@ export class LogcatClient {
   async trace(p: TraceParams, signal?: AbortSignal): Promise<TraceResult | null> {
     if (!this.running) return null;
     return await this.#worker!.request("logcat.trace", p, { signal, timeoutMs: QUERY_TIMEOUT_MS });
+  }
+
+  /** A retraced crash's fields read again from its new names (null when no worker runs). */
+  async rederive(p: RederiveParams, signal?: AbortSignal): Promise<RederiveResult | null> {
+    if (!this.running) return null;
+    return await this.#worker!.request("logcat.rederive", p, {
+      signal,
+      timeoutMs: QUERY_TIMEOUT_MS,
+    });
   }
 
   /** The newest trace of each group, in one answer (at most `MAX_TRACES_PER_QUERY` groups). */

@@ -136,6 +136,28 @@ export interface CrashesResult {
 /** Groups one `logcat.traces` asks for at most. */
 export const MAX_TRACES_PER_QUERY = 16;
 
+/** A crash's text with new names (retraced): the worker parses it again. */
+export interface RederiveParams {
+  kind: "java" | "anr" | "native";
+  /** The crash's lines, as retrace printed them. */
+  trace: string;
+  /** The crash's process and package as the worker knew them. */
+  process: string | null;
+  package: string | null;
+}
+
+/** Every field derived from a crash's names, read again from its retraced text. */
+export interface RederiveResult {
+  exception_type: string | null;
+  message: string | null;
+  frames: Frame[];
+  omitted_frames: number;
+  more: number | null;
+  causes: Throwable[];
+  suppressed: SuppressedThrowable[];
+  first_app_frame: Frame | null;
+}
+
 export interface TraceParams {
   package?: string;
   crash_group_id?: string;
@@ -190,6 +212,8 @@ export type LogcatMethods = {
   "logcat.trace": { params: TraceParams; result: TraceResult | null };
   /** Several groups' newest traces in one answer (get_crash_logs with retrace). */
   "logcat.traces": { params: { crash_group_ids: string[] }; result: (TraceResult | null)[] };
+  /** Parses a retraced crash again, so nothing derived keeps an obfuscated name. */
+  "logcat.rederive": { params: RederiveParams; result: RederiveResult };
   "logcat.shutdown": { params: null; result: { stopped: number } };
   "logcat.memory": { params: null; result: MemoryResult };
 };

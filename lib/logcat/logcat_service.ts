@@ -5,7 +5,15 @@
  */
 import type { AdbClient, ShellStream } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
-import { crashSignature, describeFrame, type ParsedCrash } from "./crash_parser.ts";
+import {
+  crashSignature,
+  describeFrame,
+  type Frame,
+  markJavaApp,
+  MAX_CRASH_LINES_REDERIVED,
+  parseCrash,
+  type ParsedCrash,
+} from "./crash_parser.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
@@ -16,6 +24,8 @@ import type {
   EntriesParams,
   EntriesResult,
   MemoryResult,
+  RederiveParams,
+  RederiveResult,
   SessionCrash,
   StartParams,
   StartResult,
@@ -544,6 +554,36 @@ export class LogcatService {
       };
     }
     return null;
+  }
+
+  /**
+   * A crash's fields read again from its retraced text: its frames, which of them are the app's,
+   * its first app frame, its type and message (retrace renames them too). The process and package
+   * the worker knew stand where the text names none (a tombstone's, a trace without `Process:`).
+   */
+  rederive(p: RederiveParams): RederiveResult {
+    const lines = p.trace.split("\n", MAX_CRASH_LINES_REDERIVED);
+    const c = parseCrash(p.kind, lines);
+    if (c.process === null && p.process !== null) {
+      c.process = p.process;
+      c.package = p.package;
+      if (c.kind === "java") markJavaApp(c);
+    }
+    const cut = (frames: Frame[]) => frames.slice(0, MAX_FRAMES_RETURNED);
+    return {
+      exception_type: c.exception_type,
+      message: c.message,
+      frames: cut(c.frames),
+      omitted_frames: c.omitted_frames + Math.max(0, c.frames.length - MAX_FRAMES_RETURNED),
+      more: c.more,
+      causes: c.causes.map((t) => ({ ...t, frames: cut(t.frames) })),
+      suppressed: c.suppressed.map((t) => ({
+        ...t,
+        frames: cut(t.frames),
+        causes: t.causes.map((x) => ({ ...x, frames: cut(x.frames) })),
+      })),
+      first_app_frame: c.first_app_frame,
+    };
   }
 
   /** Stops every stream (the worker is stopping). */

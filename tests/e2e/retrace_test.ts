@@ -111,6 +111,19 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   ) assertStringIncludes(r.trace, frame);
   assert(!r.trace.includes("r8-map-id-"), r.trace);
   assertStringIncludes(r.mapping_line, `build #${rec.id}`);
+  // Every field derived from names is read again from the retraced text: frames, app marks, the
+  // first app frame of the crash, its summary and its group.
+  const all = [...t.frames, ...t.causes.flatMap((c: J) => c.frames)];
+  for (const f of all) assert(!f.raw.includes("r8-map-id-"), `an obfuscated frame kept: ${f.raw}`);
+  assert(
+    all.some((f: J) => f.app && f.class === `${RELEASE_PKG}.data.SampleParser`),
+    JSON.stringify(all.map((f: J) => [f.raw, f.app])),
+  );
+  assertEquals(t.first_app_frame.class.startsWith(`${RELEASE_PKG}.`), true);
+  assertStringIncludes(r.trace, `at ${t.first_app_frame.class}.${t.first_app_frame.method}(`);
+  assertEquals(t.crash.first_app_frame, t.group.first_app_frame);
+  assert(!t.group.first_app_frame.includes("r8-map-id-"), t.group.first_app_frame);
+  assertStringIncludes(obf.content[0].text ?? "", "<- app");
 
   // A debug build keynobi built and installed: the device's APK hash (pm path + sha256sum through
   // the simulator, as a device prints them) finds the build, which wrote no mapping.

@@ -51,7 +51,7 @@ async function retraceAll(ctx: ToolContext, ts: readonly TraceResult[]): Promise
 async function retraceGroups(
   ctx: ToolContext,
   crashes: readonly CrashSummary[],
-): Promise<(RetraceResult & { crash_group_id: string })[]> {
+): Promise<(RetraceResult & { crash_group_id: string; first_app_frame: string | null })[]> {
   const groups: string[] = [];
   // `crashes` is newest first.
   for (const c of crashes) {
@@ -64,7 +64,52 @@ async function retraceGroups(
     if (t) found.push({ id: groups[i], t });
   });
   const rs = await retraceAll(ctx, found.map((f) => f.t));
-  return found.map((f, i) => ({ crash_group_id: f.id, ...rs[i] }));
+  const out: (RetraceResult & { crash_group_id: string; first_app_frame: string | null })[] = [];
+  for (let i = 0; i < found.length; i++) {
+    const named = rs[i].status === "retraced"
+      ? await withRetracedNames(ctx, found[i].t, rs[i])
+      : found[i].t;
+    out.push({
+      crash_group_id: found[i].id,
+      ...rs[i],
+      first_app_frame: named.group.first_app_frame,
+    });
+  }
+  return out;
+}
+
+/**
+ * The trace with every field derived from names read again from its retraced text (the logcat
+ * worker parses it): the frames and which are the app's, the first app frame, the type and message,
+ * and the summary's and group's first app frame. Nothing derived keeps an obfuscated name (a
+ * library's `n.d.c` stays the first app frame no longer once it reads androidx.browser).
+ */
+async function withRetracedNames(
+  ctx: ToolContext,
+  t: TraceResult,
+  retrace: RetraceResult,
+): Promise<TraceResult> {
+  const kind = t.crash.kind === "anr" || t.crash.kind === "native" ? t.crash.kind : "java";
+  const d = await ctx.logcat.rederive({
+    kind,
+    trace: retrace.trace,
+    process: t.crash.process,
+    package: t.crash.package,
+  }, ctx.signal);
+  if (d === null) return t;
+  const first = describeFrame(d.first_app_frame);
+  const type = d.exception_type ?? t.crash.exception_type;
+  return {
+    ...t,
+    crash: { ...t.crash, exception_type: type, message: d.message, first_app_frame: first },
+    group: { ...t.group, exception_type: type, message: d.message, first_app_frame: first },
+    frames: d.frames,
+    omitted_frames: d.omitted_frames,
+    more: d.more,
+    causes: d.causes,
+    suppressed: d.suppressed,
+    first_app_frame: d.first_app_frame,
+  };
 }
 
 const getCrashLogs = defineTool({
@@ -94,7 +139,11 @@ const getCrashLogs = defineTool({
       : [
         `${r.crashes.length} newest of ${r.total_crashes} crashes, ${r.groups.length} group(s):`,
         ...lines,
-        ...(retraced ?? []).map((x) => `${x.crash_group_id}: ${x.status} — ${x.mapping_line}`),
+        ...(retraced ?? []).map((x) =>
+          `${x.crash_group_id}: ${x.status} — ${x.mapping_line}${
+            x.status === "retraced" && x.first_app_frame ? `; at ${x.first_app_frame}` : ""
+          }`
+        ),
         "Next: get_crash_stack_trace with a crash_group_id.",
       ].join("\n");
     return {
@@ -231,10 +280,11 @@ const getCrashStackTrace = defineTool({
     }
     if (args.retrace !== true) return { structured: { ...t }, text: renderTrace(t) };
     const [retrace] = await retraceAll(ctx, [t]);
+    const named = retrace.status === "retraced" ? await withRetracedNames(ctx, t, retrace) : t;
     return {
-      structured: { ...t, retrace },
+      structured: { ...named, retrace },
       text: [
-        renderTrace(t),
+        renderTrace(named),
         `Retrace: ${retrace.status} — ${retrace.mapping_line}`,
         ...(retrace.status === "retraced" ? [retrace.trace] : []),
       ].join("\n"),
