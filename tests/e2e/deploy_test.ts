@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { assertNoInjection, call, connect, runKeynobi, startWorld, type World } from "./harness.ts";
+import { apkBytes } from "../sim/gradle/artifacts.ts";
 
 const PROJECT = "sample-kts";
 const HOSTILE = "x'; reboot; $(id) `id` * \" \n ü";
@@ -222,4 +223,40 @@ Deno.test({
     assert(!world.sim.devices.some((d) => d.serial === serial));
     await assertNoInjection(world.sim);
   },
+});
+
+Deno.test("install_apk applies the package scope to the APK's own package", async () => {
+  await using world = await startWorld();
+  // An untrusted project with a committed APK of another package under its build outputs.
+  const project = world.sim.projects[PROJECT];
+  const out = `${project}/app/build/outputs/apk/demo/debug`;
+  await Deno.mkdir(out, { recursive: true });
+  await Deno.writeFile(
+    `${out}/settings.apk`,
+    apkBytes({
+      variant: {
+        name: "demoDebug",
+        cap: "DemoDebug",
+        flavor: "demo",
+        buildType: { name: "debug" },
+        applicationId: "com.android.settings",
+        versionName: "1.0",
+      },
+      versionCode: 1000,
+      minSdk: 24,
+      launcherActivity: "com.android.settings.Settings",
+      build: 1,
+    }),
+  );
+  await using s = await connect(world, ["--project", project]);
+  const before = (await installCommands(world)).length;
+  const r = await call(s, "install_apk", {
+    device_serial: "emulator-5554",
+    apk_path: "app/build/outputs/apk/demo/debug/settings.apk",
+  });
+  assertEquals(errorOf(r).code, "invalid_params", r.content[0].text);
+  assertStringIncludes(r.content[0].text!, "com.android.settings");
+  assertStringIncludes(r.content[0].text!, "allow_foreign_package");
+  assertEquals((await installCommands(world)).length, before, "nothing was installed");
+  await assertNoInjection(world.sim);
 });

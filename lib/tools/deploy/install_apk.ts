@@ -10,7 +10,7 @@ import { defineTool } from "../define_tool.ts";
 import { recordedLine } from "../../sessions/installed_builds.ts";
 import { projectRoot } from "../context.ts";
 import { appModuleDirs, deployDeps } from "./run_configurations.ts";
-import { requiredSerialParam } from "../params.ts";
+import { requiredSerialParam, requireScope } from "../params.ts";
 
 const installApk = defineTool({
   name: "install_apk",
@@ -24,6 +24,11 @@ const installApk = defineTool({
     apk_path: z.string().max(4096).describe(
       "APK path (find_apk_path), project-relative or absolute",
     ),
+    // Not `allowForeignParam`: that one makes defineTool check a `package` argument, and here
+    // the package is the APK's own, known only once its manifest is read.
+    allow_foreign_package: z.boolean().optional().describe(
+      "The APK's package is outside this project; only when the user asked",
+    ),
   },
   needsProject: true,
   async run(args, ctx) {
@@ -33,6 +38,9 @@ const installApk = defineTool({
     let out;
     try {
       const manifest = await apkManifestOf(apk);
+      // The package scope applies to what is installed: a committed APK of another package
+      // (com.android.settings) in an untrusted project is refused like any foreign package.
+      await requireScope(ctx, manifest.package, args.allow_foreign_package);
       let lastPct = -1;
       out = await installAndRecord(deployDeps(ctx), serial, apk, root, {
         manifest,
