@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { startSimulator } from "./mod.ts";
+import { pollUntil } from "../wait.ts";
 import { findRealAdb } from "./real_adb_server.ts";
 import { SAMPLE_PACKAGE, sampleApkBytes } from "./apps/sample.ts";
 
@@ -134,6 +135,18 @@ Deno.test({
     await adb.waitFor(emu, null);
     await adb.waitFor(emu, "device");
     assertEquals((await adb.cli(["-s", emu, "shell", "echo", "again"])).stdout, "again\n");
+
+    // A network device that drops is listed offline while Google's server reconnects it by
+    // itself (adb 29.0.6: about 10 s after the drop), then it is a device again.
+    sim.disconnect(pixel, 1);
+    await pollUntil(
+      () => adb.devices(),
+      (m) => m.get(pixel) !== "device",
+      `${pixel} dropped`,
+      { intervalMs: 25, timeoutMs: 10_000 },
+    );
+    await adb.waitFor(pixel, "device");
+    assertEquals((await adb.cli(["-s", pixel, "shell", "echo", "back"])).stdout, "back\n");
   },
 });
 
