@@ -1,14 +1,19 @@
 /**
- * `deno task demo`: the main job against the built-in simulator. Starts the simulator, starts
- * `keynobi --mcp` as an MCP client would (the SDK's Client over stdio), and prints a short transcript.
+ * `deno task demo`: the main job against the built-in simulator. Starts the simulator (with the
+ * emulator's gRPC endpoint), starts `keynobi --mcp` as an MCP client would (the SDK's Client over
+ * stdio), and prints a short transcript: build and fix, crash diagnosis, install and launch, a UI
+ * step on the gRPC fast path, two installs compared, a retrace from the command line, the same
+ * server over streamable HTTP, and `keynobi app` with its dashboard URL.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 
-const sim = await startSimulator();
+const sim = await startSimulator({ grpc: true });
+const started = performance.now();
 const home = await Deno.makeTempDir({ prefix: "keynobi-demo-" });
 const project = sim.projects["sample-kts"];
 const main = new URL("../main.ts", import.meta.url).pathname;
@@ -18,7 +23,10 @@ const env = await childEnv({
   KEYNOBI_HOME: `${home}/keynobi`,
   ADB_SERVER_SOCKET: sim.adbServerSocket,
   ANDROID_HOME: sim.sdkRoot,
+  // Where the simulated emulator advertises its gRPC endpoint (the fast path for UI actions).
+  XDG_RUNTIME_DIR: sim.discoveryRoot,
 });
+const PKG = "com.example.keynobi.sample.demo.debug";
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
   args: ["run", ...RUN_FLAGS, main, "--mcp", "--project", project],
@@ -100,10 +108,13 @@ try {
   });
   await show("launch_app", {
     device_serial: "emulator-5554",
-    package: "com.example.keynobi.sample.demo.debug",
+    package: PKG,
   });
 
   await uiStep();
+  await compareStep();
+  await retraceStep();
+  await httpStep();
 
   section("keynobi app: an attached session next to this standalone one");
   await attachedStep();
@@ -119,6 +130,7 @@ try {
     } device commands, ${injected.length} with an unquoted metacharacter`,
   );
   failed = injected.length > 0;
+  console.log(`\ndemo ran in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } catch (e) {
   console.error(`demo failed: ${(e as Error).stack ?? e}`);
   failed = true;
@@ -188,7 +200,117 @@ async function uiStep() {
       text: "demo@example.com",
     });
   }
+  // On an emulator the picture comes over its gRPC endpoint ("path":"grpc"), not screencap.
   await show("screenshot", { device_serial: serial, max_dimension: 512 });
+}
+
+/** Debug sessions: a good install, then a reinstall that crashes; what changed between them. */
+async function compareStep() {
+  section("debug sessions: why does the new install crash?");
+  const serial = "emulator-5554";
+  const logcat = sim.device(serial).service("logcat") as unknown as {
+    crash(pkg: string, kind: string, variant?: string): unknown;
+  };
+  const apk = await client.callTool({
+    name: "find_apk_path",
+    arguments: { variant: "demoDebug" },
+  }) as { structuredContent?: { path?: string } };
+  await client.callTool({ name: "start_logcat", arguments: { device_serial: serial } });
+  console.log("  (the same build installed again, launched, and it crashes)");
+  await client.callTool({
+    name: "install_apk",
+    arguments: { device_serial: serial, apk_path: apk.structuredContent?.path },
+  });
+  await client.callTool({ name: "launch_app", arguments: { device_serial: serial, package: PKG } });
+  logcat.crash(PKG, "java", "click");
+  await new Promise((r) => setTimeout(r, 500));
+  await show("list_debug_sessions", { package: PKG, limit: 3 });
+  await show("compare_debug_sessions");
+  await client.callTool({ name: "stop_logcat", arguments: {} });
+}
+
+/** `keynobi retrace`: a stack trace from a bug report, deobfuscated with the release's mapping. */
+async function retraceStep() {
+  section("retrace a trace you already have");
+  const mapping = `${home}/mapping.txt`;
+  const trace = `${home}/trace.txt`;
+  await Deno.writeTextFile(
+    mapping,
+    [
+      "# compiler: R8",
+      "# pg_map_id: 3f1c2a9",
+      "com.example.keynobi.sample.CartRepository -> a.b:",
+      "    1:1:void addItem(java.lang.String):42:42 -> a",
+      "    2:2:void checkout():57:57 -> b",
+      "com.example.keynobi.sample.CheckoutActivity -> a.c:",
+      "    1:1:void onPay(android.view.View):31:31 -> d",
+      "",
+    ].join("\n"),
+  );
+  await Deno.writeTextFile(
+    trace,
+    [
+      "java.lang.IllegalStateException: cart is empty",
+      "\tat a.b.b(SourceFile:2)",
+      "\tat a.c.d(SourceFile:1)",
+      "\tat android.view.View.performClick(View.java:7659)",
+      "",
+    ].join("\n"),
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, main, "retrace", "--mapping", mapping, trace],
+    env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  console.log(`$ keynobi retrace --mapping mapping.txt trace.txt`);
+  console.log(indent(new TextDecoder().decode(out.success ? out.stdout : out.stderr).trim()));
+  if (!out.success) throw new Error("keynobi retrace failed");
+}
+
+/** The same server over streamable HTTP, as a remote agent or a device lab reaches it. */
+async function httpStep() {
+  section("streamable HTTP (a bearer token, loopback)");
+  const token = "demo-token-" + crypto.randomUUID();
+  const server = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, main, "--mcp", "--http", "127.0.0.1:0", "--project", project],
+    env: { ...env, KEYNOBI_HTTP_TOKEN: token },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  let url: string | null = null;
+  for await (const chunk of server.stderr.pipeThrough(new TextDecoderStream())) {
+    err += chunk;
+    url = /serving MCP over streamable HTTP at (\S+)/.exec(err)?.[1] ?? null;
+    if (url) break;
+  }
+  const remote = new Client({ name: "remote-agent", version: "1.0.0" });
+  try {
+    if (!url) throw new Error(`keynobi --http did not start:\n${err}`);
+    console.log(`  keynobi --mcp --http 127.0.0.1:0 serves ${url}`);
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    await remote.connect(transport);
+    const r = await remote.callTool({ name: "list_devices", arguments: {} }) as {
+      content: { type: string; text?: string }[];
+    };
+    console.log("> list_devices (over HTTP)");
+    console.log(indent(r.content.find((c) => c.type === "text")?.text ?? ""));
+    const anon = await fetch(url, { method: "POST", body: "{}" });
+    await anon.body?.cancel();
+    console.log(`  a request without the token: HTTP ${anon.status}`);
+    await transport.terminateSession().catch(() => {});
+  } finally {
+    await remote.close().catch(() => {});
+    server.kill("SIGTERM");
+    await server.status;
+    await server.stderr.cancel().catch(() => {});
+  }
 }
 
 /** Start `keynobi app`, attach a second client, show both sessions' modes and `keynobi status`. */
@@ -204,7 +326,8 @@ async function attachedStep() {
   let err = "";
   for await (const chunk of app.stderr.pipeThrough(new TextDecoderStream())) {
     err += chunk;
-    if (err.includes(" ready: ")) break;
+    // The ready line, then the dashboard's URL (a loopback page with a per-launch secret).
+    if (err.includes(" ready: ") && /dashboard: open \S+[^\n]*\n/.test(err)) break;
   }
   console.log(indent(err.trim()));
   const attached = new Client({ name: "second-agent", version: "1.0.0" });
