@@ -50,7 +50,9 @@ export const MAX_DIAGNOSTICS = 200;
  * Distinct diagnostics remembered to tell a repeat from a new one (Gradle prints each twice).
  * Past it the counts go on without deduplication: no real build comes near it.
  */
-export const MAX_COUNTED_DIAGNOSTICS = 100_000;
+export const MAX_COUNTED_DIAGNOSTICS = 20_000;
+/** Characters of a message a remembered key keeps (20,000 keys stay under ~12 MB). */
+export const MAX_KEY_MESSAGE_CHARS = 300;
 /** Characters kept of one diagnostic's message (multi-line messages included). */
 export const MAX_MESSAGE_CHARS = 2_000;
 /** Characters kept of one console line; the rest is cut before parsing. */
@@ -654,11 +656,19 @@ export class BuildOutputParser {
    * (Within one place, javac's two errors on one line at two columns stay two.)
    */
   #commit(d: Diagnostic): void {
-    const key = [d.severity, d.source, d.file, d.line, d.column, d.message].join("\u0000");
+    const key = [
+      d.severity,
+      d.source,
+      d.file,
+      d.line,
+      d.column,
+      d.message.slice(0, MAX_KEY_MESSAGE_CHARS),
+    ]
+      .join("\u0000");
     if (this.#keys.has(key)) return;
     const inBlock = this.#fromBlock.has(d);
     const place = d.file !== null && d.line !== null
-      ? [d.file, d.line, headline(d.message)].join("\u0000")
+      ? [d.file, d.line, headline(d.message).slice(0, MAX_KEY_MESSAGE_CHARS)].join("\u0000")
       : null;
     if (place !== null) {
       const seen = this.#placed.get(place);
