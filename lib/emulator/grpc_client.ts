@@ -120,6 +120,11 @@ export interface EmulatorStatusMsg {
   hardwareConfig?: { entry?: { key: string; value: string }[] };
 }
 
+/** The emulator's clipboard (text only). */
+export interface ClipDataMsg {
+  text: string;
+}
+
 export interface CallOpts {
   signal?: AbortSignal;
   deadlineMs?: number;
@@ -134,6 +139,8 @@ export interface EmulatorRpc {
   setPhysicalModel(v: PhysicalModelMsg, o?: CallOpts): Promise<void>;
   getPhysicalModel(v: PhysicalModelMsg, o?: CallOpts): Promise<PhysicalModelMsg>;
   getStatus(o?: CallOpts): Promise<EmulatorStatusMsg>;
+  getClipboard(o?: CallOpts): Promise<ClipDataMsg>;
+  setClipboard(c: ClipDataMsg, o?: CallOpts): Promise<void>;
   /**
    * Keeps the channel open across several calls (a gesture holds a finger down between them):
    * every `acquire()` is paired with a `release()`.
@@ -279,6 +286,12 @@ class GrpcEmulator implements EmulatorRpc {
   }
   getStatus(o?: CallOpts) {
     return this.#unary<EmulatorStatusMsg>("getStatus", {}, o);
+  }
+  getClipboard(o?: CallOpts) {
+    return this.#unary<ClipDataMsg>("getClipboard", {}, o);
+  }
+  async setClipboard(c: ClipDataMsg, o?: CallOpts) {
+    await this.#unary("setClipboard", c, o);
   }
   acquire() {
     this.#busy();

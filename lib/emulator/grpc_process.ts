@@ -18,6 +18,7 @@ import type { GrpcEndpoint } from "./discovery.ts";
 import { GRPC_CHILD_ARG } from "./limits.ts";
 import {
   type CallOpts,
+  type ClipDataMsg,
   DEFAULT_GRPC_DEADLINE_MS,
   type EmulatorRpc,
   type EmulatorStatusMsg,
@@ -288,6 +289,12 @@ export class ChildEmulatorRpc implements EmulatorRpc {
   }
   getStatus(o?: CallOpts) {
     return this.#call<EmulatorStatusMsg>("getStatus", {}, o);
+  }
+  getClipboard(o?: CallOpts) {
+    return this.#call<ClipDataMsg>("getClipboard", {}, o);
+  }
+  async setClipboard(c: ClipDataMsg, o?: CallOpts) {
+    await this.#call("setClipboard", c, o);
   }
   acquire() {
     this.#holds++;

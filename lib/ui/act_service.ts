@@ -16,13 +16,47 @@ import {
   runInput,
   unicodeTextArgv,
 } from "./actions.ts";
-import type { ActAt, ActGesture, ActParams, ActPoint, ActResult, ActStep } from "./act_types.ts";
+import type {
+  ActAt,
+  ActGesture,
+  ActParams,
+  ActPoint,
+  ActResult,
+  ActStep,
+  TypedVia,
+} from "./act_types.ts";
+import { inputTextCanType } from "./text_rules.ts";
+import { requireAdbKeyboard } from "../android/input_method.ts";
+import { delay } from "../core/abortable.ts";
 import type { FastPaths, Gesture, GestureResult, PathResult } from "./fast_paths.ts";
 import type { Bounds } from "./hierarchy.ts";
 import type { CallContext, UiService } from "./ui_service.ts";
 import type { FlowFindResult, Match, ResolveResult } from "./protocol.ts";
 import { describeFlowSelector, type FlowSelector } from "./flows/flow_selector.ts";
 import { MAX_ROWS } from "./limits.ts";
+
+/**
+ * After `setClipboard`, before the paste: the emulator hands the text to the device's clipboard
+ * asynchronously (its clipboard pipe) [inference: no published figure].
+ */
+export const CLIPBOARD_HANDOFF_MS = 150;
+/** Reads of the field after a paste before it is called a failure, and the pause between. */
+export const PASTE_CHECKS = 4;
+export const PASTE_CHECK_GAP_MS = 150;
+
+/** The text has characters `input text` cannot type. */
+function needsMoreThanInputText(text: string): boolean {
+  return [...text].some((ch) => !inputTextCanType(ch));
+}
+
+/** How a field shows `text`: a password field's dots, one per character. */
+function fieldShows(shown: string, text: string, exact: boolean, password: boolean): boolean {
+  if (password) {
+    const n = [...text].length, m = [...shown].length;
+    return exact ? m === n : m >= n;
+  }
+  return exact ? shown === text : shown.includes(text);
+}
 
 export interface ActServiceOptions {
   service: UiService;
@@ -206,17 +240,38 @@ export class ActService {
         names: q.names,
       });
     }
+    const typing = await this.#typingPlan(p);
     // Everything is checked: pace, then act.
     const pacedMs = await this.#pacer.before(p.serial, signal);
     const gestures: GestureResult[] = [];
     const keys: (PathResult & { sent: boolean })[] = [];
+    const typed: { value: TypedVia | undefined; restore: string | null } = {
+      value: typing ? { via: typing.via, fallback: typing.fallback } : undefined,
+      restore: null,
+    };
     try {
       for (const step of p.steps) {
-        await this.#step(p, step, { node, at, screen }, gestures, keys, signal);
+        await this.#step(p, step, { node, at, screen }, gestures, keys, signal, typed);
+      }
+      if (typed.value?.via === "clipboard") {
+        const step = p.steps.find((x) => x.kind === "any_text")!;
+        await this.#checkPasted(
+          p.serial,
+          node,
+          step as Extract<ActStep, { kind: "any_text" }>,
+          ctx,
+        );
       }
     } finally {
+      if (typed.restore !== null) {
+        typed.value!.clipboardRestored = await this.#o.fast.restoreClipboard(
+          p.serial,
+          typed.restore,
+        );
+      }
       this.#pacer.done(p.serial);
     }
+    const typedOut = typed.value ? { typed: typed.value } : {};
     if (p.observeAfter === false) {
       return {
         pacedMs,
@@ -228,6 +283,7 @@ export class ActService {
         keys,
         settle: null,
         flowTarget,
+        ...typedOut,
       };
     }
     const touched = this.#touched(p, node, at);
@@ -238,7 +294,78 @@ export class ActService {
       activity: p.activity,
       internal: p.internal,
     }, ctx);
-    return { pacedMs, node, at, hidKeyboard, screen, gestures, keys, settle, flowTarget };
+    return {
+      pacedMs,
+      node,
+      at,
+      hidKeyboard,
+      screen,
+      gestures,
+      keys,
+      settle,
+      flowTarget,
+      ...typedOut,
+    };
+  }
+
+  /**
+   * For an `any_text` step beyond `input text`: the clipboard on an emulator keynobi reaches over
+   * gRPC, else the ADB keyboard when installed and selected, else a refusal saying what to
+   * install, before anything is done.
+   */
+  async #typingPlan(
+    p: ActParams,
+  ): Promise<{ via: "clipboard" | "adb_keyboard"; fallback: TypedVia["fallback"] } | null> {
+    const step = p.steps.find((x) => x.kind === "any_text");
+    if (!step || step.kind !== "any_text" || !needsMoreThanInputText(step.text)) return null;
+    const why = await this.#o.fast.grpcUnusable(p.serial);
+    if (why === null) return { via: "clipboard", fallback: null };
+    try {
+      await requireAdbKeyboard(this.#o.adb, p.serial, { timeoutMs: INPUT_TIMEOUT_MS });
+    } catch (e) {
+      if (!(e instanceof ToolError)) throw e;
+      const shown = [...new Set([...step.text].filter((c) => !inputTextCanType(c)))].slice(0, 5)
+        .map((c) => JSON.stringify(c)).join(", ");
+      const emulator = why.code === "not_emulator"
+        ? `${p.serial} is not an emulator (an emulator types any text through its clipboard)`
+        : `the emulator's clipboard is out of reach (${why.reason})`;
+      throw new ToolError(
+        "invalid_request",
+        `Cannot type ${shown} on ${p.serial}: input text types only printable ASCII, ${emulator}, ` +
+          `and ${e.message.charAt(0).toLowerCase()}${e.message.slice(1)}`,
+        { serial: p.serial, install: "ADBKeyBoard (com.android.adbkeyboard/.AdbIME)" },
+      );
+    }
+    return { via: "adb_keyboard", fallback: why.code === "not_emulator" ? null : why };
+  }
+
+  /** The field holds the pasted text (a paste may land a frame later): else the call fails. */
+  async #checkPasted(
+    serial: string,
+    node: Match | null,
+    step: Extract<ActStep, { kind: "any_text" }>,
+    ctx: CallContext,
+  ): Promise<void> {
+    if (!node) throw noFocusedField();
+    let shown = "";
+    for (let i = 0; i < PASTE_CHECKS; i++) {
+      if (i > 0) await delay(PASTE_CHECK_GAP_MS, ctx.signal);
+      const r = await this.#o.service.resolve(
+        { serial, target: node.path, expectScreenHash: null },
+        ctx,
+      ).catch(() => null);
+      shown = r?.node.text ?? "";
+      if (r && fieldShows(shown, step.text, step.exact, r.node.password)) return;
+    }
+    throw new ToolError(
+      "command_failed",
+      `The paste did not leave the text in ${node.path} (it shows ${
+        JSON.stringify(shown.slice(0, 80))
+      }): the emulator's clipboard may not reach the device (clipboard sharing off in its ` +
+        "settings); the user's clipboard was put back. Install and select the ADB keyboard, or " +
+        "type ASCII",
+      { tree_path: node.path },
+    );
   }
 
   /**
@@ -293,9 +420,44 @@ export class ActService {
     gestures: GestureResult[],
     keys: (PathResult & { sent: boolean })[],
     signal: AbortSignal,
+    typed: { value: TypedVia | undefined; restore: string | null },
   ): Promise<void> {
     const adb = this.#o.adb;
     switch (step.kind) {
+      case "any_text": {
+        const via = typed.value?.via ?? "input_text";
+        if (via === "input_text") {
+          typed.value = { via };
+          for (const chunk of inputTextChunks(step.text)) {
+            await runInput(adb, p.serial, ["input", "text", chunk], signal);
+          }
+        } else if (via === "adb_keyboard") {
+          await this.#step(
+            p,
+            { kind: "unicode_text", text: step.text },
+            target,
+            gestures,
+            keys,
+            signal,
+            typed,
+          );
+        } else {
+          if (!target.node) throw noFocusedField();
+          const swap = await this.#o.fast.swapClipboard(p.serial, step.text, signal);
+          if (!swap.ok) {
+            throw new ToolError(
+              "command_failed",
+              `Could not put the text on the emulator's clipboard (${swap.fallback.reason}), so ` +
+                "nothing was typed; install and select the ADB keyboard, or type ASCII",
+              { serial: p.serial },
+            );
+          }
+          typed.restore = swap.previous;
+          await delay(CLIPBOARD_HANDOFF_MS, signal);
+          await runInput(adb, p.serial, keyeventArgv(["KEYCODE_PASTE"]), signal);
+        }
+        return;
+      }
       case "gesture":
         gestures.push(
           await this.#o.fast.gesture(

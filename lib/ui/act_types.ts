@@ -31,6 +31,13 @@ export type ActStep =
   | { kind: "text"; text: string }
   /** Types any text with the ADB keyboard's broadcast (its IME checked before the request). */
   | { kind: "unicode_text"; text: string }
+  /**
+   * Types any text into the target field: `input text` for what it can type; beyond that, on an
+   * emulator, the clipboard and a paste (checked against the field, the user's clipboard put
+   * back), else the ADB keyboard when it is installed and selected, else refused before anything
+   * is done.
+   */
+  | { kind: "any_text"; text: string; exact: boolean }
   /** Deletes the target field's text (MOVE_END, then DEL for each character and one more). */
   | { kind: "clear" }
   /** MOVE_END, then DEL `count` times (Maestro's eraseText; at most MAX_CLEAR_KEYS). */
@@ -115,4 +122,15 @@ export interface ActResult {
    * acted on (null: nothing identifies it), and whether it is a password field. Null: no target.
    */
   flowTarget: { selector: FlowSelector | null; password: boolean } | null;
+  /** How an `any_text` step typed (absent without one). */
+  typed?: TypedVia;
+}
+
+/** The path an `any_text` step took. */
+export interface TypedVia {
+  via: "input_text" | "clipboard" | "adb_keyboard";
+  /** The user's clipboard was put back (clipboard path only). */
+  clipboardRestored?: boolean;
+  /** Why the clipboard path was not used, when the device is an emulator. */
+  fallback?: { code: string; reason: string } | null;
 }

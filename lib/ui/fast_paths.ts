@@ -486,6 +486,38 @@ export class FastPaths {
     };
   }
 
+  // ---- the clipboard (typing any text on an emulator)
+
+  /** Null when `serial` is an emulator whose gRPC endpoint this worker can use; else why not. */
+  async grpcUnusable(serial: string): Promise<Fallback | null> {
+    const e = await this.#o.link.endpoint(serial);
+    return e.ok ? null : e.fallback;
+  }
+
+  /**
+   * Puts `text` on the emulator's clipboard (which it shares with the device's) and returns the
+   * text that was there, for the caller to put back; or why gRPC could not.
+   */
+  async swapClipboard(
+    serial: string,
+    text: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; previous: string } | { ok: false; fallback: Fallback }> {
+    const r = await this.#o.link.run(serial, async (rpc) => {
+      const previous = (await rpc.getClipboard({ signal })).text ?? "";
+      await rpc.setClipboard({ text }, { signal });
+      return previous;
+    }, signal);
+    return r.ok ? { ok: true, previous: r.value } : { ok: false, fallback: this.#note(r.fallback) };
+  }
+
+  /** Puts the user's clipboard back (even after a cancel); false when the emulator refused. */
+  async restoreClipboard(serial: string, text: string): Promise<boolean> {
+    const r = await this.#o.link.run(serial, (rpc) => rpc.setClipboard({ text }))
+      .catch(() => ({ ok: false as const }));
+    return r.ok;
+  }
+
   /** Presses a key through `sendKey` (keypress); `{sent: false}` when ADB must do it. */
   async key(p: KeyParams, signal: AbortSignal): Promise<PathResult & { sent: boolean }> {
     const name = GRPC_KEY_NAMES[p.key];

@@ -26,6 +26,8 @@ function failing(code: number): (e: GrpcEndpoint) => Promise<EmulatorRpc> {
       setPhysicalModel: fail,
       getPhysicalModel: fail,
       getStatus: fail,
+      getClipboard: fail,
+      setClipboard: fail,
       close() {},
     } as EmulatorRpc);
 }

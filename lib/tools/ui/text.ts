@@ -18,11 +18,39 @@ import {
 import { act, elementTarget, inputPath, screenTarget, UI_QUERY_TIMEOUT_MS } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { matchData } from "./render.ts";
-import type { ActTarget } from "../../ui/act_types.ts";
-import { checkInputText, checkTextLength, MAX_TYPE_TEXT_BYTES } from "../../ui/text_rules.ts";
+import type { ActResult, ActTarget } from "../../ui/act_types.ts";
+import { checkTextLength, inputTextCanType, MAX_TYPE_TEXT_BYTES } from "../../ui/text_rules.ts";
 import { readInputMethodDump, requireAdbKeyboard } from "../../android/input_method.ts";
 import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
 import { MAX_ROWS } from "../../ui/limits.ts";
+
+function asciiOnly(text: string): boolean {
+  return [...text].every(inputTextCanType);
+}
+
+/** Which way the text went, for the answer's text. */
+function typedNote(r: ActResult): string {
+  switch (r.typed?.via) {
+    case "clipboard":
+      return ` through the emulator's clipboard (a paste; the user's clipboard ${
+        r.typed.clipboardRestored ? "was put back" : "could NOT be put back"
+      })`;
+    case "adb_keyboard":
+      return " through the ADB keyboard";
+    default:
+      return "";
+  }
+}
+
+/** Which way the text went, for the structured answer. */
+function typedData(r: ActResult): Record<string, unknown> {
+  if (!r.typed) return {};
+  return {
+    typed_via: r.typed.via,
+    ...(r.typed.via === "clipboard" ? { clipboard_restored: r.typed.clipboardRestored } : {}),
+    ...(r.typed.fallback ? { typed_fallback: r.typed.fallback } : {}),
+  };
+}
 
 /** The typing tools' text cap as their parameter states it. */
 const TEXT_MAX = MAX_TYPE_TEXT_BYTES.toLocaleString("en");
@@ -31,20 +59,21 @@ const uiTypeText = defineTool({
   name: "ui_type_text",
   toolset: "ui",
   kind: "W",
-  description: "Type into the focused field (newline presses Enter); returns the settled screen. " +
-    "Characters beyond printable ASCII: ui_type_text_unicode.",
+  description: "Type any text into the focused field (newline presses Enter; beyond ASCII: the " +
+    "emulator's clipboard, else the ADB keyboard); returns the settled screen.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe(`Printable ASCII, max ${TEXT_MAX} bytes`),
+    text: z.string().describe(`Any text, max ${TEXT_MAX} bytes (UTF-8)`),
     clear_before: z.boolean().optional().describe("Clear the field first"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    checkInputText(args.text);
+    checkTextLength(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
-    const target: ActTarget = args.clear_before
+    // A paste is checked against the focused field, so beyond ASCII the field is found first.
+    const target: ActTarget = args.clear_before || !asciiOnly(args.text)
       ? { kind: "focused", expectScreenHash: args.expect_screen_hash ?? null }
       : args.expect_screen_hash
       ? screenTarget(args.expect_screen_hash)
@@ -54,11 +83,12 @@ const uiTypeText = defineTool({
       target,
       steps: [
         ...(args.clear_before ? [{ kind: "clear" } as const] : []),
-        { kind: "text", text: args.text } as const,
+        { kind: "any_text", text: args.text, exact: args.clear_before === true } as const,
       ],
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      did: () => `Typed ${[...args.text].length} characters`,
+      did: (r) => `Typed ${[...args.text].length} characters${typedNote(r)}`,
+      extra: typedData,
     });
   },
 });
@@ -68,19 +98,19 @@ const uiFillInput = defineTool({
   toolset: "ui",
   kind: "W",
   description:
-    "Tap a text field (handle or tree path), clear it and type ASCII; returns the settled " +
-    "screen. Refuses a disabled or non-editable node.",
+    "Tap a text field (handle or tree path), clear it and type any text (as ui_type_text); " +
+    "returns the settled screen. Refuses a disabled or non-editable node.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
-    text: z.string().describe(`Printable ASCII, max ${TEXT_MAX} bytes`),
+    text: z.string().describe(`Any text, max ${TEXT_MAX} bytes (UTF-8)`),
     clear_before: z.boolean().optional().describe("Clear first (default true)"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
   async run(args, ctx) {
-    checkInputText(args.text);
+    checkTextLength(args.text);
     const serial = await deviceFor(ctx, args.device_serial);
     const clear = args.clear_before ?? true;
     return await act(ctx, {
@@ -92,13 +122,14 @@ const uiFillInput = defineTool({
       steps: [
         { kind: "gesture", gesture: { kind: "tap", at: "target" } },
         ...(clear ? [{ kind: "clear" } as const] : []),
-        { kind: "text", text: args.text } as const,
+        { kind: "any_text", text: args.text, exact: clear } as const,
       ],
       touched: "target",
       observeAfter: args.observe_after,
       maxRows: args.max_rows,
-      did: () => `Filled ${args.tree_path} with ${[...args.text].length} characters`,
-      extra: (r) => ({ field: matchData(r.node!) }),
+      did: (r) =>
+        `Filled ${args.tree_path} with ${[...args.text].length} characters${typedNote(r)}`,
+      extra: (r) => ({ field: matchData(r.node!), ...typedData(r) }),
     });
   },
 });

@@ -9,7 +9,8 @@
  * requested bounds as RGB888; touches arrive in the display's natural orientation and are turned
  * back into screen coordinates, then fed to the same app model `input motionevent` drives; keys
  * become the Android key codes `input keyevent` uses; the body's rotation (setPhysicalModel
- * ROTATION) turns the screen.
+ * ROTATION) turns the screen; get/setClipboard read and write the device's clipboard, which
+ * KEYCODE_PASTE pastes into the focused field.
  *
  * Test controls (`adb shell simctl …` on the emulator, or `control`):
  * - `simctl grpc-refuse <method|all> unimplemented|permission_denied|unauthenticated|none`
@@ -212,6 +213,11 @@ export class EmulatorGrpcService implements DeviceService {
       setPhysicalModel: guard("setPhysicalModel", (r) => this.setPhysical(r)),
       getPhysicalModel: guard("getPhysicalModel", (r) => this.getPhysical(r)),
       getStatus: guard("getStatus", () => this.status()),
+      getClipboard: guard("getClipboard", () => ({ text: this.ui().clipboard })),
+      setClipboard: guard("setClipboard", (r) => {
+        this.ui().clipboard = String(r.text ?? "");
+        return {};
+      }),
     });
     const backendPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(

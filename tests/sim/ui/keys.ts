@@ -38,6 +38,7 @@ export const KEYCODES: Readonly<Record<string, number>> = (() => {
     MOVE_HOME: 122,
     MOVE_END: 123,
     APP_SWITCH: 187,
+    PASTE: 279,
     SLEEP: 223,
     WAKEUP: 224,
   };

@@ -154,6 +154,11 @@ export class UiService implements DeviceService {
   readonly name = "ui";
   readonly app: SampleApp;
   readonly settings: UiSettings;
+  /**
+   * The device's clipboard (text). Only the emulator's gRPC `setClipboard` writes it, as the
+   * emulator's clipboard sharing does; KEYCODE_PASTE pastes it into the focused field.
+   */
+  clipboard = "";
   /** A dump served instead of the app's screen until an action changes it. */
   shownDump: string | null = null;
   /** Where taps on the shown dump landed. */
@@ -812,6 +817,10 @@ export class UiService implements DeviceService {
         return;
       case 84:
         app.events.push("search-key");
+        return;
+      case 279:
+        // KEYCODE_PASTE: the focused field takes the device's clipboard at its cursor.
+        if (this.clipboard !== "") app.type(this.clipboard);
         return;
     }
     const ch = keyChar(code);
