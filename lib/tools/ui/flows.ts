@@ -15,7 +15,6 @@ import { launchApp } from "../../android/launch.ts";
 import { readInputMethodDump } from "../../android/input_method.ts";
 import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
 import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
-import { parseFlow } from "../../ui/flows/flow_parse.ts";
 import {
   type FlowDevice,
   type FlowReport,
@@ -46,6 +45,14 @@ import { requireScope, serialParam } from "../params.ts";
 import { listData } from "./render.ts";
 import { encodeBase64 } from "./screenshot.ts";
 import { UI_QUERY_TIMEOUT_MS } from "./act.ts";
+
+/**
+ * The flow parser, loaded on the first flow: npm `yaml` costs ~300 ms to import on this machine,
+ * which tools/list (answered once the registry is loaded) must not wait for.
+ */
+async function parser() {
+  return (await import("../../ui/flows/flow_parse.ts")).parseFlow;
+}
 
 /** Where a runFlow `file` points: beside the including file, inside the project. */
 export function flowPath(from: string, file: string): string {
@@ -90,14 +97,19 @@ async function loadFlow(ctx: ToolContext, args: {
       throw invalidParams("flow_path needs an open project; pass the flow's text as flow instead");
     }
     const path = flowPath("inline", args.flow_path);
-    return await parseFlow(await readFile(path), {
+    return await (await parser())(await readFile(path), {
       source: path,
       env,
       readFile,
       resolvePath: flowPath,
     });
   }
-  return await parseFlow(args.flow!, { source: "inline", env, readFile, resolvePath: flowPath });
+  return await (await parser())(args.flow!, {
+    source: "inline",
+    env,
+    readFile,
+    resolvePath: flowPath,
+  });
 }
 
 function eachStep(steps: readonly FlowStep[], f: (s: FlowStep) => void): void {
@@ -370,7 +382,7 @@ const exportUiFlow = defineTool({
         "Run it with run_ui_flow; save it under .maestro/ to keep it.",
     );
     // What run_ui_flow accepts: checked here, so an export never hands back a flow it refuses.
-    await parseFlow(out.yaml, {
+    await (await parser())(out.yaml, {
       source: "export",
       env: Object.fromEntries(out.variables.map((v) => [v, "x"])),
     });
