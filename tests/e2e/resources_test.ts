@@ -44,7 +44,15 @@ Deno.test("resources list and read the Kotlin DSL project's files", async () => 
   const json = JSON.parse((info.contents[0] as { text: string }).text);
   assertEquals(json.project.root, await Deno.realPath(project));
   const skill = await s.client.readResource({ uri: "keynobi://skill" });
-  assertStringIncludes((skill.contents[0] as { text: string }).text, "name: keynobi");
+  const skillText = (skill.contents[0] as { text: string }).text;
+  assertStringIncludes(skillText, "name: keynobi");
+  // The spec's rule, on the skill as served: a bare snake_case name in backticks is a tool of
+  // tools/list; a parameter is written `name: value`.
+  const { tools } = await s.client.listTools();
+  const names = new Set(tools.map((t: { name: string }) => t.name));
+  for (const m of skillText.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)) {
+    assert(names.has(m[1]), `the served skill puts ${m[1]} bare in backticks: not a tool`);
+  }
 });
 
 Deno.test("resources serve a Groovy DSL project's files", async () => {
