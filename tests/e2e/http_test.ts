@@ -119,8 +119,9 @@ Deno.test("http: progress and cancellation of a build, as over stdio", async () 
   await waitUntil(
     async () => {
       const st = await status();
+      // Recorded but not yet spawned, the status reads running with `running: null` (starting).
       return st.status === "running" &&
-        (st.running as { current_task: string | null }).current_task !== null;
+        (st.running as { current_task: string | null } | null)?.current_task != null;
     },
     "the build to run",
     E2E_WAIT,
