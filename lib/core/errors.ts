@@ -78,3 +78,11 @@ export function invalidParams(message: string, data?: Record<string, unknown>): 
 export function isToolError(e: unknown): e is ToolError {
   return e instanceof ToolError;
 }
+
+/**
+ * Whether `e` is what the file system says when a file or folder was moved or removed while it was
+ * being read (a folder renamed mid-walk): not our bug, and nothing the caller did wrong. Pure.
+ */
+export function isFileSystemChange(e: unknown): boolean {
+  return e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
+}

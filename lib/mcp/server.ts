@@ -5,7 +5,7 @@
  * nothing about devices or projects beyond the registry and the providers.
  */
 import { z } from "zod";
-import { isToolError, type ToolErrorData } from "../core/errors.ts";
+import { isFileSystemChange, isToolError, type ToolErrorData } from "../core/errors.ts";
 import { closestName } from "./closest.ts";
 import { argumentStrings, shownArguments } from "./activity_log.ts";
 import { RpcCode, RpcError } from "./jsonrpc.ts";
@@ -251,6 +251,9 @@ export class SessionHandlers<Ctx> {
       if (signal.aborted) {
         return errorResult({ code: "cancelled", message: `${tool.name} was cancelled` });
       }
+      // A folder renamed or a file removed while the tool read it: a clean tool error that
+      // quotes no path, not -32603.
+      if (isFileSystemChange(e)) return errorResult(changedWhileReading(tool.name));
       throw internalError(e);
     }
   }
@@ -329,6 +332,9 @@ export class SessionHandlers<Ctx> {
       return { contents: [content] };
     } catch (e) {
       this.#log("resource", uri, started, "error", e instanceof Error ? e.message : String(e));
+      if (isFileSystemChange(e)) {
+        throw new RpcError(RpcCode.resourceNotFound, changedWhileReading(uri).message, { uri });
+      }
       throw e instanceof RpcError ? e : internalError(e);
     }
   }
@@ -447,6 +453,15 @@ function promptListing(p: PromptDef) {
       description: a.description,
       required: a.required,
     })),
+  };
+}
+
+/** The error for a read that met a file or folder moved or removed meanwhile. */
+function changedWhileReading(what: string): { code: "io_error"; message: string } {
+  return {
+    code: "io_error",
+    message: `${what} could not finish: a file or folder it read was moved or removed ` +
+      "meanwhile; try again once the project has stopped changing",
   };
 }
 

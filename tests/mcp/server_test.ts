@@ -72,6 +72,21 @@ const buggy = defineTool<Ctx, Record<string, never>>({
   },
 });
 
+/** The folder `walk_folder` lists; a test renames it away first, as a user does mid-read. */
+let walked = "";
+const walker = defineTool<Ctx, Record<string, never>>({
+  name: "walk_folder",
+  toolset: "core",
+  kind: "R",
+  description: "Lists a folder",
+  params: {},
+  async run() {
+    const names = [];
+    for await (const e of Deno.readDir(walked)) names.push(e.name);
+    return { structured: { names }, text: names.join(",") };
+  },
+});
+
 const stepper = defineTool<Ctx, Record<string, never>>({
   name: "step_progress",
   toolset: "core",
@@ -102,13 +117,17 @@ async function makeServer(opts: { toolsets?: ("core" | "ui")[]; hasProject?: boo
     version: "9.9.9",
     title: "Keynobi (standalone)",
     instructions: "hello",
-    tools: [echo, failing, slow, buggy, stepper],
+    tools: [echo, failing, slow, buggy, stepper, walker],
     enabledToolsets: opts.toolsets ?? ["core", "ui"],
     hasProject: opts.hasProject ?? true,
     makeContext: (signal, request) => ({ signal, runs, request }),
     resources: {
       list: () => Promise.resolve([]),
-      read: () => Promise.reject(new Error("none")),
+      read: async (uri) => {
+        if (uri !== "test://walk") throw new Error("none");
+        for await (const _ of Deno.readDir(walked)) { /* the listing */ }
+        return { uri, mimeType: "text/plain", text: "" };
+      },
     },
     prompts: [prompt, hiddenPrompt],
     activity: { append: (e) => Promise.resolve(void entries.push(e)) },
@@ -144,6 +163,7 @@ Deno.test("A session lists only served tools, with their schemas and kind hints"
     "fail_device",
     "buggy_tool",
     "step_progress",
+    "walk_folder",
   ]);
   const e = r.result.tools[0];
   // Name, description, schema and all three hints; no title (the name says it) and no
@@ -308,4 +328,28 @@ Deno.test("progress is sent as notifications/progress only when the client asked
     0,
     "no token, no notifications",
   );
+});
+
+Deno.test("A folder renamed away during a read is a clean tool error quoting no path, not -32603", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-walk-" });
+  try {
+    walked = `${dir}/src`;
+    await Deno.mkdir(walked);
+    await using pair = await makeServer();
+    const { request } = pair;
+    const ok = await request("tools/call", { name: "walk_folder", arguments: {} });
+    assertEquals(ok.result.isError, undefined);
+    await Deno.rename(walked, `${dir}/src-renamed`);
+    const r = await request("tools/call", { name: "walk_folder", arguments: {} });
+    assertEquals(r.error, undefined, "a tool result, not a JSON-RPC error");
+    assertEquals(r.result.isError, true);
+    assertEquals(r.result.structuredContent.error.code, "io_error");
+    assertStringIncludes(r.result.content[0].text, "moved or removed meanwhile");
+    assert(!r.result.content[0].text.includes(dir), "no path is quoted");
+    const res = await request("resources/read", { uri: "test://walk" });
+    assertEquals(res.error.code, -32002);
+    assert(!res.error.message.includes(dir), res.error.message);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
