@@ -28,6 +28,7 @@ import { benchElementList, syntheticDump, syntheticScreenDump } from "./bench_ui
 import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
 import { trustProject } from "../lib/gradle/trust.ts";
 import { benchBounded } from "./bench_bounded.ts";
+import { benchRetraceRows } from "./bench_retrace.ts";
 import { INIT, RawSession } from "./bench_common.ts";
 import { benchMcp, prepareBefore } from "./bench_mcp.ts";
 import { benchAttach } from "./bench_attach.ts";
@@ -247,7 +248,7 @@ try {
     });
   }
 
-  results.push(...await benchRetraceMapping());
+  results.push(...await benchRetraceRows());
   results.push(...await benchBounded(sim, home));
   results.push(...await emulatorRows());
   results.push(...await peerRows());
@@ -280,41 +281,4 @@ async function peerRows(): Promise<{ what: string; value: string; budget: string
     }];
   }
   return JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
-}
-
-/**
- * Retrace of a 1,000-frame trace against a generated 50 MB R8 mapping (scripts/bench_retrace.ts
- * in its own process, so its RSS is the retracer's): first (read + index + retrace) and cached.
- */
-async function benchRetraceMapping(): Promise<{ what: string; value: string; budget: string }[]> {
-  const script = new URL("./bench_retrace.ts", import.meta.url).pathname;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", script, String(50 * 1024 * 1024)],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    return [{ what: "retrace bench", value: `failed: ${dec.decode(out.stderr)}`, budget: "—" }];
-  }
-  const r = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
-  const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
-  return [
-    {
-      what: `retrace first, ${r.frames} frames, ${mb(r.mappingBytes)} MB mapping`,
-      value: `${r.firstMs.toFixed(0)} ms median (read ${r.readMs?.toFixed(0) ?? "—"} ms, index ` +
-        `${r.indexMs.toFixed(0)} ms, ${r.classes} classes)`,
-      budget: "1 s",
-    },
-    {
-      what: "retrace cached, same trace and mapping",
-      value: `${r.cachedMedianMs.toFixed(2)} ms median (p90 ${r.cachedP90Ms.toFixed(2)}); RSS ` +
-        `${mb(r.rssBytes)} MB`,
-      budget: "5 ms",
-    },
-    {
-      what: "retrace of a new 1,000-frame trace, mapping cached",
-      value: `${r.newTraceMedianMs.toFixed(2)} ms median`,
-      budget: "5 ms",
-    },
-  ];
 }

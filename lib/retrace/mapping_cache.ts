@@ -17,8 +17,11 @@ import {
   tableBytes,
 } from "./mapping_index.ts";
 
-/** Bytes all cached mappings may cost together, by default (one max-size mapping fits). */
-export const DEFAULT_RETRACE_MEMORY_BYTES = 1024 * 1024 * 1024;
+/**
+ * Bytes all cached mappings may cost together, by default: one mapping of the 512 MiB limit fits
+ * even before it is read (its estimate assumes a class every 48 bytes: ~1,040 MB), two do not.
+ */
+export const DEFAULT_RETRACE_MEMORY_BYTES = 1536 * 1024 * 1024;
 /** The largest budget a caller may set. */
 export const MAX_RETRACE_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
 /** The smallest budget a caller may set. */
@@ -143,9 +146,8 @@ export class MappingCache {
     if (fileBytes > MAX_MAPPING_BYTES) {
       throw new ToolError(
         "invalid_request",
-        `Cannot retrace with ${what}: it is ${mb(fileBytes)}, more than the ${
-          mb(MAX_MAPPING_BYTES)
-        } keynobi reads`,
+        `Cannot retrace with ${what}: it is ${fileBytes} bytes, more than the ${MAX_MAPPING_BYTES} ` +
+          `(${mb(MAX_MAPPING_BYTES)}) keynobi reads`,
         { file_bytes: fileBytes, max_bytes: MAX_MAPPING_BYTES },
       );
     }

@@ -5,8 +5,8 @@
  * obfuscated and the original class name to the block (FNV-1a of the name's bytes, checked
  * against the class line on a hit). About 28 bytes per class beside the file, so a cached mapping
  * costs about 1.1× its size, plus two bounded caches: classes parsed for the traces seen
- * (`parsedBudget`, half the file) and frames retraced before (`frameBudget`, an eighth): at most
- * about 1.7× the file in all, within DESIGN.md's 4×. `memoryBytes` is what all of it
+ * (`parsedBudget`, the file's size) and frames retraced before (`frameBudget`, an eighth): at
+ * most about 2.2× the file in all, within DESIGN.md's 4×. `memoryBytes` is what all of it
  * may cost at most, the figure lib/retrace/mapping_cache.ts budgets with. Pure: takes the bytes,
  * does no I/O.
  */
@@ -42,9 +42,9 @@ function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), hi);
 }
 
-/** Bytes of parsed classes a mapping of `fileBytes` keeps at most: half its size, 64 KiB–64 MiB. */
+/** Bytes of parsed classes a mapping of `fileBytes` keeps at most: its size, 64 KiB–128 MiB. */
 export function parsedBudget(fileBytes: number): number {
-  return clamp(Math.floor(fileBytes / 2), 64 * 1024, 64 * 1024 * 1024);
+  return clamp(fileBytes, 64 * 1024, 128 * 1024 * 1024);
 }
 
 /** Bytes of remembered frames a mapping of `fileBytes` keeps at most: an eighth, 16 KiB–16 MiB. */
@@ -72,9 +72,18 @@ export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
 
 const encoder = new TextEncoder();
 
+/** FNV-1a of `s`'s UTF-8 bytes (ASCII names, the usual case, without encoding them). */
 function hashString(s: string): number {
-  const b = encoder.encode(s);
-  return hashBytes(b, 0, b.length);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) {
+      const b = encoder.encode(s);
+      return hashBytes(b, 0, b.length);
+    }
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 /** A growable `Uint32Array`. */
@@ -223,7 +232,13 @@ export class MappingIndex {
       const entry = table[slot];
       if (entry === 0) return -1;
       const k = entry - 1;
-      if (hashes[k] === h && this.#classLine(k)?.[group] === name) return k;
+      if (hashes[k] !== h) continue;
+      // A parsed class knows its names; only an unparsed one is checked against its class line.
+      const parsed = this.#parsed.get(k)?.cls;
+      const named = parsed
+        ? (group === 1 ? parsed.original : parsed.obfuscated)
+        : this.#classLine(k)?.[group];
+      if (named === name) return k;
     }
   }
 

@@ -46,14 +46,20 @@ export async function readWhole(file: OpenedRegularFile, max: number): Promise<U
   return off === buf.length ? buf : buf.slice(0, off);
 }
 
-/** A file rewritten in place (same inode) is told apart by its size and modification time. */
-async function mtimeOf(path: string): Promise<number> {
-  return (await Deno.stat(path).catch(() => null))?.mtime?.getTime() ?? 0;
+/** The cache key of a kept mapping: its content's hash, so a cached one needs no open. */
+export function keptKey(sha256: string): string {
+  return `kept:${sha256}`;
 }
 
-function opened(file: OpenedRegularFile, key: string, what: string, mtimeMs = 0): OpenedMapping {
+/** A file's key: its path and identity; rewritten in place, its size or modification time. */
+async function fileKey(path: string, file: OpenedRegularFile): Promise<string> {
+  const mtime = (await Deno.stat(path).catch(() => null))?.mtime?.getTime() ?? 0;
+  return `file:${path}:${file.dev}:${file.ino}:${file.size}:${mtime}`;
+}
+
+function opened(file: OpenedRegularFile, key: string, what: string): OpenedMapping {
   return {
-    key: `${key}:${file.dev}:${file.ino}:${file.size}:${mtimeMs}`,
+    key,
     bytes: file.size,
     what,
     read: () => readWhole(file, MAX_MAPPING_BYTES),
@@ -98,7 +104,7 @@ export async function openMapping(dataDir: string, ref: MappingRef): Promise<Ope
     const what = `the kept mapping ${ref.sha256.slice(0, 12)}…`;
     try {
       const file = await openRegularNoFollow(mappingFilePath(dataDir, ref.sha256));
-      return opened(file, `kept:${ref.sha256}`, what);
+      return opened(file, keptKey(ref.sha256), what);
     } catch (e) {
       safeOpenRefusal(e, what);
     }
@@ -106,13 +112,13 @@ export async function openMapping(dataDir: string, ref: MappingRef): Promise<Ope
   if (ref.kind === "project") {
     const rel = relativeToRoot(ref.root, ref.path);
     const { path, file } = await openProjectFile(ref.root, rel);
-    return opened(file, `file:${path}`, `the mapping ${rel}`, await mtimeOf(path));
+    return opened(file, await fileKey(path, file), `the mapping ${rel}`);
   }
   const what = `the mapping ${ref.path}`;
   try {
     const path = resolve(ref.path);
     const file = await openRegularNoFollow(path);
-    return opened(file, `file:${path}`, what, await mtimeOf(path));
+    return opened(file, await fileKey(path, file), what);
   } catch (e) {
     safeOpenRefusal(e, what);
   }

@@ -28,6 +28,8 @@ export interface RunResult {
     /** Reading and indexing it (0 when cached). */
     load_ms: number;
   };
+  /** Retracing the traces in the worker (the mapping loaded). */
+  retrace_ms: number;
   outputs: RetraceOutput[];
 }
 

@@ -5,7 +5,8 @@
  */
 import { invalidParams } from "../core/errors.ts";
 import { MappingCache, type MappingCacheOptions } from "./mapping_cache.ts";
-import { type MappingRef, openMapping } from "./mapping_source.ts";
+import { keptKey, type MappingRef, openMapping } from "./mapping_source.ts";
+import type { MappingIndex } from "./mapping_index.ts";
 import {
   MAX_TRACE_CHARS,
   MAX_TRACES_PER_REQUEST,
@@ -49,6 +50,9 @@ export class RetraceService {
 
   async run(p: RunParams): Promise<RunResult> {
     checkParams(p, this.#anyFile);
+    // A kept mapping is named by its content's hash: cached, it needs no open at all.
+    const kept = p.mapping.kind === "kept" ? this.cache.hit(keptKey(p.mapping.sha256)) : null;
+    if (kept) return this.#answer(kept, true, 0, p.traces);
     const opened = await openMapping(this.#dataDir, p.mapping);
     let cached = true;
     const t0 = performance.now();
@@ -62,7 +66,12 @@ export class RetraceService {
     } finally {
       await opened.close();
     }
-    const loadMs = cached ? 0 : performance.now() - t0;
+    return this.#answer(index, cached, cached ? 0 : performance.now() - t0, p.traces);
+  }
+
+  #answer(index: MappingIndex, cached: boolean, loadMs: number, traces: string[]): RunResult {
+    const t0 = performance.now();
+    const outputs = traces.map((t) => retraceText(t, index));
     return {
       mapping: {
         file_bytes: index.fileBytes,
@@ -71,7 +80,8 @@ export class RetraceService {
         cached,
         load_ms: loadMs,
       },
-      outputs: p.traces.map((t) => retraceText(t, index)),
+      retrace_ms: performance.now() - t0,
+      outputs,
     };
   }
 

@@ -75,7 +75,7 @@ Deno.test("MappingCache refuses, with the reason and without reading, a mapping 
     () => cache.load("huge", 600 * MB, () => Promise.resolve(new Uint8Array(0)), "huge"),
     ToolError,
   );
-  assertStringIncludes(over.message, "more than the 512 MB keynobi reads");
+  assertStringIncludes(over.message, "more than the 536870912 (512 MB) keynobi reads");
 });
 
 Deno.test("MappingCache refuses a budget or count out of its bounds", () => {
