@@ -69,7 +69,10 @@ Deno.test("parseFlow() refuses what it does not run, naming the step, the line a
     /header key "onFlowStart" is not supported/,
   );
   await refused(`appId: ${APP}\n---\n- inputText: \${A || 'b'}\n`, /only \$\{NAME\} variables/);
-  await refused(`appId: ${APP}\n---\n- inputText: "héllo"\n`, /input text cannot type/);
+  await refused(
+    `appId: ${APP}\n---\n- inputText: "${"é".repeat(501)}"\n`,
+    /1002 bytes, the limit is 1000/,
+  );
   await refused(`---\n- launchApp\n`, /name the app/);
   await refused(
     `appId: ${APP}\n---\n- pressKey: Teleport\n`,

@@ -9,7 +9,7 @@
 import { parseAllDocuments } from "yaml";
 import { invalidParams } from "../../core/errors.ts";
 import { validateKeyName } from "../../core/validation.ts";
-import { checkInputText } from "../text_rules.ts";
+import { checkTextLength } from "../text_rules.ts";
 import { parseFlowSelector } from "./flow_selector.ts";
 import {
   DEFAULT_ERASE_CHARS,
@@ -456,7 +456,7 @@ async function parseStep(
         null,
       );
       try {
-        checkInputText(text);
+        checkTextLength(text);
       } catch (e) {
         throw invalidParams(`${w}: ${(e as Error).message}`);
       }

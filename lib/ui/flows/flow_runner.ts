@@ -10,6 +10,7 @@ import { isToolError, ToolError } from "../../core/errors.ts";
 import type { ActParams, ActResult, NamedPoint } from "../act_types.ts";
 import type { FlowFindParams, FlowFindResult, SettleResultMessage } from "../protocol.ts";
 import { describeFlowSelector, type FlowSelector } from "./flow_selector.ts";
+import { inputTextCanType } from "../text_rules.ts";
 import type { Flow, FlowCondition, FlowPoint, FlowStep, SwipeDirection } from "./flow_types.ts";
 import {
   DEFAULT_FLOW_LOOKUP_MS,
@@ -277,9 +278,12 @@ class Runner {
       case "tapOn":
         return await this.#tap(s);
       case "inputText": {
+        // As ui_type_text: beyond ASCII the text is pasted (emulator) or sent through the ADB
+        // keyboard, and checked against the focused field, which is found first.
+        const ascii = [...s.text].every(inputTextCanType);
         const r = await d.act({
-          target: { kind: "none" },
-          steps: [{ kind: "text", text: s.text }],
+          target: ascii ? { kind: "none" } : { kind: "focused" },
+          steps: [{ kind: "any_text", text: s.text, exact: false }],
         });
         return { detail: `typed ${[...s.text].length} characters${settleNote(r)}` };
       }
