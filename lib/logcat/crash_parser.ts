@@ -509,7 +509,10 @@ function frameKey(f: Frame): string {
   return `${f.class ?? ""}.${f.method ?? ""}`;
 }
 
-/** The text a crash group is keyed on: kind, package, type, and its top app frames. */
+/**
+ * The text a crash group is keyed on: kind, package, type, and its top app frames; for an ANR,
+ * the package (or process) alone.
+ */
 export function crashSignature(c: ParsedCrash): string {
   const innermost = c.causes.length ? c.causes[c.causes.length - 1] : null;
   const type = innermost?.type ?? c.exception_type ?? "";
@@ -520,10 +523,9 @@ export function crashSignature(c: ParsedCrash): string {
   const app = pool.filter((f) => f.app);
   const chosen = (app.length ? app : pool).slice(0, SIGNATURE_FRAMES).map(frameKey);
   const who = c.package ?? c.process ?? "";
-  if (c.kind === "anr") {
-    const reason = (c.message ?? "").replace(/\d+/g, "#").replace(/\{[^}]*\}/g, "{}").slice(0, 200);
-    return `anr|${who}|${reason}`;
-  }
+  // An ANR is the app's main thread not answering, whichever deadline noticed it first: one
+  // group per process, its distinct reasons counted in the group (anr_reasons.ts).
+  if (c.kind === "anr") return `anr|${who}`;
   return `${c.kind}|${who}|${c.exception_type ?? ""}|${type}|${chosen.join("|")}`;
 }
 

@@ -2,6 +2,7 @@
  * The logcat worker's messages (workers/logcat.ts ↔ lib/logcat/logcat_client.ts). The worker owns
  * the streams, the ring buffers and the crash records; only answers cross to the main thread.
  */
+import type { AnrReasons } from "./anr_reasons.ts";
 import type { Frame, SuppressedThrowable, Throwable } from "./crash_parser.ts";
 import type { LogEntryOut } from "./pipeline.ts";
 
@@ -124,6 +125,8 @@ export interface CrashGroup {
   devices: string[];
   first_app_frame: string | null;
   signature: string;
+  /** ANR groups: every distinct reason seen, each counted (anr_reasons.ts); null otherwise. */
+  anr_reasons: AnrReasons | null;
 }
 
 export interface CrashesResult {

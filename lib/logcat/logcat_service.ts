@@ -14,6 +14,7 @@ import {
   parseCrash,
   type ParsedCrash,
 } from "./crash_parser.ts";
+import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
@@ -428,6 +429,23 @@ export class LogcatService {
 
   #groups(all: { pipeline: DevicePipeline; record: CrashRecord }[]): Map<string, CrashGroup> {
     const groups = new Map<string, CrashGroup>();
+    const droppedReasons = new Map<string, AnrReasons>();
+    const reasonKeys = new Map<string, Map<string, number>>();
+    const keysOf = (id: string) => {
+      let k = reasonKeys.get(id);
+      if (!k) reasonKeys.set(id, k = new Map());
+      return k;
+    };
+    // Dropped crashes are older than every kept one: their reasons are counted first.
+    for (const d of this.#devices.values()) {
+      for (const [id, dropped] of d.pipeline.droppedGroups) {
+        if (!dropped.reasons) continue;
+        let into = droppedReasons.get(id);
+        if (!into) droppedReasons.set(id, into = emptyAnrReasons());
+        for (const x of dropped.reasons.reasons) addAnrReason(into, keysOf(id), x.reason, x.count);
+        if (dropped.reasons.other_reasons) into.other_reasons += dropped.reasons.other_reasons;
+      }
+    }
     for (const { pipeline, record } of all) {
       const id = pipeline.groupOf(record);
       const c: ParsedCrash = pipeline.parsedOf(record);
@@ -447,12 +465,14 @@ export class LogcatService {
           devices: [],
           first_app_frame: describeFrame(c.first_app_frame),
           signature: "",
+          anr_reasons: record.kind === "anr" ? droppedReasons.get(id) ?? emptyAnrReasons() : null,
         };
         groups.set(id, g);
       }
       g.count++;
       g.last_seen = record.time;
       g.message = c.message;
+      if (g.anr_reasons) addAnrReason(g.anr_reasons, keysOf(id), c.message);
       const pid = c.pid ?? record.pid;
       if (!g.pids.includes(pid) && g.pids.length < MAX_GROUP_PIDS) g.pids.push(pid);
       if (!g.devices.includes(record.device)) g.devices.push(record.device);

@@ -3,6 +3,7 @@
  * JSON) → the ring store, with crash detection on the way and the queries over what is stored.
  * Pure (no I/O): the worker's service feeds it bytes; tests feed it strings.
  */
+import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
 import {
   crashGroupId,
   type CrashKind,
@@ -293,7 +294,15 @@ export class DevicePipeline {
   readonly procs = new ProcessTable();
   readonly crashes: CrashRecord[] = [];
   /** Occurrences of dropped crashes by group id (with the earliest time seen). */
-  readonly droppedGroups = new Map<string, { count: number; firstSeen: string }>();
+  readonly droppedGroups = new Map<
+    string,
+    {
+      count: number;
+      firstSeen: string;
+      reasons: AnrReasons | null;
+      reasonKeys: Map<string, number>;
+    }
+  >();
   lines = 0;
   continuation = 0;
   malformed = 0;
@@ -880,11 +889,20 @@ export class DevicePipeline {
   #drop(r: CrashRecord): void {
     this.#forgetBefore(r);
     const id = this.#droppedGroupOf(r);
-    const d = this.droppedGroups.get(id);
+    let d = this.droppedGroups.get(id);
     if (d) d.count++;
     else if (this.droppedGroups.size < MAX_DROPPED_GROUPS) {
-      this.droppedGroups.set(id, { count: 1, firstSeen: r.time });
+      d = {
+        count: 1,
+        firstSeen: r.time,
+        reasons: r.kind === "anr" ? emptyAnrReasons() : null,
+        reasonKeys: new Map(),
+      };
+      this.droppedGroups.set(id, d);
     }
+    // An ANR's reason is its one `Reason:` line: read for the group before the lines go (an ANR
+    // block is a few dozen lines, and ANRs are rare beside the lines around them).
+    if (d?.reasons) addAnrReason(d.reasons, d.reasonKeys, this.parsedOf(r).message);
     this.#openRemove(r);
     const a = this.#needAfter.indexOf(r);
     if (a >= 0) this.#needAfter.splice(a, 1);

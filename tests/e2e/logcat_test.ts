@@ -174,3 +174,41 @@ Deno.test("logcat e2e: out-of-range, wrong-typed and hostile arguments are inval
   assertEquals((await world.sim.readJournal()).length, before, "no device command ran");
   await assertNoInjection(world.sim);
 });
+
+Deno.test({
+  name: "logcat e2e: one app's ANRs with two reasons are one group listing both",
+  async fn() {
+    await using world = await startWorld();
+    await using sess = await connect(world, []);
+    await started(world, sess);
+    const lc = simLogcat(world);
+    lc.crash(PKG, "anr", "input");
+    lc.crash(PKG, "anr", "broadcast");
+    lc.crash(PKG, "anr", "input");
+    const crashes = await pollUntil(
+      () => call(sess, "get_crash_logs", {}),
+      (x) => s(x).total_crashes >= 3,
+      "three ANRs",
+      E2E_WAIT,
+    );
+    const groups = s(crashes).groups as J[];
+    assertEquals(groups.length, 1, crashes.content[0].text);
+    const g = groups[0];
+    assertEquals([g.kind, g.count, g.package], ["anr", 3, PKG]);
+    const reasons = g.anr_reasons.reasons as J[];
+    assertEquals(reasons.map((x) => x.count), [2, 1], crashes.content[0].text);
+    assert(reasons[0].reason.startsWith("Input dispatching timed out ("), reasons[0].reason);
+    assertEquals(
+      reasons[1].reason,
+      `Broadcast of Intent { act=android.intent.action.BOOT_COMPLETED flg=0x9000010 cmp=${PKG}/.BootReceiver }`,
+    );
+    const text = crashes.content[0].text!;
+    assertStringIncludes(text, `reasons: 2× ${reasons[0].reason}; 1× ${reasons[1].reason}`);
+
+    const trace = await call(sess, "get_crash_stack_trace", { crash_group_id: g.crash_group_id });
+    assert(!trace.isError, trace.content[0].text);
+    assertEquals(s(trace).group.anr_reasons.reasons, reasons);
+    assertStringIncludes(trace.content[0].text!, `reasons: 2× ${reasons[0].reason}; 1×`);
+    await assertNoInjection(world.sim);
+  },
+});

@@ -209,3 +209,96 @@ Deno.test("a resume whose anchor is gone (buffer cleared) stores the new lines o
   assertEquals(messages(svc), ["one", "two", "new one", "new two"]);
   await svc.shutdown();
 });
+
+Deno.test("LogcatService: one app's ANRs are one group that keeps every reason, counted", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 1000 });
+  const text = await Deno.readTextFile(
+    new URL("./testdata/anr_reasons_threadtime.txt", import.meta.url),
+  );
+  // Another app's ANR in between: its own group.
+  const other = [
+    "ANR in com.other.app",
+    "PID: 555",
+    "Reason: ContentProvider not responding",
+  ].map((l) => `04-04 10:00:30.000  1500  1530 E ActivityManager: ${l}\n`).join("");
+  const cut = text.indexOf("04-04 10:00:40.000");
+  writeCut(adb, text.slice(0, cut) + other + text.slice(cut), [17, cut + 3]);
+  await waitUntil(() => svc.crashes(20).total_crashes === 5, "five ANRs");
+  const c = svc.crashes(20);
+  assertEquals(c.groups.length, 2);
+  const g = c.groups.find((x) => x.package === "com.example.app")!;
+  assertEquals([g.kind, g.count], ["anr", 4]);
+  assertEquals(g.anr_reasons, {
+    reasons: [
+      {
+        reason: "Input dispatching timed out (9c3d7e1 com.example.app/com.example.app." +
+          "MainActivity (server) is not responding. Waited 5007ms for KeyEvent)",
+        count: 2,
+      },
+      {
+        reason: "Broadcast of Intent { act=android.intent.action.BOOT_COMPLETED flg=0x9000010 " +
+          "cmp=com.example.app/.BootReceiver }",
+        count: 1,
+      },
+      { reason: "executing service com.example.app/.SyncService", count: 1 },
+    ],
+    other_reasons: 0,
+  });
+  assertEquals(g.message, "executing service com.example.app/.SyncService", "the newest");
+  const o = c.groups.find((x) => x.package === "com.other.app")!;
+  assertEquals(o.anr_reasons!.reasons, [{ reason: "ContentProvider not responding", count: 1 }]);
+  const t = svc.trace({ crash_group_id: g.crash_group_id })!;
+  assertEquals(t.group.anr_reasons!.reasons.length, 3);
+  // A Java group has none.
+  adb.write(
+    [
+      "FATAL EXCEPTION: main",
+      "Process: com.example.app, PID: 321",
+      "java.lang.Error: x",
+      "\tat com.example.app.A.a(A.kt:1)",
+    ].map((l) => `04-04 10:02:00.000   321   321 E AndroidRuntime: ${l}\n`).join(""),
+  );
+  await waitUntil(() => svc.crashes(20).total_crashes === 6, "the Java crash");
+  const java = svc.crashes(20).groups.find((x) => x.kind === "java")!;
+  assertEquals(java.anr_reasons, null);
+  await svc.shutdown();
+});
+
+Deno.test("LogcatService: ANR reasons are bounded, and those of dropped ANRs still count", async () => {
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 20_000 });
+  // MAX_CRASHES_PER_DEVICE + 10 ANRs of one app: 12 distinct services, the first one
+  // 100 times; its ANRs are the oldest, so they are the ones dropped.
+  const services = Array.from({ length: 12 }, (_, i) => `com.example.app/.Svc${"ABCDEFGHIJKL"[i]}`);
+  const reasons = [
+    ...Array(100).fill(services[0]),
+    ...Array(110).fill(0).map((_, i) => services[i % 12]),
+  ];
+  let text = "";
+  reasons.forEach((svcName, i) => {
+    const t = `04-04 10:${String(Math.floor(i / 60)).padStart(2, "0")}:${
+      String(i % 60).padStart(2, "0")
+    }.000`;
+    text += ["ANR in com.example.app", "PID: 321", `Reason: executing service ${svcName}`]
+      .map((l) => `${t}  1500  1530 E ActivityManager: ${l}\n`).join("");
+    text +=
+      `${t}  1500  1530 I ActivityManager: Killing 321:com.example.app/u0a123 (adj 0): bg anr\n`;
+  });
+  adb.write(text);
+  await waitUntil(() => svc.crashes(1).total_crashes === 200, "200 ANRs kept");
+  const g = svc.crashes(1).groups[0];
+  assertEquals(g.count, 210);
+  const r = g.anr_reasons!;
+  assertEquals(r.reasons.length, 8);
+  const counted = r.reasons.reduce((n, x) => n + x.count, 0) + r.other_reasons;
+  assertEquals(counted, 210, "every ANR counted, listed or not");
+  assertEquals(r.reasons[0], { reason: `executing service ${services[0]}`, count: 110 });
+  // Svc A–H listed (first seen first); I–L, 9 ANRs each, only counted.
+  assertEquals(r.reasons.map((x) => x.count), [110, 10, 9, 9, 9, 9, 9, 9]);
+  assertEquals(r.other_reasons, 4 * 9);
+  for (const x of r.reasons) assert(x.reason.length <= 300);
+  await svc.shutdown();
+});

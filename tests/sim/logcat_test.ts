@@ -235,6 +235,15 @@ Deno.test("simctl crash anr and native: ANR block with reason; Fatal signal and 
   assertMatch(out, /E ActivityManager: PID: \d+\n/);
   assertMatch(out, /E ActivityManager: Reason: Input dispatching timed out \(/);
   log.clear();
+  // A service timeout names no activity (ActivityManager has none to name).
+  assertEquals(await exec(sim.port, EMU, "simctl crash com.example.shop anr service"), "");
+  out = await exec(sim.port, EMU, "logcat -d -s ActivityManager:E");
+  assertMatch(out, /E ActivityManager: ANR in com\.example\.shop\n/);
+  assertMatch(
+    out,
+    /E ActivityManager: Reason: executing service com\.example\.shop\/\.SyncService\n/,
+  );
+  log.clear();
   assertEquals(await exec(sim.port, EMU, "simctl crash com.example.shop native"), "");
   out = await exec(sim.port, EMU, "logcat -d -b crash");
   assertMatch(

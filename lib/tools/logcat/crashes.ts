@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_frames.ts";
-import type { CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
+import type { CrashGroup, CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
+import { describeAnrReasons } from "../../logcat/anr_reasons.ts";
 import { defineTool } from "../define_tool.ts";
 import { retraceCrashes, type RetraceResult } from "../../sessions/retrace_crash.ts";
 import { projectRoot, type ToolContext } from "../context.ts";
@@ -132,7 +133,7 @@ const getCrashLogs = defineTool({
         g.message ? `: ${g.message.split("\n")[0].slice(0, 200)}` : ""
       } [${g.package ?? g.process ?? "?"}] last ${g.last_seen}${
         g.first_app_frame ? ` at ${g.first_app_frame}` : ""
-      }`
+      }${anrReasonsLine(g)}`
     );
     const text = r.total_crashes === 0
       ? "No crashes or ANRs in the logcat buffer (start_logcat streams it)."
@@ -152,6 +153,12 @@ const getCrashLogs = defineTool({
     };
   },
 });
+
+/** An ANR group's reasons on their own line (`\n  reasons: 2× …; 1× …`), else "". */
+function anrReasonsLine(g: CrashGroup): string {
+  const r = g.anr_reasons;
+  return r && r.reasons.length > 0 ? `\n  reasons: ${describeAnrReasons(r)}` : "";
+}
 
 function frameLine(f: Frame): string {
   return `    ${f.raw}${f.app ? "   <- app" : ""}`;
@@ -175,6 +182,8 @@ export function renderTrace(t: TraceResult): string {
     `${c.exception_type ?? "?"}${c.message ? `: ${c.message}` : ""}`,
     ...t.frames.map(frameLine),
   ];
+  const reasons = anrReasonsLine(t.group);
+  if (reasons) lines.splice(2, 0, reasons.trimStart());
   if (t.more !== null) lines.push(`    ... ${t.more} more`);
   // As the JVM prints them: each throwable's suppressed ones indented under it, then its cause.
   const suppressedUnder = (i: number) => {

@@ -11,7 +11,7 @@ import { type FrameRewrite, obfuscateFrames } from "../gradle/r8.ts";
 export const CRASH_KINDS = ["java", "anr", "native"] as const;
 export type CrashKind = typeof CRASH_KINDS[number];
 export const JAVA_VARIANTS = ["activity", "click", "coroutine"] as const;
-export const ANR_VARIANTS = ["input", "broadcast"] as const;
+export const ANR_VARIANTS = ["input", "broadcast", "service"] as const;
 export const NATIVE_VARIANTS = ["segv", "abort"] as const;
 export const CRASH_VARIANTS: Record<CrashKind, readonly string[]> = {
   java: JAVA_VARIANTS,
@@ -314,19 +314,22 @@ export function anrLines(
   now: number,
 ): EntryInit[] {
   const catcher = app.threads[0];
+  // As ActivityManager words them: BroadcastQueue's `Broadcast of <Intent>`, ActiveServices'
+  // `executing service <short component>`, InputDispatcher's timeout (only it names an activity).
+  const input = variant === "input";
   const reason = variant === "broadcast"
     ? `Broadcast of Intent { act=android.intent.action.BOOT_COMPLETED flg=0x9000010 cmp=${app.name}/.BootReceiver }`
+    : variant === "service"
+    ? `executing service ${app.name}/.SyncService`
     : `Input dispatching timed out (${
       rng.hex(7)
     } ${app.name}/${app.name}.MainActivity (server) is not responding. Waited 5001ms for MotionEvent)`;
   const block = [
-    api >= 29 && variant !== "broadcast"
-      ? `ANR in ${app.name} (${app.name}/.MainActivity)`
-      : `ANR in ${app.name}`,
+    api >= 29 && input ? `ANR in ${app.name} (${app.name}/.MainActivity)` : `ANR in ${app.name}`,
     `PID: ${app.pid}`,
     `Reason: ${reason}`,
   ];
-  if (api >= 30 && variant !== "broadcast") block.push(`Parent: ${app.name}/.MainActivity`);
+  if (api >= 30 && input) block.push(`Parent: ${app.name}/.MainActivity`);
   if (api >= 31) {
     block.push(
       `ErrorId: ${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`,
