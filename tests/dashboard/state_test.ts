@@ -142,7 +142,14 @@ Deno.test("dashboard actions: open, trust, untrust, skill install (replace only 
   const copied = await api.post("/api/actions/copied", { what: "setup_commands" });
   assertEquals(copied.body, { ok: true, message: "Copied the MCP setup commands" });
   assertEquals((await api.post("/api/actions/copied", { what: "x" })).status, 400);
-  assertStringIncludes((await api.state()).setup.commands[0], "claude mcp add --scope user");
+  const commands: string[] = (await api.state()).setup.commands;
+  assertStringIncludes(commands[0], "claude mcp add --scope user");
+  // The HTTP registration carries the install's token (the app made it in the data directory).
+  const token = (await Deno.readTextFile(`${world.dataDir}/http-token`)).trim();
+  assert(
+    commands.some((c) => c.endsWith(`--header "Authorization: Bearer ${token}"`)),
+    commands.join("\n"),
+  );
 
   const mine = await userEntries(world);
   assertEquals(mine.map((e) => [e.name, e.status]), [
