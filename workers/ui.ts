@@ -15,6 +15,7 @@ import { FastPaths } from "../lib/ui/fast_paths.ts";
 import { ActService } from "../lib/ui/act_service.ts";
 import type { UiMethods } from "../lib/ui/protocol.ts";
 import { UiService } from "../lib/ui/ui_service.ts";
+import { look } from "../lib/ui/look.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const adb = new AdbClient({
@@ -41,6 +42,7 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.act": (p, ctx) => actor.act(p, ctx),
   "ui.compare": (p, ctx) => service.compare(p, ctx),
   "ui.observe": (p, ctx) => service.observe(p, ctx),
+  "ui.look": (p, ctx) => look(service, fast!, p, ctx),
   "ui.tree": (p, ctx) => service.tree(p, ctx),
   "ui.find": (p, ctx) => service.find(p, ctx),
   "ui.resolve": (p, ctx) => service.resolve(p, ctx),

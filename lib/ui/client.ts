@@ -15,6 +15,8 @@ import type {
   FindResult,
   FlowFindParams,
   FlowFindResult,
+  LookParams,
+  LookResult,
   ObserveParams,
   ObserveResult,
   ResolveParams,
@@ -181,6 +183,11 @@ export class UiClient {
   /** Capture and return the element list (stored: its handles become the device's). */
   observe(p: ObserveParams, opts: UiCallOptions = {}): Promise<ObserveResult> {
     return this.#call("ui.observe", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+  }
+
+  /** The element list and a small picture of the same moment (get_ui_hierarchy screenshot). */
+  look(p: LookParams, opts: UiCallOptions = {}): Promise<LookResult> {
+    return this.#call("ui.look", p, CAPTURE_TOTAL_DEADLINE_MS + SCREENSHOT_TIMEOUT_MS, opts);
   }
 
   /** Capture and return the full tree (and optionally the XML). */

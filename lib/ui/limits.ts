@@ -43,3 +43,6 @@ export function chooseInterval(flag: number | null, setting: unknown): number {
   if (flag !== null) return clampInterval(flag);
   return clampInterval(setting);
 }
+
+/** get_ui_hierarchy `screenshot: true`: the picture's long edge by default (a small look). */
+export const DEFAULT_LOOK_DIMENSION = 480;

@@ -183,12 +183,28 @@ export interface CompareResult {
   diff: CompareDiff | null;
 }
 
+export interface LookParams extends ObserveParams {
+  /** The picture's long edge in pixels (default DEFAULT_LOOK_DIMENSION). */
+  maxDimension?: number;
+}
+
+export interface LookResult extends ObserveResult {
+  image: FastScreenshotResult;
+  /**
+   * True when an emulator's small frames before and after showed the same screen; false when
+   * they differed (something moved during the look); null where there are no frames (ADB).
+   */
+  still: boolean | null;
+}
+
 export type UiMethods = {
   /** A whole UI action: check, pace, act, settle (lib/ui/act_service.ts). */
   "ui.act": { params: ActParams; result: ActResult };
   /** compare_ui_state: the screen now against the last list shown (remembered in the worker). */
   "ui.compare": { params: CompareParams; result: CompareResult };
   "ui.observe": { params: ObserveParams; result: ObserveResult };
+  /** The element list and a small picture of the same moment (lib/ui/look.ts). */
+  "ui.look": { params: LookParams; result: LookResult };
   "ui.tree": { params: TreeParams; result: TreeResult };
   "ui.find": { params: FindParams; result: FindResult };
   "ui.resolve": { params: ResolveParams; result: ResolveResult };

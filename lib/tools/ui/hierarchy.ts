@@ -6,7 +6,16 @@
 import { z } from "zod";
 import { defineTool } from "../define_tool.ts";
 import { invalidParams } from "../../core/errors.ts";
-import { DEFAULT_COMPARE_RESULTS, MAX_COMPARE_RESULTS, MAX_ROWS } from "../../ui/limits.ts";
+import {
+  DEFAULT_COMPARE_RESULTS,
+  DEFAULT_LOOK_DIMENSION,
+  MAX_COMPARE_RESULTS,
+  MAX_MAX_DIMENSION,
+  MAX_ROWS,
+} from "../../ui/limits.ts";
+import { SMALL_FRAME_DIMENSION } from "../../emulator/limits.ts";
+import { encodeBase64 } from "./screenshot.ts";
+import { pathFields } from "./paths.ts";
 import { deviceFor } from "../device_args.ts";
 import { maxRowsParam, serialParam } from "../params.ts";
 import { listData, matchData, matchLine, rowData } from "./render.ts";
@@ -33,9 +42,18 @@ const getUiHierarchy = defineTool({
     max_nodes: z.number().int().min(1).max(MAX_TREE_NODES_SHOWN).optional().describe(
       `Tree nodes shown (default ${DEFAULT_TREE_NODES})`,
     ),
+    screenshot: z.boolean().optional().describe("Also a JPEG of this moment"),
+    max_dimension: z.number().int().min(SMALL_FRAME_DIMENSION).max(MAX_MAX_DIMENSION).optional()
+      .describe(`Default ${DEFAULT_LOOK_DIMENSION}`),
   },
   async run(args, ctx) {
     const format = args.format ?? "elements";
+    if (args.screenshot && format !== "elements") {
+      throw invalidParams('screenshot applies to format: "elements" only; leave format out');
+    }
+    if (args.max_dimension !== undefined && !args.screenshot) {
+      throw invalidParams("max_dimension sizes the screenshot: pass screenshot: true with it");
+    }
     if (format !== "tree" && args.max_nodes !== undefined) {
       throw invalidParams('max_nodes applies to format: "tree" only; leave it out or ask for tree');
     }
@@ -44,6 +62,32 @@ const getUiHierarchy = defineTool({
     }
     const serial = await deviceFor(ctx, args.device_serial);
     const opts = { signal: ctx.signal };
+    if (format === "elements" && args.screenshot) {
+      const r = await ctx.ui.look(
+        { serial, maxRows: args.max_rows, maxDimension: args.max_dimension },
+        opts,
+      );
+      const img = r.image;
+      const picture = {
+        screen_hash: r.list.screenHash,
+        still: r.still,
+        format: img.mimeType === "image/jpeg" ? "jpeg" : "png",
+        bytes: img.image.length,
+        imageWidth: img.imageWidth,
+        imageHeight: img.imageHeight,
+        scale: img.scale,
+        ...pathFields(img),
+      };
+      const moved = r.still === false
+        ? "\n(the screen moved during this look: the picture may not match every row)"
+        : "";
+      return {
+        content: [{ type: "image", data: encodeBase64(img.image), mimeType: img.mimeType }],
+        structured: { serial, ...listData(r.list), screenshot: picture },
+        text: `${r.text}\npicture: ${img.imageWidth}x${img.imageHeight} ${picture.format}, ` +
+          `screen ${r.list.screenHash}, image px × ${img.scale} = device px${moved}`,
+      };
+    }
     if (format === "elements") {
       const r = await ctx.ui.observe({ serial, maxRows: args.max_rows }, opts);
       return { structured: { serial, ...listData(r.list) }, text: r.text };

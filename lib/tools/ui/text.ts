@@ -59,11 +59,11 @@ const uiTypeText = defineTool({
   name: "ui_type_text",
   toolset: "ui",
   kind: "W",
-  description: "Type any text into the focused field (newline presses Enter; beyond ASCII: the " +
-    "emulator's clipboard, else the ADB keyboard); returns the settled screen.",
+  description: "Type any text into the focused field (newline = Enter; non-ASCII: emulator " +
+    "clipboard or ADB keyboard); returns the settled screen.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe(`Any text, max ${TEXT_MAX} bytes (UTF-8)`),
+    text: z.string().describe(`Max ${TEXT_MAX} UTF-8 bytes`),
     clear_before: z.boolean().optional().describe("Clear the field first"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -98,12 +98,12 @@ const uiFillInput = defineTool({
   toolset: "ui",
   kind: "W",
   description:
-    "Tap a text field (handle or tree path), clear it and type any text (as ui_type_text); " +
-    "returns the settled screen. Refuses a disabled or non-editable node.",
+    "Tap a text field (handle or tree path), clear it and type any text; returns the settled " +
+    "screen. Refuses a disabled or non-editable node.",
   params: {
     device_serial: serialParam,
     tree_path: targetParam,
-    text: z.string().describe(`Any text, max ${TEXT_MAX} bytes (UTF-8)`),
+    text: z.string().describe(`Max ${TEXT_MAX} UTF-8 bytes`),
     clear_before: z.boolean().optional().describe("Clear first (default true)"),
     expect_screen_hash: expectHashParam,
     observe_after: observeAfterParam,
@@ -138,11 +138,11 @@ const uiTypeTextUnicode = defineTool({
   name: "ui_type_text_unicode",
   toolset: "ui",
   kind: "W",
-  description: "Type any Unicode text into the focused field through the ADB keyboard IME " +
-    "(com.android.adbkeyboard/.AdbIME, installed and selected); returns the settled screen.",
+  description: "Type any text through the ADB keyboard IME (com.android.adbkeyboard/.AdbIME, " +
+    "installed and selected); returns the settled screen.",
   params: {
     device_serial: serialParam,
-    text: z.string().describe(`Any characters, max ${TEXT_MAX} bytes (UTF-8)`),
+    text: z.string().describe(`Max ${TEXT_MAX} UTF-8 bytes`),
     observe_after: observeAfterParam,
     max_rows: maxRowsParam,
   },
