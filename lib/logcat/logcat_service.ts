@@ -14,7 +14,7 @@ import {
   parseCrash,
   type ParsedCrash,
 } from "./crash_parser.ts";
-import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
+import { addAnrReason, anrReasonKey, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
@@ -525,7 +525,11 @@ export class LogcatService {
         time: record.time,
         received_at: record.receivedAt,
         summary: head.slice(0, MAX_SESSION_SUMMARY_CHARS),
-        signature: crashSignature(c),
+        // An ANR's group is its app's; the session's signature also names which deadline ran
+        // out, so that comparing two installs tells a new kind of ANR from an old one.
+        signature: c.kind === "anr"
+          ? `${crashSignature(c)}|${anrReasonKey(c.message ?? "")}`
+          : crashSignature(c),
         crash_group_id: pipeline.groupOf(record),
         open: record.open,
         lines: [...record.contextBefore, ...record.lines, ...record.contextAfter],

@@ -251,6 +251,18 @@ Deno.test("LogcatService: one app's ANRs are one group that keeps every reason, 
   assertEquals(o.anr_reasons!.reasons, [{ reason: "ContentProvider not responding", count: 1 }]);
   const t = svc.trace({ crash_group_id: g.crash_group_id })!;
   assertEquals(t.group.anr_reasons!.reasons.length, 3);
+  // The session records: one group, each ANR with its own reason; the signature tells the
+  // deadline apart (two input timeouts alike), for compare_debug_sessions.
+  const recs = svc.sessionCrashes(0).filter((x) => x.package === "com.example.app");
+  assertEquals(recs.map((x) => x.crash_group_id), Array(4).fill(g.crash_group_id));
+  assertEquals(recs.map((x) => x.summary.split(" (")[0].split(" {")[0]), [
+    "ANR: Input dispatching timed out",
+    "ANR: Broadcast of Intent",
+    "ANR: Input dispatching timed out",
+    "ANR: executing service com.example.app/.SyncService",
+  ]);
+  const sigs = recs.map((x) => x.signature);
+  assertEquals([new Set(sigs).size, sigs[0] === sigs[2]], [3, true]);
   // A Java group has none.
   adb.write(
     [
