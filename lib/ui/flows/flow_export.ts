@@ -6,6 +6,7 @@
  * content description), a point only where nothing identified the element, said in a comment;
  * typed text kept, a password field's text as `${NAME}`. Pure.
  */
+import { appendAll } from "../../core/arrays.ts";
 import type { FlowSelector } from "./flow_selector.ts";
 import { maestroKey, type RecordedStep, type RecordedTarget } from "./flow_record.ts";
 
@@ -66,7 +67,7 @@ export function exportFlow(
   let steps = 0;
   let points = 0;
   const push = (l: string[], n = 1) => {
-    lines.push(...l);
+    appendAll(lines, l);
     steps += n;
   };
   const first = actions.find((a) => a.step !== null)?.step;
