@@ -309,3 +309,16 @@ Deno.test("the logcat corpus covers each kind of capture the invariants are abou
   }
   for (const [k, v] of Object.entries(seen)) assert(v >= 1, `no capture with ${k}`);
 });
+
+Deno.test("WindowManager's `ANR in Window{…}. Reason:` is a notice, not an ANR report", () => {
+  // AOSP's AnrController logs it when input dispatching times out, then hands the timeout to
+  // ActivityManager, which writes the ANR report (`ANR in <process>` / `PID:` / `Reason:`) or
+  // skips it (`Crashing app skipping ANR: …`, `Skipping duplicate ANR: …`). Read as an ANR, it
+  // would count every input ANR twice; here ActivityManager skipped it (the app was crashing).
+  const name = "albacontrol-ia--live-app-log-txt.log";
+  const text = decodeFile(Deno.readFileSync(new URL(name, DIR)));
+  assert(/I\/WindowManager\(\s*\d+\): ANR in Window\{[^}]*\}\. Reason:/.test(text), name);
+  assert(text.includes("I/ActivityManager( 1829): Crashing app skipping ANR: "), name);
+  const r = ingest((p) => p.ingestText(text));
+  assertEquals(r.kinds, { ...countHeaders(text), anr: 0 });
+});
