@@ -85,6 +85,15 @@ async function adbExec(port: number, serial: string, command: string): Promise<s
   const buf = new Uint8Array(65536);
   try {
     await send(`host:transport:${serial}`);
+    // Google's ADB server (and the simulator, like it) drops bytes sent before the transport
+    // switch is answered: wait for its OKAY before the service.
+    const okay = new Uint8Array(4);
+    for (let got = 0; got < 4;) {
+      const n = await conn.read(okay.subarray(got));
+      if (n === null) throw new Error(`the ADB server closed before switching to ${serial}`);
+      got += n;
+    }
+    if (new TextDecoder().decode(okay) !== "OKAY") throw new Error(`no transport ${serial}`);
     await send(`exec:${command}`);
     for (;;) {
       const n = await conn.read(buf);
