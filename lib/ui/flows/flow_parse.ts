@@ -10,7 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { invalidParams } from "../../core/errors.ts";
 import { validateKeyName } from "../../core/validation.ts";
 import { checkTextLength } from "../text_rules.ts";
-import { parseFlowSelector } from "./flow_selector.ts";
+import { FLOW_SELECTOR_KEYS, parseFlowSelector } from "./flow_selector.ts";
 import {
   DEFAULT_ERASE_CHARS,
   DEFAULT_FLOW_SWIPE_MS,
@@ -415,20 +415,7 @@ async function parseStep(
       for (const k of Object.keys(sel)) {
         if (
           ![...selectorCmd, "timeout"].includes(k) &&
-          ![
-            "text",
-            "id",
-            "index",
-            "enabled",
-            "checked",
-            "focused",
-            "selected",
-            "below",
-            "above",
-            "leftOf",
-            "rightOf",
-            "childOf",
-          ].includes(k)
+          !(FLOW_SELECTOR_KEYS as readonly string[]).includes(k)
         ) {
           throw invalidParams(
             `${w}: key ${JSON.stringify(k)} is not supported; use a selector (text, id, index, ` +
