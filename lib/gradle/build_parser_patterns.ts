@@ -145,7 +145,8 @@ export function matchKotlin(line: string): LineMatch | null {
   return { severity, file: null, line: null, column: null, message: rest.trim(), source };
 }
 
-const JAVAC_RE = /^(.+?\.java):(\d+): (error|warning): (.*)$/;
+/** The path never starts with blanks: indentation is a block's (a pasted `What went wrong`). */
+const JAVAC_RE = /^\s*(\S.*?\.java):(\d+): (error|warning): (.*)$/;
 const JAVAC_BARE_RE = /^(error|warning): (.*)$/;
 
 /** javac/kapt: `/x/A.java:814: error: ';' expected`; the source and caret lines follow. */

@@ -48,9 +48,9 @@ function scanErrorLines(text: string): { placed: ErrorLine[]; unplaced: number }
   const count = new Set<string>();
   let task = "";
   // Undo console hard-wraps of `e: file://…` lines (PowerShell cuts at the window width; its
-  // first stderr line also carries `.\gradlew : `).
+  // first stderr line also carries `.\gradlew : `, or `./gradlew : ` when typed that way).
   const raws: string[] = [];
-  for (const l of text.split("\n").map((l) => l.replace(/^(?:\.\\)?gradlew(?:\.bat)? : /, ""))) {
+  for (const l of text.split("\n").map((l) => l.replace(/^(?:\.[\\/])?gradlew(?:\.bat)? : /, ""))) {
     const prev = raws.at(-1);
     if (prev !== undefined && /^\s*(?:> )?[ew]: \S+$/.test(prev) && /^\S/.test(l)) {
       raws[raws.length - 1] = prev + l;
@@ -70,9 +70,11 @@ function scanErrorLines(text: string): { placed: ErrorLine[]; unplaced: number }
       e = { file: m[1], line: +m[2], column: null, message: m[3].trim() };
     }
     if (!e) {
-      // Counted, not placed: location-less `e:` lines, AAPT2 and Lint errors.
+      // Counted, not placed: location-less `e:` lines, AAPT2 and Lint errors. An AAPT2 line is
+      // keyed with its file: one missing resource named from two layouts is two errors.
       const other = /^e: (?:\[ksp\] )?(\S.*)$/.exec(line)?.[1] ??
-        /AAPT: error: (.*)$/.exec(line)?.[0] ?? /^\S.*: Error: \S.*$/.exec(line)?.[0];
+        /^(?:ERROR: ?)?(.*AAPT: error: .*)$/.exec(line)?.[1] ??
+        /^\S.*: Error: \S.*$/.exec(line)?.[0];
       if (other !== undefined) count.add([toolOf(task, raw), other.trim()].join("|"));
       continue;
     }
@@ -104,15 +106,6 @@ const OPEN_TOTALS = new Set([
   "hemanth1234583-error_utf8-785e6a1.log",
   "hemanth1234583-gradle_error2-54aa5e1.txt",
   "hemanth1234583-gradle_output-a5b52b1.txt",
-  "hooiv-build_output_features_advanced_3-90e7e35.txt",
-  "hooiv-build_output_features_advanced_4-049553a.txt",
-  "hooiv-build_output_features_spatial_10-14b5c3e.txt",
-  "hooiv-build_output_features_spatial_2-0a075d0.txt",
-  "hooiv-build_output_features_spatial_8-dea7d41.txt",
-  "hooiv-build_output_features_spatial_9-17501ca.txt",
-  "mehedinassah-build_output-bcc7e20.txt",
-  "techie-pixel-build_errors2-9ce8892.txt",
-  "techie-pixel-gradle_error-0bd001d.txt",
 ]);
 
 function read(name: string): { bytes: Uint8Array; text: string } {
