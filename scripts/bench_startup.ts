@@ -12,8 +12,11 @@
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import { extractTree, INIT, median, pct, RawSession } from "./bench_common.ts";
 
-/** main when the start-up work of issue 9 began (the bundle registered, no early answer). */
-export const STARTUP_BEFORE_REF = "0fe3cf2";
+/**
+ * main when the start-up work of issue 9 began (the bundle registered, no early answer); another
+ * ref (a change's own parent, to measure one change) with BENCH_STARTUP_REF.
+ */
+export const STARTUP_BEFORE_REF = Deno.env.get("BENCH_STARTUP_REF") ?? "0fe3cf2";
 
 export interface StartupRow {
   what: string;

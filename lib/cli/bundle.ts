@@ -136,6 +136,12 @@ export async function buildBundle(root: string, deno: string): Promise<string | 
     "--platform",
     "deno",
     "--code-splitting",
+    // npm `yaml` (the flow parser's) resolves to its CommonJS build, whose `require("node:…")`
+    // calls make the bundler put `createRequire` from node:module into the helpers chunk every
+    // start-up loads: ~40 ms of Node compatibility set-up before initialize. Left out, the flow
+    // parser's chunk imports it through deno.json's import map on the first flow, as source does.
+    "--external",
+    "yaml",
     "--outdir",
     tmp,
     `${root}/main.ts`,
