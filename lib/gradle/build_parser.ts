@@ -109,7 +109,7 @@ type Section = "none" | "wwr" | "try" | "exception" | "where";
 /** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
 interface Pending {
   diag: Diagnostic;
-  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap";
+  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap" | "message";
   /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
   wrapped?: string;
   /** For `wrap`: continuation lines joined so far. */
@@ -438,6 +438,8 @@ export class BuildOutputParser {
         this.#pending = { diag: d, expect: "wrap", fromBlock: inBlock, wrapped: text, wraps: 0 };
       } else if (d.file === null && !inBlock) {
         this.#pending = { diag: d, expect: "more", fromBlock: false };
+      } else if (d.message === "") {
+        this.#pending = { diag: d, expect: "message", fromBlock: inBlock };
       } else this.#commit(d);
       return d;
     }
@@ -545,9 +547,11 @@ export class BuildOutputParser {
         }
         break;
       case "wrap": {
-        // The rest of a hard-wrapped line: no indentation, and it does not start a new thing.
-        if (text !== "" && !/^\s/.test(text) && !NEW_THING_RE.test(text)) {
-          const joined = p.wrapped + (p.fromBlock ? inner : text);
+        // The rest of a hard-wrapped line: it does not start a new thing, and it is indented
+        // only where the cut fell just after `:line:col`, before the message's space.
+        const cutAtPlace = /:\d+:\d+$/.test(p.wrapped ?? "");
+        if (text !== "" && (cutAtPlace || !/^\s/.test(text)) && !NEW_THING_RE.test(text)) {
+          const joined = p.wrapped + (p.fromBlock && !cutAtPlace ? inner : text);
           const k = matchKotlin(joined);
           if (k && k.file !== null) {
             Object.assign(p.diag, {
@@ -558,7 +562,8 @@ export class BuildOutputParser {
             });
             if (GENERATED_PATH_RE.test(k.file)) p.diag.generated = true;
             blockKeep();
-            this.#commitPending();
+            if (k.message === "") p.expect = "message";
+            else this.#commitPending();
             return line();
           }
           if (CUT_URI_RE.test(joined) && (p.wraps ?? 0) < MAX_WRAP_LINES) {
@@ -570,6 +575,16 @@ export class BuildOutputParser {
         }
         break;
       }
+      case "message":
+        // A located Kotlin line always says something: an empty message was wrapped onto the
+        // next line (`…Main.kt:7:8 ` + `Unresolved reference 'io'.`).
+        if (text.trim() !== "" && !NEW_THING_RE.test(inner) && !matchTaskHeader(text)) {
+          p.diag.message = clip(inner.trim(), MAX_MESSAGE_CHARS);
+          blockKeep();
+          this.#commitPending();
+          return line();
+        }
+        break;
       case "more":
         if (
           text.trim() !== "" && !NEW_THING_RE.test(text) && !matchTaskHeader(text) &&
