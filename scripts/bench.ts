@@ -25,8 +25,8 @@ import { startSimulator } from "../tests/sim/mod.ts";
 import { childEnv } from "../tests/child_env.ts";
 import { benchParse } from "./bench_build_parser.ts";
 import { benchElementList, syntheticDump, syntheticScreenDump } from "./bench_ui.ts";
-import { decodeGradleOutput } from "../lib/gradle/build_output_decode.ts";
-import { trustProject } from "../lib/gradle/trust.ts";
+import { decodeGradleOutput } from "../lib/build/build_output_decode.ts";
+import { trustProject } from "../lib/project/trust.ts";
 import { benchBounded } from "./bench_bounded.ts";
 import { benchRetraceRows } from "./bench_retrace.ts";
 import { INIT, RawSession } from "./bench_common.ts";
@@ -151,10 +151,10 @@ try {
       }
     }
     if (texts.length === 0) {
-      for await (const e of Deno.readDir(new URL("../tests/gradle/testdata/", import.meta.url))) {
+      for await (const e of Deno.readDir(new URL("../tests/build/testdata/", import.meta.url))) {
         if (e.isFile && e.name.endsWith(".txt")) {
           texts.push(
-            await Deno.readTextFile(new URL(`../tests/gradle/testdata/${e.name}`, import.meta.url)),
+            await Deno.readTextFile(new URL(`../tests/build/testdata/${e.name}`, import.meta.url)),
           );
         }
       }

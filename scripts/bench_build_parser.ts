@@ -2,7 +2,7 @@
  * Throughput of the build-output parser, for `scripts/bench.ts` (tests never assert times).
  * Uses only `performance.now()`; the caller supplies the lines (a real console, repeated).
  */
-import { BuildOutputParser } from "../lib/gradle/build_parser.ts";
+import { BuildOutputParser } from "../lib/build/build_parser.ts";
 
 /** Passes over `lines` at most, so a caller's huge input cannot run unbounded. */
 export const MAX_BENCH_ROUNDS = 1_000;

@@ -21,7 +21,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["lib/mcp"], // the protocol: framing, sessions, tool definitions, toolsets, activity log
   ["lib/deploy"], // services, each above what it uses …
   ["lib/sessions"],
-  ["lib/gradle"],
+  ["lib/build"], // the build: its worker's service, client, parser, history, lock, APKs
+  ["lib/project"], // the project without Gradle: root, trust, build files, model, variants
   ["lib/ui", "lib/logcat", "lib/retrace"],
   ["lib/android", "lib/emulator"], // … down to the device facts and the emulator endpoint
   ["lib/adb"], // the ADB host protocol
@@ -182,14 +183,14 @@ async function readImports(files: readonly string[]): Promise<Import[]> {
 
 Deno.test("layers: an upward, sideways or outside import is reported with its file and line", () => {
   const imp = (from: string, to: string): Import => ({ from, line: 7, specifier: "x", to });
-  assertEquals(importProblem(imp("lib/tools/a.ts", "lib/gradle/b.ts")), null);
-  assertEquals(importProblem(imp("lib/gradle/a.ts", "lib/gradle/b.ts")), null);
+  assertEquals(importProblem(imp("lib/tools/a.ts", "lib/build/b.ts")), null);
+  assertEquals(importProblem(imp("lib/build/a.ts", "lib/build/b.ts")), null);
   assertEquals(importProblem(imp("workers/ui.ts", "lib/ui/ui_service.ts")), null);
   assertEquals(importProblem(imp("tests/x_test.ts", "lib/cli/main.ts")), null);
   assertEquals(
-    importProblem(imp("lib/core/settings.ts", "lib/gradle/project_root.ts")),
-    'lib/core/settings.ts:7 imports "x" (lib/gradle/project_root.ts): an upward import ' +
-      "(lib/gradle is above lib/core)",
+    importProblem(imp("lib/core/settings.ts", "lib/project/project_root.ts")),
+    'lib/core/settings.ts:7 imports "x" (lib/project/project_root.ts): an upward import ' +
+      "(lib/project is above lib/core)",
   );
   assertEquals(
     importProblem(imp("lib/ui/a.ts", "lib/logcat/b.ts")),

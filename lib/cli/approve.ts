@@ -6,13 +6,13 @@
  */
 import { resolve } from "../core/path.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
-import { findGradleRoot } from "../gradle/project_root.ts";
+import { findGradleRoot } from "../project/project_root.ts";
 import {
   approveSharedConfigs,
   readSharedConfigs,
   SHARED_CONFIGS_FILE,
-} from "../gradle/run_configs.ts";
-import { describeLaunch } from "../gradle/run_plan.ts";
+} from "../project/run_configs.ts";
+import { describeLaunch } from "../project/run_plan.ts";
 import type { CliIo } from "./trust.ts";
 
 export async function approveConfigurationsCommand(args: string[], io: CliIo): Promise<number> {

@@ -6,12 +6,12 @@
  * `createSession` (lib/mcp/session.ts) on the process's runtime (lib/cli/runtime.ts).
  */
 import { explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
-import { setLastActiveProject } from "../gradle/project_root.ts";
+import { setLastActiveProject } from "../project/project_root.ts";
 import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
-import { type ProjectSelection, selectProject } from "../gradle/project_root.ts";
+import { type ProjectSelection, selectProject } from "../project/project_root.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";

@@ -7,7 +7,7 @@
  * lock per device.
  */
 import { AdbClient } from "../adb/client.ts";
-import { BuildClient } from "../gradle/build_client.ts";
+import { BuildClient } from "../build/build_client.ts";
 import { LogcatClient } from "../logcat/logcat_client.ts";
 import { RetraceClient } from "../retrace/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";
@@ -24,7 +24,7 @@ import type { ActivitySink, RequestExtras } from "../mcp/server.ts";
 import type { Session } from "../mcp/session.ts";
 import type { RequestGate } from "../mcp/request_gate.ts";
 import type { ToolsetName } from "../mcp/tool_def.ts";
-import type { ProjectSelection } from "../gradle/project_root.ts";
+import type { ProjectSelection } from "../project/project_root.ts";
 import type { SessionMode, ToolContext } from "../tools/context.ts";
 import { PROMPTS } from "../tools/prompts.ts";
 import { TOOLS } from "../tools/registry.ts";

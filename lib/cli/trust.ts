@@ -7,7 +7,7 @@
 import { resolve } from "../core/path.ts";
 import type { Env } from "../core/env.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
-import { listProjects, trustProject, untrustProject } from "../gradle/trust.ts";
+import { listProjects, trustProject, untrustProject } from "../project/trust.ts";
 
 export interface CliIo {
   env: Env;

@@ -9,7 +9,7 @@
  * are kept as they are.
  *
  * Trust (which Gradle roots may run `gradlew`, keyed on the canonical root) is read and written
- * through lib/gradle/trust.ts, beside the Gradle root it keys on.
+ * through lib/project/trust.ts, beside the Gradle root it keys on.
  */
 import { ensureDataDir, settingsLockPath, settingsPath } from "./data_dir.ts";
 import { ToolError } from "./errors.ts";

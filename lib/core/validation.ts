@@ -224,7 +224,7 @@ export function validateModule(value: unknown, param = "module"): string {
  * A deep link: an absolute URI with a scheme (`myapp://item/42`, `https://…`), printable ASCII
  * only (percent-encode the rest), whose scheme is on the allowlist: `http`, `https`, and
  * `projectSchemes` (those the project's manifests declare in intent filters,
- * `lib/gradle/link_schemes.ts`) minus `BLOCKED_DEEP_LINK_SCHEMES`.
+ * `lib/project/link_schemes.ts`) minus `BLOCKED_DEEP_LINK_SCHEMES`.
  */
 export function validateDeepLink(
   value: unknown,

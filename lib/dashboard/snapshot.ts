@@ -4,9 +4,9 @@
  * logcat worker, the debug-session files, `settings.json`. Nothing here is stored; a section
  * that cannot be read says why instead of failing the others.
  */
-import { type BuildRecord, describeOrigin, listBuildRecords } from "../gradle/build_history.ts";
+import { type BuildRecord, describeOrigin, listBuildRecords } from "../build/build_history.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
-import { listProjects } from "../gradle/trust.ts";
+import { listProjects } from "../project/trust.ts";
 import {
   listSessionSummaries,
   readSession,

@@ -11,8 +11,8 @@ import {
   sha256OfAccess,
 } from "../android/apk.ts";
 import { invalidParams } from "../core/errors.ts";
-import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../gradle/build_history.ts";
-import type { RunLaunch } from "../gradle/run_configs.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../build/build_history.ts";
+import type { RunLaunch } from "../project/run_configs.ts";
 import {
   type InstalledBuild,
   matchBuildRecord,

@@ -2,14 +2,14 @@
 import type { AdbClient } from "../adb/client.ts";
 import { invalidParams } from "../core/errors.ts";
 import type { Settings } from "../core/settings.ts";
-import type { Origin } from "../gradle/build_history.ts";
-import type { BuildCall } from "../gradle/build_setup.ts";
-import type { BuildClient } from "../gradle/build_client.ts";
+import type { Origin } from "../build/build_history.ts";
+import type { BuildCall } from "../build/build_setup.ts";
+import type { BuildClient } from "../build/build_client.ts";
 import type { LogcatClient } from "../logcat/logcat_client.ts";
 import type { RetraceClient } from "../retrace/retrace_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/client.ts";
-import type { ProjectSelection } from "../gradle/project_root.ts";
+import type { ProjectSelection } from "../project/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";
 import type { ScreenRecorder } from "../android/screen_recording.ts";

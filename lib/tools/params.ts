@@ -15,7 +15,7 @@ import {
   checkPackageScope,
   emptyPackageScope,
   projectPackageScope,
-} from "../gradle/package_scope.ts";
+} from "../build/package_scope.ts";
 import type { ToolContext } from "./context.ts";
 
 // ── devices and apps ─────────────────────────────────────────────────────────────────────────

@@ -7,7 +7,7 @@
 import { pinnedRefusal } from "./project/project.ts";
 import { isToolError } from "../core/errors.ts";
 import { readProjectFile } from "../core/project_paths.ts";
-import { readGradleProject } from "../gradle/build_files.ts";
+import { readGradleProject } from "../project/build_files.ts";
 import { RpcCode, RpcError } from "../mcp/jsonrpc.ts";
 import type { ResourceContent, ResourceEntry, ResourceProvider } from "../mcp/resources.ts";
 import type { ToolContext } from "./context.ts";

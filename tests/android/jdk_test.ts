@@ -11,7 +11,7 @@ import {
   runProbe,
 } from "../../lib/android/jdk.ts";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
+import { tempDir, writeScript, writeTree } from "../project/_fixture.ts";
 
 const NO_LOCATIONS = { androidStudio: [], jdkParents: [] };
 

@@ -4,7 +4,7 @@ import { defaultSettings } from "../../lib/core/settings.ts";
 import { compareVersionsDesc, findSdk } from "../../lib/android/sdk.ts";
 import { describeAndroidCli, firstLine } from "../../lib/android/android_cli.ts";
 import { assertEquals, assertMatch } from "../assert.ts";
-import { fakeSdk, tempDir, writeScript, writeTree } from "../gradle/_fixture.ts";
+import { fakeSdk, tempDir, writeScript, writeTree } from "../project/_fixture.ts";
 
 Deno.test("compareVersionsDesc() sorts numerically, newest first", () => {
   assertEquals(["9.0.0", "35.0.1", "34.0.0", "35.0.0"].sort(compareVersionsDesc), [

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { mapEnv } from "../../lib/core/env.ts";
 import { projectsCommand, trustCommand, untrustCommand } from "../../lib/cli/trust.ts";
-import { isTrusted } from "../../lib/gradle/trust.ts";
+import { isTrusted } from "../../lib/project/trust.ts";
 import { assertEquals, assertMatch } from "../assert.ts";
-import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
+import { SAMPLE_PROJECT, tempDir, writeTree } from "../project/_fixture.ts";
 
 function io(home: string, cwd: string) {
   const out: string[] = [];

@@ -7,7 +7,7 @@ import {
   settingsPath,
 } from "../../lib/core/data_dir.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { tempDir } from "../gradle/_fixture.ts";
+import { tempDir } from "../project/_fixture.ts";
 
 Deno.test("resolveDataDir() prefers KEYNOBI_HOME, else HOME/.keynobi, else USERPROFILE", () => {
   assertEquals(resolveDataDir(mapEnv({ KEYNOBI_HOME: "/x/k", HOME: "/h" })), "/x/k");

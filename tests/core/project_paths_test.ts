@@ -9,7 +9,7 @@ import {
 } from "../../lib/core/project_paths.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
-import { tempDir, writeTree } from "../gradle/_fixture.ts";
+import { tempDir, writeTree } from "../project/_fixture.ts";
 import { raceRounds, withSwapper } from "./_swap_race.ts";
 
 function code(e: unknown): string {

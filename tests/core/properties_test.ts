@@ -1,9 +1,9 @@
 import { parseProperties } from "../../lib/core/properties.ts";
-import { gradleVersionFromUrl, inspectWrapper } from "../../lib/gradle/wrapper.ts";
+import { gradleVersionFromUrl, inspectWrapper } from "../../lib/project/wrapper.ts";
 import { join } from "node:path";
 import { assertEquals, assertMatch } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";
-import { SAMPLE_PROJECT, tempDir, writeTree } from "../gradle/_fixture.ts";
+import { SAMPLE_PROJECT, tempDir, writeTree } from "../project/_fixture.ts";
 
 const gradleFiles = realFixtures("gradle-files");
 

@@ -3,7 +3,7 @@ import { normalizeSettings, readSettings, updateSettings } from "../../lib/core/
 import { settingsPath } from "../../lib/core/data_dir.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
-import { tempDir } from "../gradle/_fixture.ts";
+import { tempDir } from "../project/_fixture.ts";
 
 Deno.test("readSettings() returns defaults for a missing file", async () => {
   await using tmp = await tempDir();

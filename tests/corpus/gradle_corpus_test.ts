@@ -13,9 +13,9 @@ import {
   decodeGradleOutput,
   GradleOutputDecoder,
   stripAnsi,
-} from "../../lib/gradle/build_output_decode.ts";
-import { parseBuildOutput } from "../../lib/gradle/build_parser.ts";
-import { fileUriToPath } from "../../lib/gradle/build_parser_patterns.ts";
+} from "../../lib/build/build_output_decode.ts";
+import { parseBuildOutput } from "../../lib/build/build_parser.ts";
+import { fileUriToPath } from "../../lib/build/build_parser_patterns.ts";
 
 const DIR = new URL("../fixtures/corpus/gradle/", import.meta.url);
 const FILES = [...Deno.readDirSync(DIR)]

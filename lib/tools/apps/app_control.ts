@@ -12,7 +12,7 @@ import { openAppSettings, openDeepLink, restartApp, stopApp } from "../../androi
 import { launchApp } from "../../android/launch.ts";
 import { agentOrigin } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";
-import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
+import { projectLinkSchemes } from "../../project/link_schemes.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import {
   allowForeignParam,

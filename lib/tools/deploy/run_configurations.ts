@@ -1,25 +1,25 @@
 /**
  * The run-configuration tools (`list_run_configurations`, `build_run_configuration`,
- * `run_run_configuration`): adapters over lib/gradle/run_configs.ts + run_plan.ts and lib/deploy
+ * `run_run_configuration`): adapters over lib/project/run_configs.ts + run_plan.ts and lib/deploy
  * (install, install records, launch). Builds go through the same path as `run_gradle_task`
  * (trust, task policy, build slot, timeout, progress, cancellation, the agent as origin).
  */
-import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
+import { projectLinkSchemes } from "../../project/link_schemes.ts";
 import { z } from "zod";
 import { AVD_TOOL_TIMEOUT_MS } from "../devices/avds.ts";
 import type { AdbDevice } from "../../adb/client.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { isTrusted } from "../../gradle/trust.ts";
+import { isTrusted } from "../../project/trust.ts";
 import { runningAvds } from "../../android/emulator_launch.ts";
-import { readAndroidModel } from "../../gradle/android_model.ts";
-import { findApk } from "../../gradle/apk_outputs.ts";
-import { readGradleProject } from "../../gradle/build_files.ts";
+import { readAndroidModel } from "../../project/android_model.ts";
+import { findApk } from "../../project/apk_outputs.ts";
+import { readGradleProject } from "../../project/build_files.ts";
 import {
   type BuildRecord,
   listBuildRecords,
   MAX_BUILD_RECORDS,
-} from "../../gradle/build_history.ts";
-import { sha256File } from "../../gradle/built_apks.ts";
+} from "../../build/build_history.ts";
+import { sha256File } from "../../build/built_apks.ts";
 import {
   type AppModuleVariants,
   type ListedConfiguration,
@@ -27,14 +27,14 @@ import {
   loadSharedConfigs,
   mergeConfigs,
   recordLastDevice,
-} from "../../gradle/run_configs.ts";
+} from "../../project/run_configs.ts";
 import {
   type CannotRun,
   type PlanFacts,
   resolveBuild,
   resolvePlan,
-} from "../../gradle/run_plan.ts";
-import { listVariants } from "../../gradle/variants.ts";
+} from "../../project/run_plan.ts";
+import { listVariants } from "../../project/variants.ts";
 import type { ToolOutput } from "../../mcp/tool_def.ts";
 import { defineTool } from "../define_tool.ts";
 import { type AppModuleDir, openCheckedApk } from "../../deploy/apk_file.ts";
@@ -46,7 +46,7 @@ import {
 } from "../../deploy/deploy.ts";
 import { matchBuildRecord, recordedLine } from "../../sessions/installed_builds.ts";
 import { logReferenceTime, readDisplayed } from "../../android/launch.ts";
-import { requireTrusted, resolveTasks, runInBuildWorker } from "../../gradle/build_setup.ts";
+import { requireTrusted, resolveTasks, runInBuildWorker } from "../../build/build_setup.ts";
 import { readSettings, type Settings } from "../../core/settings.ts";
 import { agentOrigin, buildCall, projectRoot, type ToolContext } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";

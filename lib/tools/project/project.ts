@@ -5,11 +5,11 @@
  */
 import { defineTool } from "../define_tool.ts";
 import { readSettings } from "../../core/settings.ts";
-import { isTrusted } from "../../gradle/trust.ts";
-import { readGradleProject } from "../../gradle/build_files.ts";
-import { inspectWrapper } from "../../gradle/wrapper.ts";
+import { isTrusted } from "../../project/trust.ts";
+import { readGradleProject } from "../../project/build_files.ts";
+import { inspectWrapper } from "../../project/wrapper.ts";
 import { describeJava, type JavaInfo } from "../../android/jdk.ts";
-import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../gradle/health.ts";
+import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../project/health.ts";
 import type { SessionMode, ToolContext } from "../context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */

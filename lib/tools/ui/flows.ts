@@ -13,7 +13,7 @@ import { validateDeepLink } from "../../core/validation.ts";
 import { clearAppData, openDeepLink, stopApp } from "../../android/app_control.ts";
 import { launchApp } from "../../android/launch.ts";
 import { readInputMethodDump } from "../../android/input_method.ts";
-import { projectLinkSchemes } from "../../gradle/link_schemes.ts";
+import { projectLinkSchemes } from "../../project/link_schemes.ts";
 import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
 import {
   type FlowDevice,

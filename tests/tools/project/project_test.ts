@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { mapEnv } from "../../../lib/core/env.ts";
-import { trustProject } from "../../../lib/gradle/trust.ts";
-import { selectProject } from "../../../lib/gradle/project_root.ts";
+import { trustProject } from "../../../lib/project/trust.ts";
+import { selectProject } from "../../../lib/project/project_root.ts";
 import { projectTools } from "../../../lib/tools/project/project.ts";
 import type { ToolContext } from "../../../lib/tools/context.ts";
 import type { AdbClient } from "../../../lib/adb/client.ts";
 import { assert, assertEquals, assertMatch } from "../../assert.ts";
-import { SAMPLE_PROJECT, tempDir, writeTree } from "../../gradle/_fixture.ts";
+import { SAMPLE_PROJECT, tempDir, writeTree } from "../../project/_fixture.ts";
 import { testToolContext } from "../../tool_context.ts";
 
 // deno-lint-ignore no-explicit-any
