@@ -34,6 +34,44 @@ export const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   "lib/mcp": ["lib/core"], // knows tool definitions, not devices
 };
 
+/**
+ * Folders whose code runs in a worker thread (or a worker's child process). Only the files of
+ * their `shared/` subfolder run on the main thread: a file outside the folder (but workers/, which
+ * starts the worker's side) may import only `<folder>/shared/…`, and a shared file imports nothing
+ * of its folder outside `shared/`. Every import counts, `import type` too: the types the two
+ * threads exchange are part of what they share. A folder joins this list once it holds.
+ */
+export const WORKER_FOLDERS: readonly string[] = [];
+
+/** Where a path lies for the thread rule: outside every worker folder, shared, or worker-only. */
+function threadSide(
+  path: string,
+  folders: readonly string[],
+): { folder: string; shared: boolean } | null {
+  const folder = folders.find((f) => path.startsWith(`${f}/`));
+  if (folder === undefined) return null;
+  return { folder, shared: path.startsWith(`${folder}/shared/`) };
+}
+
+/** What is wrong with one import under the thread rule, or `null`. */
+export function threadProblem(
+  i: Import,
+  folders: readonly string[] = WORKER_FOLDERS,
+): string | null {
+  const to = threadSide(i.to, folders);
+  if (to === null || to.shared || i.from.startsWith("workers/")) return null;
+  const from = threadSide(i.from, folders);
+  if (from === null || from.folder !== to.folder) {
+    return `${at(i)}: worker-only code of ${to.folder} imported from outside it ` +
+      `(the main thread may import only ${to.folder}/shared/)`;
+  }
+  if (from.shared) {
+    return `${at(i)}: a shared file imports worker-only code (${to.folder}/shared/ imports ` +
+      `nothing of ${to.folder} outside shared/)`;
+  }
+  return null;
+}
+
 /** One import as read: the importing file, its line (1-based), what it wrote, what it names. */
 export interface Import {
   from: string;
@@ -212,6 +250,26 @@ Deno.test("layers: an upward, sideways or outside import is reported with its fi
   );
 });
 
+Deno.test("layers: the thread rule lets only workers/ and the folder itself past shared/", () => {
+  const imp = (from: string, to: string): Import => ({ from, line: 3, specifier: "x", to });
+  const ui = ["lib/ui"];
+  assertEquals(threadProblem(imp("lib/tools/a.ts", "lib/ui/shared/client.ts"), ui), null);
+  assertEquals(threadProblem(imp("workers/ui.ts", "lib/ui/ui_service.ts"), ui), null);
+  assertEquals(threadProblem(imp("lib/ui/look.ts", "lib/ui/shared/limits.ts"), ui), null);
+  assertEquals(threadProblem(imp("lib/ui/look.ts", "lib/ui/capture.ts"), ui), null);
+  assertEquals(threadProblem(imp("lib/tools/a.ts", "lib/logcat/pipeline.ts"), ui), null);
+  assertEquals(
+    threadProblem(imp("lib/tools/a.ts", "lib/ui/capture.ts"), ui),
+    'lib/tools/a.ts:3 imports "x" (lib/ui/capture.ts): worker-only code of lib/ui imported ' +
+      "from outside it (the main thread may import only lib/ui/shared/)",
+  );
+  assertEquals(
+    threadProblem(imp("lib/ui/shared/client.ts", "lib/ui/capture.ts"), ui),
+    'lib/ui/shared/client.ts:3 imports "x" (lib/ui/capture.ts): a shared file imports ' +
+      "worker-only code (lib/ui/shared/ imports nothing of lib/ui outside shared/)",
+  );
+});
+
 Deno.test("layers: a circle is reported with the imports that tie it", () => {
   const imp = (from: string, to: string, line: number): Import => ({
     from,
@@ -244,7 +302,7 @@ Deno.test("layers: every folder of lib/ has a row, and every row's folder exists
   assertEquals(LAYERS.flat().sort(), existing.sort());
 });
 
-Deno.test("layers: no import in lib/, workers/ or main.ts points up or sideways, none is in a circle", async () => {
+Deno.test("layers: no import in lib/, workers/ or main.ts points up or sideways, crosses a thread, or is in a circle", async () => {
   const files = await layerFiles();
   const imports = await readImports(files);
   const read = new Set(imports.map((i) => i.from));
@@ -255,6 +313,7 @@ Deno.test("layers: no import in lib/, workers/ or main.ts points up or sideways,
   );
   const problems = [
     ...imports.map(importProblem).filter((p) => p !== null),
+    ...imports.map((i) => threadProblem(i)).filter((p) => p !== null),
     ...circleProblems(imports),
   ];
   assert(problems.length === 0, `\n${problems.join("\n")}\n`);
