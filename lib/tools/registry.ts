@@ -45,8 +45,8 @@ export interface ToolFamily {
 
 export const FAMILIES: readonly ToolFamily[] = [
   { file: "project/project.ts", tools: projectTools },
-  { file: "build/gradle.ts", tools: gradleTools },
-  { file: "build/variants.ts", tools: variantTools },
+  { file: "gradle/gradle.ts", tools: gradleTools },
+  { file: "gradle/variants.ts", tools: variantTools },
   { file: "logcat/logcat.ts", tools: logcatTools },
   { file: "logcat/crashes.ts", tools: crashTools },
   { file: "sessions/debug_sessions.ts", tools: sessionTools },
