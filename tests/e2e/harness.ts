@@ -9,6 +9,10 @@ import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { startSimulator } from "../sim/mod.ts";
 import { childEnv } from "../child_env.ts";
 import type { WaitOptions } from "../wait.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { findRealAdb } from "../sim/real_adb_server.ts";
+import type { LogcatService } from "../sim/logcat/service.ts";
+import type { UiService } from "../sim/ui/service.ts";
 
 /** How e2e tests poll the server (each poll is an MCP call or a file read, not free). */
 export const E2E_WAIT: WaitOptions = { intervalMs: 50, timeoutMs: 20_000 };
@@ -212,12 +216,29 @@ export interface CallResult {
   structuredContent?: Record<string, unknown>;
 }
 
+/** Call a tool; `timeoutMs` for a long one (a build) instead of the SDK's default request timeout. */
 export async function call(
   s: Session,
   name: string,
   args: Record<string, unknown> = {},
+  opts: { timeoutMs?: number } = {},
 ): Promise<CallResult> {
-  return await s.client.callTool({ name, arguments: args }) as CallResult;
+  if (opts.timeoutMs === undefined) {
+    return await s.client.callTool({ name, arguments: args }) as CallResult;
+  }
+  return await s.client.callTool({ name, arguments: args }, undefined, {
+    timeout: opts.timeoutMs,
+  }) as CallResult;
+}
+
+/** How long a test lets a build of the fake Gradle take. */
+export const BUILD_TIMEOUT_MS = 120_000;
+
+/** run_gradle_task `task` (a debug build by default), asserted to succeed; its result. */
+export async function built(s: Session, task = "assembleDemoDebug"): Promise<CallResult> {
+  const r = await call(s, "run_gradle_task", { task }, { timeoutMs: BUILD_TIMEOUT_MS });
+  assert(!r.isError, textOf(r));
+  return r;
 }
 
 export interface HttpServerProcess {
@@ -361,6 +382,113 @@ export async function connectHttp(
     async [Symbol.asyncDispose]() {
       await transport.terminateSession().catch(() => {});
       await client.close();
+    },
+  };
+}
+
+// ---- What tests read from the simulator and from tool results ----
+
+/** The simulated emulator every test device-tool call defaults to. */
+export const EMU = "emulator-5554";
+
+/** Google's `adb` is installed, so the real-server halves can run (else they skip with a note). */
+export const haveAdb: boolean = findRealAdb() !== null;
+
+/** `keynobi trust` a simulated project (exit 0 or fail with its stderr); its path, or real path. */
+export async function trusted(
+  world: World,
+  name = "sample-kts",
+  opts: { realPath?: boolean } = {},
+): Promise<string> {
+  const project = world.sim.projects[name];
+  const r = await runKeynobi(world, ["trust", project]);
+  assertEquals(r.code, 0, r.stderr);
+  return opts.realPath ? await Deno.realPath(project) : project;
+}
+
+/** The simulator's logcat service on `serial` (to crash apps and set the traffic rate). */
+export function simLogcat(world: World, serial = EMU): LogcatService {
+  const s = world.sim.device(serial).service<LogcatService>("logcat");
+  if (!s) throw new Error("the simulator has no logcat service");
+  return s;
+}
+
+/** The simulator's UI service on `serial`. */
+export function uiOf(world: World, serial = EMU): UiService {
+  return world.sim.device(serial).service<UiService>("ui")!;
+}
+
+/** A JSON object as a tool answers it, before a test narrows it. */
+export type Json = Record<string, unknown>;
+
+/** The first text block of a result ("" when there is none). */
+export function textOf(r: CallResult): string {
+  return r.content.find((c) => c.type === "text")?.text ?? "";
+}
+
+/** A result's structured answer, typed as the test reads it (not checked: the asserts do). */
+export function json<T = Json>(r: { structuredContent?: Record<string, unknown> }): T {
+  return r.structuredContent as T;
+}
+
+/** Assert the call succeeded (the failure quotes its text) and give its structured answer. */
+export function ok<T = Json>(r: CallResult, what = "the call"): T {
+  assert(!r.isError, `${what} failed: ${textOf(r)}`);
+  return json<T>(r);
+}
+
+/** A row of a UI answer's `elements` (get_ui_hierarchy, ui_* actions, a failed flow's screen). */
+export interface UiRow {
+  handle: string;
+  class: string;
+  label: string;
+  resource_id: string;
+  tree_path: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  flags: string[];
+}
+
+/** A UI answer: the settled screen's rows. */
+export interface UiScreen {
+  elements: UiRow[];
+}
+
+/** The rows of a UI answer. */
+export function rows(s: Json | UiScreen): UiRow[] {
+  return s.elements as UiRow[];
+}
+
+/** The first row `pred` picks, or fail naming `what` and the labels there are. */
+export function rowBy(s: Json | UiScreen, pred: (r: UiRow) => boolean, what: string): UiRow {
+  const r = rows(s).find(pred);
+  assert(r, `no row for ${what} in ${JSON.stringify(rows(s).map((x) => x.label))}`);
+  return r;
+}
+
+/** The `error` object of a failed call's structured answer. */
+export interface ToolError {
+  code: string;
+  message?: string;
+  [k: string]: unknown;
+}
+
+/** The structured error of a call (undefined when it has none). */
+export function errorOf(r: { structuredContent?: Record<string, unknown> }): ToolError {
+  return r.structuredContent?.error as ToolError;
+}
+
+/** A temporary directory, removed (with all it holds) when the test's `using` scope ends. */
+export async function tempDir(
+  prefix = "keynobi-test-",
+): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
     },
   };
 }

@@ -5,32 +5,60 @@ import {
   call,
   connect,
   E2E_WAIT,
+  errorOf,
+  json,
   type Session,
+  simLogcat,
   startWorld,
   type World,
 } from "./harness.ts";
 import { pollUntil } from "../wait.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
-
 const SERIAL = "emulator-5554";
 const PKG = "com.example.crashy";
 
-interface SimLogcat {
-  crash(pkg: string, kind: "java" | "anr" | "native", variant?: string): { pid: number };
-  setRate(n: number): void;
+interface CrashGroup {
+  crash_group_id: string;
+  kind: string;
+  count: number;
+  package: string;
+  pids: number[];
+  anr_reasons: { reasons: { count: number; reason: string }[] };
 }
 
-function simLogcat(world: World): SimLogcat {
-  const s = world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat | undefined;
-  if (!s) throw new Error("the simulator has no logcat service");
-  return s;
+interface LogEntry {
+  level: string;
+  tag: string;
+  package: string;
 }
 
-function s(r: { structuredContent?: Record<string, unknown> }) {
-  return r.structuredContent as J;
+interface DeviceStats {
+  serial: string;
+  state: string;
+  evicted: number;
+  levels: Record<string, number>;
+  top_tags: unknown[];
+  rate_per_sec: unknown;
 }
+
+/** The fields of the Logcat and Crashes tools' answers these tests read. */
+interface LogcatAnswer {
+  state: string;
+  already: boolean;
+  total_crashes: number;
+  groups: CrashGroup[];
+  group: CrashGroup;
+  frames: { method: string }[];
+  first_app_frame: unknown;
+  crash: { package: string };
+  entries: LogEntry[];
+  count: number;
+  devices: DeviceStats[];
+  stopped: string[];
+  cleared: string[];
+}
+
+const s = json<LogcatAnswer>;
 
 async function started(world: World, sess: Session) {
   simLogcat(world).setRate(0);
@@ -59,7 +87,7 @@ Deno.test({
       "three crashes",
       E2E_WAIT,
     );
-    const groups = s(crashes).groups as J[];
+    const groups = s(crashes).groups;
     assertEquals(groups.length, 2, crashes.content[0].text);
     const twice = groups.find((g) => g.count === 2)!;
     const once = groups.find((g) => g.count === 1)!;
@@ -83,23 +111,23 @@ Deno.test({
 
     // Filters: the crash lines are E/AndroidRuntime of the package.
     const errs = await call(sess, "get_logcat_entries", { min_level: "E", tag: "AndroidRuntime" });
-    const es = s(errs).entries as J[];
+    const es = s(errs).entries;
     assert(es.length > 0);
     for (const e of es) {
       assertEquals([e.level === "E" || e.level === "F", e.tag], [true, "AndroidRuntime"]);
     }
     const byText = await call(sess, "get_logcat_entries", { text: "fatal exception" });
-    const bt = s(byText).entries as J[];
+    const bt = s(byText).entries;
     assertEquals(bt.length, 3);
     const byPackage = await call(sess, "get_logcat_entries", { package: PKG, count: 10_000 });
-    const bp = s(byPackage).entries as J[];
+    const bp = s(byPackage).entries;
     assert(bp.length > 0);
     for (const e of bp) assertEquals(e.package, PKG);
     const onlyCrashes = await call(sess, "get_logcat_entries", { only_crashes: true, count: 5 });
     assertEquals(s(onlyCrashes).entries.length, 5);
 
     const stats = await call(sess, "get_logcat_stats");
-    const d = (s(stats).devices as J[])[0];
+    const d = s(stats).devices[0];
     assertEquals([d.serial, d.state, d.evicted], [SERIAL, "streaming", 0]);
     assert(d.levels.E > 0 && d.top_tags.length > 0 && typeof d.rate_per_sec === "number");
 
@@ -133,7 +161,7 @@ Deno.test({
       "ANR and native crash",
       E2E_WAIT,
     );
-    const kinds = (s(crashes).groups as J[]).map((g) => g.kind).sort();
+    const kinds = s(crashes).groups.map((g) => g.kind).sort();
     assertEquals(kinds, ["anr", "native"]);
     await assertNoInjection(world.sim);
   },
@@ -164,7 +192,7 @@ Deno.test("logcat e2e: out-of-range, wrong-typed and hostile arguments are inval
   for (const [tool, args] of cases) {
     const r = await call(sess, tool, args);
     assertEquals(r.isError, true, `${tool} ${JSON.stringify(args)}`);
-    assertEquals(s(r).error.code, "invalid_params", `${tool} ${JSON.stringify(args)}`);
+    assertEquals(errorOf(r).code, "invalid_params", `${tool} ${JSON.stringify(args)}`);
   }
   // Hostile filter text never reaches a device: it only filters the buffer.
   for (const h of hostile) {
@@ -191,11 +219,11 @@ Deno.test({
       "three ANRs",
       E2E_WAIT,
     );
-    const groups = s(crashes).groups as J[];
+    const groups = s(crashes).groups;
     assertEquals(groups.length, 1, crashes.content[0].text);
     const g = groups[0];
     assertEquals([g.kind, g.count, g.package], ["anr", 3, PKG]);
-    const reasons = g.anr_reasons.reasons as J[];
+    const reasons = g.anr_reasons.reasons;
     assertEquals(reasons.map((x) => x.count), [2, 1], crashes.content[0].text);
     assert(reasons[0].reason.startsWith("Input dispatching timed out ("), reasons[0].reason);
     assertEquals(

@@ -7,17 +7,17 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   assertNoInjection,
+  built,
   call,
   connect,
   E2E_WAIT,
+  json,
   runKeynobi,
+  simLogcat,
   startWorld,
-  type World,
+  trusted,
 } from "./harness.ts";
 import { pollUntil } from "../wait.ts";
-
-// deno-lint-ignore no-explicit-any
-type J = any;
 
 const SERIAL = "emulator-5554";
 const PROJECT = "sample-kts";
@@ -25,19 +25,56 @@ const RELEASE_PKG = "com.example.keynobi.sample.demo";
 /** The sample app every simulated device has preinstalled (not built by this keynobi). */
 const SAMPLE_PKG = "com.example.keynobi.sample.demo.debug";
 
-interface SimLogcat {
-  crash(pkg: string, kind: "java" | "anr" | "native", variant?: string): { pid: number };
-  setRate(n: number): void;
+interface Frame {
+  raw: string;
+  app: boolean;
+  class: string;
+  method: string;
 }
 
-function simLogcat(world: World): SimLogcat {
-  return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat;
+interface Retrace {
+  status: string;
+  reason: string;
+  matched_by: string;
+  device: { serial: string; apk_sha256: string } | null;
+  trace: string;
+  build_id: number;
+  module: string;
+  variant: string;
+  map_id: string;
+  mapping_sha256: string;
+  mapping_line: string;
+}
+
+/** What get_crash_stack_trace answers (for a crash, or for a trace one already has). */
+interface StackTrace {
+  trace: string;
+  retrace?: Retrace;
+  frames: Frame[];
+  causes: { frames: Frame[] }[];
+  first_app_frame: Frame;
+  crash: { first_app_frame: string };
+  group: { first_app_frame: string };
+  map_id: string;
+  classes: number;
+  stats: { retraced: number; frames: number };
+}
+
+interface CrashLogs {
+  total_crashes: number;
+  retraced: Retrace[];
+}
+
+interface BuildHistory {
+  records: {
+    id: number;
+    mappings: { module: string; variant: string; map_id: string; sha256: string }[];
+  }[];
 }
 
 Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keynobi never built is refused", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects[PROJECT];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const project = await trusted(world, PROJECT);
   await world.sim.gradle(PROJECT).setTaskDelay(0);
   await using s = await connect(world, ["--project", project]);
   simLogcat(world).setRate(0);
@@ -47,29 +84,26 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   simLogcat(world).crash(SAMPLE_PKG, "java");
   await pollUntil(
     () => call(s, "get_crash_logs", {}),
-    (r) => (r.structuredContent as J).total_crashes >= 1,
+    (r) => json<CrashLogs>(r).total_crashes >= 1,
     "crash",
     E2E_WAIT,
   );
   const plain = await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG });
-  assertEquals((plain.structuredContent as J).retrace, undefined, "unchanged without retrace");
+  assertEquals(json<StackTrace>(plain).retrace, undefined, "unchanged without retrace");
   const foreign = await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true });
   assert(!foreign.isError, foreign.content[0].text);
-  const fr = (foreign.structuredContent as J).retrace;
+  const fr = json<StackTrace>(foreign).retrace!;
   assertEquals(fr.status, "refused", JSON.stringify(fr));
   assertStringIncludes(fr.reason, "matches no build keynobi kept or installed");
-  assertEquals(fr.device.serial, SERIAL);
-  assertEquals(fr.trace, (plain.structuredContent as J).trace, "the trace as logcat printed it");
+  assertEquals(fr.device!.serial, SERIAL);
+  assertEquals(fr.trace, json<StackTrace>(plain).trace, "the trace as logcat printed it");
 
   // A release build: minified, its mapping kept with the build.
-  const build = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoRelease" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
-  assert(!build.isError, build.content[0].text);
-  const history = JSON.parse(await Deno.readTextFile(`${world.dataDir}/build-history.json`));
-  const rec = history.records.at(-1);
+  await built(s, "assembleDemoRelease");
+  const history: BuildHistory = JSON.parse(
+    await Deno.readTextFile(`${world.dataDir}/build-history.json`),
+  );
+  const rec = history.records.at(-1)!;
   assertEquals(rec.mappings.length, 1, JSON.stringify(rec.mappings));
   const mapping = rec.mappings[0];
   assertEquals([mapping.module, mapping.variant], [":app", "demoRelease"]);
@@ -82,15 +116,15 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   simLogcat(world).crash(RELEASE_PKG, "java");
   await pollUntil(
     () => call(s, "get_crash_logs", {}),
-    (r) => (r.structuredContent as J).total_crashes >= 2,
+    (r) => json<CrashLogs>(r).total_crashes >= 2,
     "second crash",
     E2E_WAIT,
   );
   const obf = await call(s, "get_crash_stack_trace", { package: RELEASE_PKG, retrace: true });
   assert(!obf.isError, obf.content[0].text);
-  const t = obf.structuredContent as J;
+  const t = json<StackTrace>(obf);
   assertStringIncludes(t.trace, `r8-map-id-${mapping.map_id}`);
-  const r = t.retrace;
+  const r = t.retrace!;
   assertEquals(r.status, "retraced", JSON.stringify(r));
   assertEquals(r.matched_by, "map_id");
   assertEquals(r.device, null, "a map id needs no device call");
@@ -113,11 +147,11 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   assertStringIncludes(r.mapping_line, `build #${rec.id}`);
   // Every field derived from names is read again from the retraced text: frames, app marks, the
   // first app frame of the crash, its summary and its group.
-  const all = [...t.frames, ...t.causes.flatMap((c: J) => c.frames)];
+  const all = [...t.frames, ...t.causes.flatMap((c) => c.frames)];
   for (const f of all) assert(!f.raw.includes("r8-map-id-"), `an obfuscated frame kept: ${f.raw}`);
   assert(
-    all.some((f: J) => f.app && f.class === `${RELEASE_PKG}.data.SampleParser`),
-    JSON.stringify(all.map((f: J) => [f.raw, f.app])),
+    all.some((f) => f.app && f.class === `${RELEASE_PKG}.data.SampleParser`),
+    JSON.stringify(all.map((f) => [f.raw, f.app])),
   );
   assertEquals(t.first_app_frame.class.startsWith(`${RELEASE_PKG}.`), true);
   assertStringIncludes(r.trace, `at ${t.first_app_frame.class}.${t.first_app_frame.method}(`);
@@ -127,12 +161,7 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
 
   // A debug build keynobi built and installed: the device's APK hash (pm path + sha256sum through
   // the simulator, as a device prints them) finds the build, which wrote no mapping.
-  const debugBuild = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
-  assert(!debugBuild.isError, debugBuild.content[0].text);
+  await built(s);
   const debugInstall = await call(s, "install_apk", {
     device_serial: SERIAL,
     apk_path: "app/build/outputs/apk/demo/debug/app-demo-debug.apk",
@@ -142,16 +171,17 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   simLogcat(world).crash(SAMPLE_PKG, "java");
   await pollUntil(
     () => call(s, "get_crash_logs", {}),
-    (r) => (r.structuredContent as J).total_crashes >= 3,
+    (r) => json<CrashLogs>(r).total_crashes >= 3,
     "third crash",
     E2E_WAIT,
   );
-  const dbg = (await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true }))
-    .structuredContent as J;
-  assertEquals(dbg.retrace.status, "unavailable", JSON.stringify(dbg.retrace));
-  assertEquals(dbg.retrace.matched_by, "device_hash");
-  assertEquals(dbg.retrace.device.apk_sha256, (debugInstall.structuredContent as J).apk_sha256);
-  assertStringIncludes(dbg.retrace.reason, "wrote no R8 mapping");
+  const dbg = json<StackTrace>(
+    await call(s, "get_crash_stack_trace", { package: SAMPLE_PKG, retrace: true }),
+  ).retrace!;
+  assertEquals(dbg.status, "unavailable", JSON.stringify(dbg));
+  assertEquals(dbg.matched_by, "device_hash");
+  assertEquals(dbg.device!.apk_sha256, json<{ apk_sha256: string }>(debugInstall).apk_sha256);
+  assertStringIncludes(dbg.reason, "wrote no R8 mapping");
   const journal = await world.sim.readJournal();
   assert(journal.some((j) => j.raw.startsWith(`pm path ${SAMPLE_PKG}`)), "asked pm path");
   // The path holds `~` and `=`: it reaches the device shell quoted.
@@ -161,7 +191,7 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   );
 
   const logs = await call(s, "get_crash_logs", { retrace: true });
-  const retraced = (logs.structuredContent as J).retraced as J[];
+  const retraced = json<CrashLogs>(logs).retraced;
   // Two groups: the sample app's crash (twice: never built, then the debug build) and the release.
   assertEquals(retraced.length, 2, JSON.stringify(retraced).slice(0, 500));
   assertEquals(retraced.map((x) => x.status).sort(), ["retraced", "unavailable"]);
@@ -206,7 +236,7 @@ Deno.test("retrace e2e: a trace one already has, with a project's mapping: the t
     "    at com.example.shop.Cart.checkout(Cart.kt:41)",
     "",
   ]);
-  const st = r.structuredContent as J;
+  const st = json<StackTrace>(r);
   assertEquals([st.map_id, st.classes, st.stats.retraced, st.stats.frames], ["9f00d1e", 2, 2, 3]);
   // An absolute path inside the project gives the same; one outside is refused, as are half calls.
   const abs = await call(s, "get_crash_stack_trace", {

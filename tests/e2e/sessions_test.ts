@@ -6,49 +6,105 @@
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   assertNoInjection,
+  built,
   call,
   connect,
   E2E_WAIT,
-  runKeynobi,
+  errorOf,
+  json,
+  simLogcat,
   startWorld,
+  trusted,
+  uiOf,
   type World,
 } from "./harness.ts";
 import { pollUntil } from "../wait.ts";
-import type { UiService } from "../sim/ui/service.ts";
-
-// deno-lint-ignore no-explicit-any
-type J = any;
 
 const SERIAL = "emulator-5554";
 const PROJECT = "sample-kts";
 const PKG = "com.example.keynobi.sample.demo.debug";
 const APK = "app/build/outputs/apk/demo/debug/app-demo-debug.apk";
 
-interface SimLogcat {
-  crash(pkg: string, kind: "java" | "anr" | "native", variant?: string): { pid: number };
-  setRate(n: number): void;
+interface SessionRow {
+  id: string;
+  effective_state: string;
+  counts: { crashes: number };
 }
 
-function simLogcat(world: World): SimLogcat {
-  return world.sim.device(SERIAL).service("logcat" as never) as unknown as SimLogcat;
+/** list_debug_sessions */
+interface SessionList {
+  matched: number;
+  sessions: SessionRow[];
 }
 
-const sc = (r: { structuredContent?: Record<string, unknown> }) => r.structuredContent as J;
+interface TimelineEvent {
+  kind: string;
+  seq: number;
+  by: { kind: string };
+  data: {
+    reason: string;
+    tool: string;
+    kind: string;
+    ok: boolean;
+    serial: string;
+    flow_step: unknown;
+  };
+}
+
+/** get_debug_session */
+interface DebugSession {
+  session: {
+    state: string;
+    build: { build_id: number };
+    install: { by: { kind: string } };
+    device_installed_at?: unknown;
+  };
+  timeline: TimelineEvent[];
+  crashes: {
+    seq: number;
+    pid: number;
+    log_lines_kept: number;
+    attribution: { method: string; verified: boolean };
+  }[];
+  capture: { lines: string[] };
+  next_before_seq: number | null;
+}
+
+/** compare_debug_sessions */
+interface Comparison {
+  from: { id: string };
+  to: { id: string };
+  crashes: { new_in_to: unknown[] };
+  launch: { comparable?: boolean; note?: string };
+  provenance: {
+    from: { commit: string | null };
+    to: { commit: string | null };
+    same_commit: boolean | null;
+    notes: string[];
+  };
+  frames: { comparable: boolean; delta_janky_percent: number };
+}
+
+/** get_frame_stats */
+interface FrameStats {
+  since_reset: boolean;
+  running: boolean;
+  stats: { total_frames: number; janky_frames: number; janky_percent: number };
+}
+
+/** The sample project trusted, instant builds, a server on it. */
+async function projectSession(world: World) {
+  const project = await trusted(world, PROJECT);
+  await world.sim.gradle(PROJECT).setTaskDelay(0);
+  return await connect(world, ["--project", project]);
+}
 
 Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default comparison pair", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects[PROJECT];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
-  await world.sim.gradle(PROJECT).setTaskDelay(0);
-  await using s = await connect(world, ["--project", project]);
+  await using s = await projectSession(world);
   simLogcat(world).setRate(0);
   assert(!(await call(s, "start_logcat", { device_serial: SERIAL })).isError);
-  const built = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
-  assert(!built.isError, built.content[0].text);
+  await built(s);
 
   // A good session: install, launch, no crash.
   const first = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
@@ -67,11 +123,11 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   // The crash reaches the session through the logcat worker; the read waits for it.
   const listed = await pollUntil(
     () => call(s, "list_debug_sessions", { only_crashing: true }),
-    (r) => sc(r).sessions[0] !== undefined,
+    (r) => json<SessionList>(r).sessions[0] !== undefined,
     "a crashing session",
     E2E_WAIT,
   );
-  const crashing: J = sc(listed).sessions[0] ?? null;
+  const crashing = json<SessionList>(listed).sessions[0] ?? null;
   assert(crashing, "a crashing session");
   // The device's exit history (exit-info) adds the crash's exit, once, however often it is read;
   // the exits of the earlier installs (stamped before this install on the device clock) are not.
@@ -82,7 +138,7 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   const third = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
   assert(!third.isError, third.content[0].text);
 
-  const list = sc(await call(s, "list_debug_sessions", { package: PKG }));
+  const list = json<SessionList>(await call(s, "list_debug_sessions", { package: PKG }));
   assertEquals(list.matched, 3);
   const [newest, middle, oldest] = list.sessions;
   assertEquals([newest.effective_state, middle.effective_state, oldest.effective_state], [
@@ -93,8 +149,8 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
   assertEquals(middle.id, crashing.id);
   const got = await call(s, "get_debug_session", { session_id: middle.id });
   assert(!got.isError, got.content[0].text);
-  const g = sc(got);
-  const kinds = g.timeline.map((e: J) => e.kind);
+  const g = json<DebugSession>(got);
+  const kinds = g.timeline.map((e) => e.kind);
   // install_apk and launch_app are agent actions too (recorded after their own events).
   assertEquals(kinds, [
     "install",
@@ -107,10 +163,10 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     "exit",
     "state",
   ]);
-  const exit = g.timeline.find((e: J) => e.kind === "exit");
-  assertStringIncludes(exit.data.reason, "CRASH");
-  const actions = g.timeline.filter((e: J) => e.kind === "agentAction");
-  assertEquals(actions.map((e: J) => e.data.tool), [
+  const exit = g.timeline.find((e) => e.kind === "exit");
+  assertStringIncludes(exit!.data.reason, "CRASH");
+  const actions = g.timeline.filter((e) => e.kind === "agentAction");
+  assertEquals(actions.map((e) => e.data.tool), [
     "install_apk",
     "launch_app",
     "ui_tap",
@@ -137,24 +193,24 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     ]);
   }
   assertEquals(
-    taps.map((t: J) => t.data.flow_step),
+    taps.map((t) => t.data.flow_step),
     [100, 200].map((x) => ({
       do: "tap",
       target: { selector: null, x, y: 300 },
     })),
   );
   assertEquals(g.session.state, "superseded");
-  assertEquals(g.session.build.build_id, sc(first).build_id);
+  assertEquals(g.session.build.build_id, json<{ build_id: number }>(first).build_id);
   assertEquals(g.session.install.by.kind, "agent");
   assertEquals(g.crashes.length, 1);
   assertEquals(g.crashes[0].attribution.method, "install_record");
   assertEquals(g.crashes[0].attribution.verified, true, JSON.stringify(g.crashes[0].attribution));
   assert(g.session.device_installed_at === undefined, "internal field not exposed");
   assert(g.crashes[0].log_lines_kept > 0);
-  const seqs = g.timeline.map((e: J) => e.seq);
+  const seqs = g.timeline.map((e) => e.seq);
   assertEquals(seqs, [...seqs].sort((a: number, b: number) => a - b), "in order");
 
-  const cap = sc(
+  const cap = json<DebugSession>(
     await call(s, "get_debug_session", {
       session_id: middle.id,
       capture_seq: g.crashes[0].seq,
@@ -162,21 +218,23 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     }),
   );
   assertEquals(cap.capture.lines.length, 5);
-  const paged = sc(await call(s, "get_debug_session", { session_id: middle.id, max_events: 2 }));
-  assertEquals(paged.timeline.map((e: J) => e.kind), ["exit", "state"]);
-  const older = sc(
+  const paged = json<DebugSession>(
+    await call(s, "get_debug_session", { session_id: middle.id, max_events: 2 }),
+  );
+  assertEquals(paged.timeline.map((e) => e.kind), ["exit", "state"]);
+  const older = json<DebugSession>(
     await call(s, "get_debug_session", {
       session_id: middle.id,
       max_events: 10,
       before_seq: paged.next_before_seq,
     }),
   );
-  assertEquals(older.timeline.map((e: J) => e.kind), kinds.slice(0, -2));
+  assertEquals(older.timeline.map((e) => e.kind), kinds.slice(0, -2));
   assertEquals(older.next_before_seq, null);
 
   const cmp = await call(s, "compare_debug_sessions", {});
   assert(!cmp.isError, cmp.content[0].text);
-  const c = sc(cmp);
+  const c = json<Comparison>(cmp);
   assertEquals([c.from.id, c.to.id], [oldest.id, middle.id]);
   assertEquals(c.crashes.new_in_to.length, 1);
   assertEquals(c.launch.comparable === true || typeof c.launch.note === "string", true);
@@ -196,29 +254,21 @@ Deno.test("sessions e2e: install, launch, taps, crash, reinstall; the default co
     ] as const
   ) {
     const r = await call(s, tool, args);
-    assertEquals(sc(r).error.code, "invalid_params", `${tool} ${JSON.stringify(args)}`);
+    assertEquals(errorOf(r).code, "invalid_params", `${tool} ${JSON.stringify(args)}`);
   }
   const unknown = await call(s, "get_debug_session", { session_id: "s-000000001-deadbeef" });
-  assertEquals(sc(unknown).error.code, "not_found");
+  assertEquals(errorOf(unknown).code, "not_found");
   await assertNoInjection(world.sim);
 });
 
 Deno.test("sessions e2e: get_frame_stats measures an interaction and compares two installs", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects[PROJECT];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
-  await world.sim.gradle(PROJECT).setTaskDelay(0);
-  await using s = await connect(world, ["--project", project]);
-  const built = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
-  assert(!built.isError, built.content[0].text);
-  const ui = world.sim.device(SERIAL).service<UiService>("ui")!;
+  await using s = await projectSession(world);
+  await built(s);
+  const ui = uiOf(world, SERIAL);
 
   /** Install, launch, reset the counters, tap twice, read: the session's frame reading. */
-  async function measuredInstall(): Promise<J> {
+  async function measuredInstall(): Promise<FrameStats> {
     assert(!(await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK })).isError);
     assert(!(await call(s, "launch_app", { device_serial: SERIAL, package: PKG })).isError);
     const reset = await call(s, "get_frame_stats", {
@@ -235,7 +285,7 @@ Deno.test("sessions e2e: get_frame_stats measures an interaction and compares tw
     }
     const read = await call(s, "get_frame_stats", { device_serial: SERIAL, package: PKG });
     assert(!read.isError, read.content[0].text);
-    const st = sc(read);
+    const st = json<FrameStats>(read);
     assertEquals(st.since_reset, true);
     // Exactly what the device counted since the reset, read from its own text.
     const c = ui.frames.counters;
@@ -246,19 +296,23 @@ Deno.test("sessions e2e: get_frame_stats measures an interaction and compares tw
   }
 
   const fast = await measuredInstall();
-  const first = sc(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
+  const first =
+    json<SessionList>(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
   // The next build draws every frame slower (the simulated app's frame time).
   ui.settings.frameCostMs = 30;
   const slow = await measuredInstall();
   assert(slow.stats.janky_percent > fast.stats.janky_percent, JSON.stringify([fast, slow]));
-  const second = sc(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
+  const second =
+    json<SessionList>(await call(s, "list_debug_sessions", { package: PKG })).sessions[0];
   assert(first.id !== second.id, "two installs, two sessions");
 
-  const timeline = sc(await call(s, "get_debug_session", { session_id: second.id })).timeline;
-  assert(timeline.some((e: J) => e.kind === "frames"), JSON.stringify(timeline));
+  const timeline = json<DebugSession>(
+    await call(s, "get_debug_session", { session_id: second.id }),
+  ).timeline;
+  assert(timeline.some((e) => e.kind === "frames"), JSON.stringify(timeline));
   const cmp = await call(s, "compare_debug_sessions", { from: first.id, to: second.id });
   assert(!cmp.isError, cmp.content[0].text);
-  const f = sc(cmp).frames;
+  const f = json<Comparison>(cmp).frames;
   assertEquals(f.comparable, true);
   assertEquals(
     f.delta_janky_percent,
@@ -273,24 +327,16 @@ Deno.test("sessions e2e: get_frame_stats measures an interaction and compares tw
   assert(!(await call(s, "stop_app", { device_serial: SERIAL, package: PKG })).isError);
   const none = await call(s, "get_frame_stats", { device_serial: SERIAL, package: PKG });
   assert(!none.isError, none.content[0].text);
-  assertEquals(sc(none).running, false);
+  assertEquals(json<FrameStats>(none).running, false);
   assertStringIncludes(none.content[0].text!, "has no rendering process");
   await assertNoInjection(world.sim);
 });
 
 Deno.test("sessions e2e: a crash logged before an install is not that install's, even replayed after it", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects[PROJECT];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
-  await world.sim.gradle(PROJECT).setTaskDelay(0);
-  await using s = await connect(world, ["--project", project]);
+  await using s = await projectSession(world);
   simLogcat(world).setRate(0);
-  const built = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
-  assert(!built.isError, built.content[0].text);
+  await built(s);
   // The crash reaches the device's log first; the install comes over a second later (the
   // device's install time has whole seconds); logcat starts after and replays the buffer.
   const early = simLogcat(world).crash(PKG, "java");
@@ -300,7 +346,7 @@ Deno.test("sessions e2e: a crash logged before an install is not that install's,
   assert(!(await call(s, "start_logcat", { device_serial: SERIAL })).isError);
   await pollUntil(
     () => call(s, "get_crash_logs"),
-    (r) => sc(r).total_crashes >= 1,
+    (r) => json<{ total_crashes: number }>(r).total_crashes >= 1,
     "the replayed crash in the crash tools",
     E2E_WAIT,
   );
@@ -309,12 +355,13 @@ Deno.test("sessions e2e: a crash logged before an install is not that install's,
   assert(later.pid !== early.pid, "two crashes, two processes");
   const listed = await pollUntil(
     () => call(s, "list_debug_sessions", { package: PKG }),
-    (r) => (sc(r).sessions[0]?.counts.crashes ?? 0) >= 1,
+    (r) => (json<SessionList>(r).sessions[0]?.counts.crashes ?? 0) >= 1,
     "a crash in the session",
     E2E_WAIT,
   );
-  const g = sc(await call(s, "get_debug_session", { session_id: sc(listed).sessions[0].id }));
-  assertEquals(g.crashes.map((c: J) => c.pid), [later.pid], JSON.stringify(g.crashes));
-  assertEquals(sc(listed).sessions[0].counts.crashes, 1);
+  const row = json<SessionList>(listed).sessions[0];
+  const g = json<DebugSession>(await call(s, "get_debug_session", { session_id: row.id }));
+  assertEquals(g.crashes.map((c) => c.pid), [later.pid], JSON.stringify(g.crashes));
+  assertEquals(row.counts.crashes, 1);
   assertEquals(g.crashes[0].attribution.verified, true);
 });

@@ -7,26 +7,42 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import {
   assertNoInjection,
+  BUILD_TIMEOUT_MS,
+  built,
   call,
-  type CallResult,
   connect,
-  runKeynobi,
+  errorOf,
+  json,
+  ok as okOf,
   startWorld,
-  type World,
+  textOf as text,
+  type ToolError,
+  trusted,
+  uiOf,
+  type UiScreen,
 } from "./harness.ts";
-import type { UiService } from "../sim/ui/service.ts";
-
-// deno-lint-ignore no-explicit-any
-type J = any;
 
 const SERIAL = "emulator-5554";
 const PKG = "com.example.keynobi.sample.demo.debug";
 
-function uiOf(world: World): UiService {
-  return world.sim.device(SERIAL).service<UiService>("ui")!;
+interface FlowStep {
+  index: string;
+  command: string;
+  status: string;
+  ms: number;
+  detail: string;
+  source: string;
 }
 
-const text = (r: CallResult) => r.content.find((c) => c.type === "text")?.text ?? "";
+/** run_ui_flow */
+interface FlowRun extends UiScreen {
+  passed: boolean;
+  failed_step:
+    | { index: string; command: string; line: number; error: ToolError; detail: string }
+    | null;
+  steps: FlowStep[];
+  duration_ms: number;
+}
 
 /** The sample app's sign-in, as a developer would write it for Maestro. */
 export function signInFlow(result = "Signed in as ada@example\\.com"): string {
@@ -64,10 +80,10 @@ Deno.test("run_ui_flow: the sign-in flow passes, step by step, on the UI engine"
     env: ["PASSWORD=hunter22"],
   });
   assert(!r.isError, text(r));
-  const out = r.structuredContent as J;
+  const out = json<FlowRun>(r);
   assertEquals(out.passed, true, text(r));
   assertEquals(out.failed_step, null);
-  assertEquals(out.steps.map((x: J) => x.command), [
+  assertEquals(out.steps.map((x) => x.command), [
     "launchApp",
     "tapOn",
     "tapOn",
@@ -77,8 +93,8 @@ Deno.test("run_ui_flow: the sign-in flow passes, step by step, on the UI engine"
     "tapOn",
     "assertVisible",
   ]);
-  assert(out.steps.every((x: J) => x.status === "passed" && typeof x.ms === "number"));
-  assert(out.duration_ms >= out.steps.reduce((a: number, x: J) => a + x.ms, 0) - 8);
+  assert(out.steps.every((x) => x.status === "passed" && typeof x.ms === "number"));
+  assert(out.duration_ms >= out.steps.reduce((a: number, x) => a + x.ms, 0) - 8);
   // What the device's app holds is what the flow typed.
   const st = ui.state();
   assertEquals(st.screen, "form");
@@ -101,18 +117,19 @@ Deno.test("run_ui_flow: a wrong assertion fails at that step with the settled sc
     screenshot_on_failure: true,
   });
   assert(!r.isError, text(r));
-  const out = r.structuredContent as J;
+  const out = json<FlowRun>(r);
   assertEquals(out.passed, false);
-  assertEquals(out.failed_step.index, "8");
-  assertEquals(out.failed_step.command, "assertVisible");
-  assertEquals(out.failed_step.line, 19);
-  assertEquals(out.failed_step.error.code, "not_found");
-  assertStringIncludes(out.failed_step.detail, 'nothing matches text "Welcome back, Ada"');
+  const failed = out.failed_step!;
+  assertEquals(failed.index, "8");
+  assertEquals(failed.command, "assertVisible");
+  assertEquals(failed.line, 19);
+  assertEquals(failed.error.code, "not_found");
+  assertStringIncludes(failed.detail, 'nothing matches text "Welcome back, Ada"');
   assertEquals(out.steps.length, 8);
   // The settled screen there: the form showing the real result.
   assert(
-    out.elements.some((e: J) => e.label === "Signed in as ada@example.com"),
-    JSON.stringify(out.elements.map((e: J) => e.label)),
+    out.elements.some((e) => e.label === "Signed in as ada@example.com"),
+    JSON.stringify(out.elements.map((e) => e.label)),
   );
   assertStringIncludes(
     text(r),
@@ -143,7 +160,7 @@ Deno.test("run_ui_flow: an unsupported step, a bad selector or an unknown variab
   for (const [flow, want] of flows) {
     const r = await call(s, "run_ui_flow", { device_serial: SERIAL, flow });
     assert(r.isError, `refused: ${flow}`);
-    assertEquals((r.structuredContent as J).error.code, "invalid_params");
+    assertEquals(errorOf(r).code, "invalid_params");
     assertMatch(text(r), want);
   }
   // Nothing ran: the app is still where it was, untouched.
@@ -155,8 +172,7 @@ Deno.test("run_ui_flow: an unsupported step, a bad selector or an unknown variab
 
 Deno.test("run_ui_flow: a flow that passes on one install and fails on the next shows in compare_debug_sessions", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects["sample-kts"];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const project = await trusted(world);
   const gradle = world.sim.gradle("sample-kts");
   await gradle.setTaskDelay(0);
   await using s = await connect(world, ["--project", project]);
@@ -175,12 +191,7 @@ Deno.test("run_ui_flow: a flow that passes on one install and fails on the next 
       "- assertVisible: 'Signed in as .*'\n",
   );
   const build = async () => {
-    const r = await s.client.callTool(
-      { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-      undefined,
-      { timeout: 120_000 },
-    ) as CallResult;
-    assert(!r.isError, text(r));
+    await built(s);
     const i = await call(s, "install_apk", { device_serial: SERIAL, apk_path: APK });
     assert(!i.isError, text(i));
   };
@@ -192,13 +203,13 @@ Deno.test("run_ui_flow: a flow that passes on one install and fails on the next 
       lookup_timeout_ms: 2_000,
     });
     assert(!r.isError, text(r));
-    return r.structuredContent as J;
+    return json<FlowRun>(r);
   };
 
   await build();
   const good = await run();
   assertEquals(good.passed, true, JSON.stringify(good.steps));
-  assertEquals(good.steps.map((x: J) => x.index), [
+  assertEquals(good.steps.map((x) => x.index), [
     "1",
     "2",
     "3",
@@ -216,24 +227,31 @@ Deno.test("run_ui_flow: a flow that passes on one install and fails on the next 
   await build();
   const bad = await run();
   assertEquals(bad.passed, false);
-  assertEquals([bad.failed_step.index, bad.failed_step.command], ["5", "assertVisible"]);
+  assertEquals([bad.failed_step!.index, bad.failed_step!.command], ["5", "assertVisible"]);
   assert(
-    bad.elements.some((e: J) => e.label === "Something went wrong. Try again later."),
+    bad.elements.some((e) => e.label === "Something went wrong. Try again later."),
     "the settled screen shows what the broken build says",
   );
 
-  const list = (await call(s, "list_debug_sessions", { package: PKG })).structuredContent as J;
+  const list = json<{ sessions: { id: string }[] }>(
+    await call(s, "list_debug_sessions", { package: PKG }),
+  );
   const [newer, older] = list.sessions;
-  const got = (await call(s, "get_debug_session", { session_id: newer.id })).structuredContent as J;
-  const flowEvent = got.timeline.find((e: J) => e.kind === "uiFlow");
-  assert(flowEvent, got.timeline.map((e: J) => e.kind).join(","));
+  const got = json<{
+    timeline: { kind: string; summary: string; data: { failed_step: { command: string } } }[];
+  }>(await call(s, "get_debug_session", { session_id: newer.id }));
+  const flowEvent = got.timeline.find((e) => e.kind === "uiFlow");
+  assert(flowEvent, got.timeline.map((e) => e.kind).join(","));
   assertEquals(flowEvent.data.failed_step.command, "assertVisible");
   assertStringIncludes(flowEvent.summary, "flow sign in failed at step 5 assertVisible");
 
   const c = await call(s, "compare_debug_sessions", { from: older.id, to: newer.id });
   assert(!c.isError, text(c));
-  const cmp = c.structuredContent as J;
-  const d = cmp.differences.find((x: J) => x.field === "flow sign in");
+  const cmp = json<{
+    differences: { field: string; from: string; to: string }[];
+    flows: { broke: boolean }[];
+  }>(c);
+  const d = cmp.differences.find((x) => x.field === "flow sign in");
   assert(d, JSON.stringify(cmp.differences));
   assertEquals(d.from, "passed");
   assertStringIncludes(d.to, "failed at step 5 assertVisible");
@@ -243,18 +261,12 @@ Deno.test("run_ui_flow: a flow that passes on one install and fails on the next 
 
 Deno.test("export_ui_flow: an agent's ui_* walk becomes a flow that run_ui_flow passes on a fresh start", async () => {
   await using world = await startWorld();
-  const project = world.sim.projects["sample-kts"];
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const project = await trusted(world);
   await world.sim.gradle("sample-kts").setTaskDelay(0);
   await using s = await connect(world, ["--project", project]);
   const ui = uiOf(world);
-  const ok = async (name: string, args: Record<string, unknown>) => {
-    const r = await s.client.callTool({ name, arguments: args }, undefined, {
-      timeout: 120_000,
-    }) as CallResult;
-    assert(!r.isError, `${name}: ${text(r)}`);
-    return r.structuredContent as J;
-  };
+  const ok = async <T = UiScreen>(name: string, args: Record<string, unknown>) =>
+    okOf<T>(await call(s, name, args, { timeoutMs: BUILD_TIMEOUT_MS }), name);
   await ok("run_gradle_task", { task: "assembleDemoDebug" });
   await ok("install_apk", {
     device_serial: SERIAL,
@@ -263,9 +275,10 @@ Deno.test("export_ui_flow: an agent's ui_* walk becomes a flow that run_ui_flow 
   // The agent's walk: read, tap by handle, fill both fields, submit.
   await ok("launch_app", { device_serial: SERIAL, package: PKG });
   const home = await ok("ui_wait_for_idle", { device_serial: SERIAL });
-  const row = home.elements.find((e: J) => e.label.startsWith("Sign in"));
-  const form = await ok("ui_tap_element", { device_serial: SERIAL, tree_path: row.handle });
-  const handle = (id: string, list: J) => list.elements.find((e: J) => e.resource_id === id).handle;
+  const row = home.elements.find((e) => e.label.startsWith("Sign in"));
+  const form = await ok("ui_tap_element", { device_serial: SERIAL, tree_path: row!.handle });
+  const handle = (id: string, list: UiScreen) =>
+    list.elements.find((e) => e.resource_id === id)!.handle;
   const afterEmail = await ok("ui_fill_input", {
     device_serial: SERIAL,
     tree_path: handle("email", form),
@@ -282,7 +295,10 @@ Deno.test("export_ui_flow: an agent's ui_* walk becomes a flow that run_ui_flow 
   });
   assertEquals(ui.state().fields.email, "grace@example.com");
 
-  const out = await ok("export_ui_flow", { device_serial: SERIAL });
+  const out = await ok<{ flow: string; variables: string[]; points: number; session_id: string }>(
+    "export_ui_flow",
+    { device_serial: SERIAL },
+  );
   const flow: string = out.flow;
   assertEquals(out.variables, ["PASSWORD"]);
   assertEquals(out.points, 0, flow);
@@ -300,7 +316,7 @@ Deno.test("export_ui_flow: an agent's ui_* walk becomes a flow that run_ui_flow 
 
   // A fresh start: the app stopped, its fields empty; the exported flow signs in again.
   await ok("stop_app", { device_serial: SERIAL, package: PKG });
-  const run = await ok("run_ui_flow", {
+  const run = await ok<FlowRun>("run_ui_flow", {
     device_serial: SERIAL,
     flow: flow + "- assertVisible: 'Signed in as grace@example\\.com'\n",
     env: ["PASSWORD=s3cret-pw"],
