@@ -47,6 +47,11 @@ export interface InlineGroup {
   frames: MemberEntry[];
 }
 
+/** Obfuscated name → what it maps to: a `Map`, or read from the class block on first use. */
+export interface MemberTable<T> {
+  get(obfuscated: string): T | undefined;
+}
+
 export interface ClassMapping {
   original: string;
   obfuscated: string;
@@ -54,9 +59,9 @@ export interface ClassMapping {
   sourceFile: string | null;
   synthesized: boolean;
   /** Obfuscated method name → its inline groups in file order. */
-  methods: Map<string, InlineGroup[]>;
+  methods: MemberTable<InlineGroup[]>;
   /** Obfuscated field name → original field names. */
-  fields: Map<string, string[]>;
+  fields: MemberTable<string[]>;
 }
 
 export interface MappingHeader {
@@ -197,13 +202,15 @@ export function parseClassBlock(block: string): ClassMapping {
   if (!head) {
     throw new TypeError(`Cannot parse a mapping class line: ${block.slice(0, Math.min(nl, 200))}`);
   }
-  const cls: ClassMapping = {
+  const methods = new Map<string, InlineGroup[]>();
+  const fields = new Map<string, string[]>();
+  const cls = {
     original: head[1],
     obfuscated: head[2],
-    sourceFile: null,
+    sourceFile: null as string | null,
     synthesized: false,
-    methods: new Map(),
-    fields: new Map(),
+    methods,
+    fields,
   };
   let last: MemberEntry | null = null;
   let lastObf: string | null = null;
@@ -234,8 +241,8 @@ export function parseClassBlock(block: string): ClassMapping {
     const m = parseMethodLine(line, i, cls.original);
     if (m) {
       const { entry, obf } = m;
-      let groups = cls.methods.get(obf);
-      if (!groups) cls.methods.set(obf, groups = []);
+      let groups = methods.get(obf);
+      if (!groups) methods.set(obf, groups = []);
       const prev = groups.at(-1);
       if (
         prev && lastObf === obf && prev.minStart === entry.minStart &&
@@ -251,12 +258,146 @@ export function parseClassBlock(block: string): ClassMapping {
     }
     const f = FIELD_LINE.exec(line);
     if (f) {
-      const names = cls.fields.get(f[3]) ?? [];
+      const names = fields.get(f[3]) ?? [];
       names.push(f[2]);
-      cls.fields.set(f[3], names);
+      fields.set(f[3], names);
     }
     last = null;
     lastObf = null;
   }
   return cls;
+}
+
+/** Where the line at `pos` of `block` ends (its `\n`, or the block's end). */
+function lineEnd(block: string, pos: number): number {
+  const end = block.indexOf("\n", pos);
+  return end < 0 ? block.length : end;
+}
+
+/** The line `block[pos, end)` without its `\r`. */
+function lineAt(block: string, pos: number, end: number): string {
+  return block.charCodeAt(end - 1) === 13 ? block.slice(pos, end - 1) : block.slice(pos, end);
+}
+
+/** Length of `line`'s indentation (spaces and tabs). */
+function indentLength(line: string): number {
+  let i = 0;
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+  return i;
+}
+
+/**
+ * The inline groups of the methods obfuscated as `obf` in `block` (from `from`, past the class
+ * line), exactly as parseClassBlock groups them, parsing only the lines that name `obf`. Pure.
+ */
+function methodGroupsIn(block: string, from: number, owner: string, obf: string): InlineGroup[] {
+  const groups: InlineGroup[] = [];
+  // The last member line's entry while it was one of `obf`'s (the only one metadata can mark).
+  let last: MemberEntry | null = null;
+  for (let pos = from; pos < block.length;) {
+    const end = lineEnd(block, pos);
+    const line = lineAt(block, pos, end);
+    pos = end + 1;
+    const i = indentLength(line);
+    if (i === line.length) continue;
+    if (line.charCodeAt(i) === 35) {
+      if (last && i > 0 && line.includes('"id"')) {
+        if (metadataId(line.slice(i))?.id === "com.android.tools.r8.synthesized") {
+          last.synthesized = true;
+        }
+      }
+      continue;
+    }
+    // Only a line whose text after its last ` -> ` is `obf` can be one of its methods.
+    const arrow = line.lastIndexOf(" -> ");
+    const m = arrow >= 0 && line.trimEnd().endsWith(obf) && line.slice(arrow + 4).trim() === obf
+      ? parseMethodLine(line, i, owner)
+      : null;
+    if (!m) {
+      last = null;
+      continue;
+    }
+    const { entry } = m;
+    const prev = groups.at(-1);
+    if (
+      prev && last && prev.minStart === entry.minStart && prev.minEnd === entry.minEnd &&
+      entry.minStart !== null
+    ) {
+      prev.frames.push(entry);
+    } else {
+      groups.push({ minStart: entry.minStart, minEnd: entry.minEnd, frames: [entry] });
+    }
+    last = entry;
+  }
+  return groups;
+}
+
+/** The original names of the fields obfuscated as `obf` in `block`, as parseClassBlock reads them. */
+function fieldNamesIn(block: string, from: number, owner: string, obf: string): string[] {
+  const names: string[] = [];
+  for (let pos = from; pos < block.length;) {
+    const end = lineEnd(block, pos);
+    const line = lineAt(block, pos, end);
+    pos = end + 1;
+    const i = indentLength(line);
+    if (i === line.length || line.charCodeAt(i) === 35) continue;
+    const f = FIELD_LINE.exec(line);
+    if (f && f[3] === obf && !parseMethodLine(line, i, owner)) names.push(f[2]);
+  }
+  return names;
+}
+
+/** A member table read from a class block one obfuscated name at a time, each kept once read. */
+class LazyTable<T> implements MemberTable<T> {
+  readonly #read: (obf: string) => T | undefined;
+  readonly #seen = new Map<string, T | undefined>();
+  constructor(read: (obf: string) => T | undefined) {
+    this.#read = read;
+  }
+  get(obf: string): T | undefined {
+    if (this.#seen.has(obf)) return this.#seen.get(obf);
+    const v = this.#read(obf);
+    this.#seen.set(obf, v);
+    return v;
+  }
+}
+
+/**
+ * One class block → the class, as parseClassBlock reads it, but its members read only when a
+ * trace asks for one (a new trace's frames each name one method of a class, not its dozens).
+ * The class line and the class's metadata are read now. Pure.
+ */
+export function lazyClassBlock(block: string): ClassMapping {
+  let nl = block.indexOf("\n");
+  if (nl < 0) nl = block.length;
+  const head = CLASS_LINE.exec(block.slice(0, nl));
+  if (!head) {
+    throw new TypeError(`Cannot parse a mapping class line: ${block.slice(0, Math.min(nl, 200))}`);
+  }
+  const original = head[1];
+  const from = nl + 1;
+  let sourceFile: string | null = null;
+  let synthesized = false;
+  // The class's metadata: unindented `#` lines, each right after a `\n`.
+  for (let at = block.indexOf("\n#", nl); at >= 0; at = block.indexOf("\n#", at + 1)) {
+    const line = lineAt(block, at + 1, lineEnd(block, at + 1));
+    if (!line.includes('"id"')) continue;
+    const meta = metadataId(line);
+    if (meta?.id === "sourceFile" && meta.fileName !== undefined) sourceFile = meta.fileName;
+    else if (meta?.id === "com.android.tools.r8.synthesized") synthesized = true;
+  }
+  return {
+    original,
+    obfuscated: head[2],
+    sourceFile,
+    synthesized,
+    methods: new LazyTable((obf) => {
+      const g = methodGroupsIn(block, from, original, obf);
+      return g.length > 0 ? g : undefined;
+    }),
+    fields: new LazyTable((obf) => {
+      const f = fieldNamesIn(block, from, original, obf);
+      return f.length > 0 ? f : undefined;
+    }),
+  };
 }

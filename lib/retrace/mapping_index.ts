@@ -13,8 +13,8 @@
 import {
   CLASS_LINE,
   type ClassMapping,
+  lazyClassBlock,
   type MappingHeader,
-  parseClassBlock,
   readMappingHeader,
 } from "./mapping.ts";
 
@@ -84,6 +84,11 @@ function hashString(s: string): number {
     h = Math.imul(h ^ c, 0x01000193);
   }
   return h >>> 0;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
 }
 
 /** A growable `Uint32Array`. */
@@ -212,13 +217,15 @@ export class MappingIndex {
     let cost = 64 + line.length * 2;
     for (const l of frame.lines) cost += 32 + l.length * 2;
     if (cost > this.#frameBudget) return;
-    while (
-      this.#frames.size > 0 &&
-      (this.#frames.size >= MAX_REMEMBERED_FRAMES || this.#framesCost + cost > this.#frameBudget)
+    if (
+      this.#frames.size >= MAX_REMEMBERED_FRAMES || this.#framesCost + cost > this.#frameBudget
     ) {
-      const [oldest, v] = this.#frames.entries().next().value!;
-      this.#frames.delete(oldest);
-      this.#framesCost -= v.cost;
+      this.#framesCost = evictOldest(
+        this.#frames,
+        this.#framesCost,
+        this.#frameBudget - cost,
+        MAX_REMEMBERED_FRAMES - 1,
+      );
     }
     this.#frames.set(line, { frame, cost });
     this.#framesCost += cost;
@@ -235,10 +242,13 @@ export class MappingIndex {
       if (hashes[k] !== h) continue;
       // A parsed class knows its names; only an unparsed one is checked against its class line.
       const parsed = this.#parsed.get(k)?.cls;
-      const named = parsed
-        ? (group === 1 ? parsed.original : parsed.obfuscated)
-        : this.#classLine(k)?.[group];
-      if (named === name) return k;
+      if (
+        parsed
+          ? (group === 1 ? parsed.original : parsed.obfuscated) === name
+          : this.#names(k, group, name)
+      ) {
+        return k;
+      }
     }
   }
 
@@ -246,11 +256,28 @@ export class MappingIndex {
     return k + 1 < this.#starts.length ? this.#starts[k + 1] : this.#bytes.length;
   }
 
-  #classLine(k: number): RegExpExecArray | null {
+  /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
+  #names(k: number, group: 1 | 2, name: string): boolean {
     const start = this.#starts[k];
     let nl = this.#bytes.indexOf(10, start);
     if (nl < 0) nl = this.#bytes.length;
-    return CLASS_LINE.exec(this.#decoder.decode(this.#bytes.subarray(start, nl)));
+    const at = classLine(this.#bytes, start, nl);
+    if (!at) return false;
+    const [from, to] = group === 1 ? [start, at[0]] : [at[1], at[2]];
+    // ASCII names (the usual case) compare byte for byte; others as decoded text.
+    if (to - from !== name.length) {
+      return !isAscii(name) &&
+        CLASS_LINE.exec(this.#decoder.decode(this.#bytes.subarray(start, nl)))?.[group] === name;
+    }
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c >= 0x80) {
+        return CLASS_LINE.exec(this.#decoder.decode(this.#bytes.subarray(start, nl)))?.[group] ===
+          name;
+      }
+      if (this.#bytes[from + i] !== c) return false;
+    }
+    return true;
   }
 
   #parse(k: number): ClassMapping {
@@ -261,19 +288,40 @@ export class MappingIndex {
       return hit.cls;
     }
     const block = this.#bytes.subarray(this.#starts[k], this.#end(k));
-    const cls = parseClassBlock(this.#decoder.decode(block));
+    // Its members are read when a frame names one: the cost counts them all read.
+    const cls = lazyClassBlock(this.#decoder.decode(block));
     const cost = 256 + block.length * PARSED_BYTES_PER_BLOCK_BYTE;
     // A class larger than the whole budget is parsed for this lookup and not kept.
     if (cost > this.#parsedBudget) return cls;
-    while (this.#parsed.size > 0 && this.#parsedCost + cost > this.#parsedBudget) {
-      const [oldest, v] = this.#parsed.entries().next().value!;
-      this.#parsed.delete(oldest);
-      this.#parsedCost -= v.cost;
+    if (this.#parsedCost + cost > this.#parsedBudget) {
+      this.#parsedCost = evictOldest(this.#parsed, this.#parsedCost, this.#parsedBudget - cost);
     }
     this.#parsed.set(k, { cls, cost });
     this.#parsedCost += cost;
     return cls;
   }
+}
+
+/**
+ * Forgets the oldest entries of `cache` (least recently used first) until it holds at most
+ * `maxCost` and `maxSize`, then a quarter of its room more: one pass for many entries, since
+ * each pass from the start steps over every entry deleted before (a Map keeps their holes until
+ * it rehashes), which one eviction per insertion made quadratic. Returns the cost left.
+ */
+function evictOldest<K>(
+  cache: Map<K, { cost: number }>,
+  cost: number,
+  maxCost: number,
+  maxSize = Number.MAX_SAFE_INTEGER,
+): number {
+  const costGoal = Math.max(0, maxCost - Math.floor(maxCost / 4));
+  const sizeGoal = Math.max(0, maxSize - Math.floor(maxSize / 4));
+  for (const [key, v] of cache) {
+    if (cost <= costGoal && cache.size <= sizeGoal) break;
+    cache.delete(key);
+    cost -= v.cost;
+  }
+  return cost;
 }
 
 function buildTable(hashes: Uint32Array): Int32Array {

@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "../assert.ts";
 import { frameBudget, indexMapping, parsedBudget } from "../../lib/retrace/mapping_index.ts";
 import { retraceText } from "../../lib/retrace/retrace_text.ts";
+import { CLASS_LINE, lazyClassBlock, parseClassBlock } from "../../lib/retrace/mapping.ts";
 import { syntheticMapping, syntheticTrace } from "../../scripts/bench_retrace.ts";
 
 Deno.test("indexMapping() finds classes by either name from bytes, CRLF and all; the first of a repeated name wins", () => {
@@ -57,4 +58,50 @@ Deno.test("a cached mapping may cost at most 4× its file, and its caches stay w
   const used = index.cachedBytes;
   assert(used.parsed > 0 && used.parsed <= parsedBudget(mapping.bytes), JSON.stringify(used));
   assert(used.frames > 0 && used.frames <= frameBudget(mapping.bytes), JSON.stringify(used));
+});
+
+Deno.test("lazyClassBlock() reads every member as parseClassBlock() does, in every corpus mapping", async () => {
+  const dir = new URL("../fixtures/corpus/mapping/", import.meta.url);
+  let classes = 0;
+  let members = 0;
+  // Hand-made edge cases besides: a field and a method sharing a name, metadata after another
+  // method, a group broken by a field, CRLF, a class's metadata after its members.
+  const edge = "com.x.A -> a:\r\n    int a -> a\r\n    1:2:void f():3:4 -> a\r\n" +
+    '      # {"id":"com.android.tools.r8.synthesized"}\r\n    1:2:void g():5:6 -> a\r\n' +
+    "    1:2:void h():7 -> b\n" + '    # {"id":"com.android.tools.r8.synthesized"}\n' +
+    "    1:2:void i():8 -> a\n    long b -> c\n    1:2:void j():9 -> a\n" +
+    '# {"id":"sourceFile","fileName":"A.kt"}\n' + "    3:3:void k() ->  d \n";
+  const texts = [edge];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isFile) texts.push(await Deno.readTextFile(new URL(e.name, dir)));
+  }
+  for (const text of texts) {
+    // Class blocks as the index cuts them: from one class line to the next.
+    const starts: number[] = [];
+    let pos = 0;
+    for (const line of text.split("\n")) {
+      if (CLASS_LINE.test(line.replace(/\r$/, ""))) starts.push(pos);
+      pos += line.length + 1;
+    }
+    starts.forEach((s, k) => {
+      const block = text.slice(s, starts[k + 1] ?? text.length);
+      const full = parseClassBlock(block);
+      const lazy = lazyClassBlock(block);
+      classes++;
+      assertEquals(
+        [lazy.original, lazy.obfuscated, lazy.sourceFile, lazy.synthesized],
+        [full.original, full.obfuscated, full.sourceFile, full.synthesized],
+      );
+      const fullMethods = full.methods as Map<string, unknown>;
+      const fullFields = full.fields as Map<string, unknown>;
+      // Every name a member line ends with, whether or not it parses as one.
+      const names = new Set(block.split("\n").map((l) => l.split(" -> ").at(-1)!.trim()));
+      for (const n of [...names, ...fullMethods.keys(), ...fullFields.keys(), "zz"]) {
+        assertEquals(lazy.methods.get(n), full.methods.get(n), `${full.original} method ${n}`);
+        assertEquals(lazy.fields.get(n), full.fields.get(n), `${full.original} field ${n}`);
+        members++;
+      }
+    });
+  }
+  assert(classes > 100 && members > 1000, `${classes} classes, ${members} names`);
 });
