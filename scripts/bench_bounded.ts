@@ -12,6 +12,7 @@ import { childEnv } from "../tests/child_env.ts";
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 import type { Simulator } from "../tests/sim/mod.ts";
 import { PIPELINE_CPU_RUNS, SPARSE_CRASH_EVERY_PASSES } from "./bench_logcat.ts";
+import { logcatClientPath } from "./bench_common.ts";
 
 /** The commit issue 9 started from. */
 export const BEFORE_REF = "24cc107";
@@ -48,7 +49,7 @@ async function prepareBefore(): Promise<string | null> {
     `heap_used_bytes: m.heapUsed, heap_total_bytes: m.heapTotal, external_bytes: m.external, ` +
     `rss_bytes: m.rss }; }) as never`;
   const worker = `${dir}/workers/logcat.ts`;
-  const client = `${dir}/lib/logcat/logcat_client.ts`;
+  const client = logcatClientPath(`${dir}/`);
   const w = await Deno.readTextFile(worker);
   const c = await Deno.readTextFile(client);
   const wAnchor = `  "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),`;

@@ -107,3 +107,17 @@ export async function rssMb(pid: number): Promise<number | null> {
   const kb = Number(dec.decode(ps.stdout).trim());
   return Number.isFinite(kb) && kb > 0 ? kb / 1024 : null;
 }
+
+/**
+ * The logcat client's file in a checkout (`root` ends with `/`): lib/logcat/shared/ since the
+ * folder was split by thread, lib/logcat/ in a tree from before (a bench's "before").
+ */
+export function logcatClientPath(root: string): string {
+  const shared = `${root}lib/logcat/shared/logcat_client.ts`;
+  try {
+    Deno.statSync(shared);
+    return shared;
+  } catch {
+    return `${root}lib/logcat/logcat_client.ts`;
+  }
+}

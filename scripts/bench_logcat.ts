@@ -6,7 +6,7 @@
  * times as printed) from a minimal ADB server on 127.0.0.1, streams them through the real
  * logcat worker, then queries the full buffer with filters. Prints one JSON line.
  */
-import { LogcatClient as ThisLogcatClient } from "../lib/logcat/logcat_client.ts";
+import { LogcatClient as ThisLogcatClient } from "../lib/logcat/shared/logcat_client.ts";
 import {
   emptyParsedLine,
   LineKind,
@@ -14,6 +14,7 @@ import {
   trimLineEnd,
 } from "../lib/logcat/line_parser.ts";
 import { Level } from "../lib/logcat/line_parser.ts";
+import { logcatClientPath } from "./bench_common.ts";
 
 /** Most lines one run streams. */
 export const MAX_BENCH_LINES = 5_000_000;
@@ -173,7 +174,7 @@ export async function runLogcatBench(
   root?: string,
 ): Promise<LogcatBenchResult> {
   const LogcatClient: typeof ThisLogcatClient = root
-    ? (await import(`${root.replace(/\/?$/, "/")}lib/logcat/logcat_client.ts`)).LogcatClient
+    ? (await import(logcatClientPath(root.replace(/\/?$/, "/")))).LogcatClient
     : ThisLogcatClient;
   const n = Math.max(1, Math.min(MAX_BENCH_LINES, Math.floor(lines)));
   const corpus = benchCorpus(texts);

@@ -7,7 +7,7 @@ import { AdbClient } from "../lib/adb/client.ts";
 import { parseServerSocketSpec } from "../lib/adb/server_address.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
-import { type LogcatMethods, MAX_TRACES_PER_QUERY } from "../lib/logcat/logcat_protocol.ts";
+import { type LogcatMethods, MAX_TRACES_PER_QUERY } from "../lib/logcat/shared/logcat_protocol.ts";
 import { LogcatService, workerMemory } from "../lib/logcat/logcat_service.ts";
 
 const params = new URL(import.meta.url).searchParams;

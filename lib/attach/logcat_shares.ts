@@ -6,7 +6,7 @@
  * detaches keeps nothing running on its own account: its holds are released, and a stream no one
  * holds is stopped.
  */
-import type { LogcatClient } from "../logcat/logcat_client.ts";
+import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import { appendAll } from "../core/arrays.ts";
 
 export interface SharedStopResult {

@@ -8,7 +8,7 @@
  */
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../build/build_client.ts";
-import { LogcatClient } from "../logcat/logcat_client.ts";
+import { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../retrace/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";
 import { ScreenRecorder } from "../android/screen_recording.ts";

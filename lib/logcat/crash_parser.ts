@@ -13,9 +13,14 @@
  * Pure: tests feed it the real logs' lines.
  */
 
-import type { Frame, Throwable } from "./crash_frames.ts";
+import type { Frame, SuppressedThrowable, Throwable } from "./shared/crash_frames.ts";
 
-export { describeFrame, type Frame, type Throwable } from "./crash_frames.ts";
+export {
+  describeFrame,
+  type Frame,
+  type SuppressedThrowable,
+  type Throwable,
+} from "./shared/crash_frames.ts";
 
 export type CrashKind = "java" | "anr" | "native";
 
@@ -29,14 +34,6 @@ export const MAX_SUPPRESSED = 16;
 export const MAX_CRASH_LINES_REDERIVED = 4_000;
 /** Characters kept of an exception message or ANR reason. */
 export const MAX_CRASH_MESSAGE_CHARS = 4_000;
-
-/** A `Suppressed:` exception: not a cause of the crash, printed under the one that held it. */
-export interface SuppressedThrowable extends Throwable {
-  /** Which throwable suppressed it: -1 for the exception itself, else the index in `causes`. */
-  suppressed_by: number;
-  /** Its own `Caused by:` chain. */
-  causes: Throwable[];
-}
 
 export interface ParsedCrash {
   kind: CrashKind;

@@ -13,9 +13,15 @@
  * pipeline keeps either way. A trailing `\r` (CRLF captures, even `\r\r\n`) is dropped.
  */
 
-import { LEVEL_WORDS, levelOfChar } from "./levels.ts";
+import { LEVEL_WORDS, levelOfChar } from "./shared/levels.ts";
 
-export { Level, LEVEL_LETTERS, type LevelLetter, levelLetter, parseLevelName } from "./levels.ts";
+export {
+  Level,
+  LEVEL_LETTERS,
+  type LevelLetter,
+  levelLetter,
+  parseLevelName,
+} from "./shared/levels.ts";
 
 export const LineKind = { entry: 0, divider: 1, raw: 2, empty: 3 } as const;
 export type LineKind = typeof LineKind[keyof typeof LineKind];

@@ -14,7 +14,12 @@ import {
   parseCrash,
   type ParsedCrash,
 } from "./crash_parser.ts";
-import { addAnrReason, anrReasonKey, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
+import {
+  addAnrReason,
+  anrReasonKey,
+  type AnrReasons,
+  emptyAnrReasons,
+} from "./shared/anr_reasons.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
@@ -24,6 +29,7 @@ import type {
   DeviceStats,
   EntriesParams,
   EntriesResult,
+  LogEntryOut,
   MemoryResult,
   RederiveParams,
   RederiveResult,
@@ -34,8 +40,8 @@ import type {
   StreamState,
   TraceParams,
   TraceResult,
-} from "./logcat_protocol.ts";
-import { type CrashRecord, DevicePipeline, type LogEntryOut } from "./pipeline.ts";
+} from "./shared/logcat_protocol.ts";
+import { type CrashRecord, DevicePipeline } from "./pipeline.ts";
 import { QueuedReads } from "./queued_reads.ts";
 import { clampRingEntries } from "./ring_store.ts";
 import { TextIndex } from "./text_index.ts";

@@ -3,7 +3,7 @@
  * JSON) → the ring store, with crash detection on the way and the queries over what is stored.
  * Pure (no I/O): the worker's service feeds it bytes; tests feed it strings.
  */
-import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./anr_reasons.ts";
+import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./shared/anr_reasons.ts";
 import {
   crashGroupId,
   type CrashKind,
@@ -28,6 +28,7 @@ import { clockIn, clockMs } from "./log_clock.ts";
 import { mentionsPid, NAMES_NO_PID, NAMES_SEVERAL_PIDS } from "./pid_mentions.ts";
 import { QUERY_BUILD_BLOCKS, TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "./text_index.ts";
 import { appendAll } from "../core/arrays.ts";
+import type { LogEntryOut } from "./shared/logcat_protocol.ts";
 
 /**
  * A crash's context: lines of the crashing process, and lines of other processes that name it
@@ -132,24 +133,6 @@ export interface SlotScan {
   slots: number[];
   /** The seq of the oldest entry examined when the scan was cut; null when it was complete. */
   stoppedAt: number | null;
-}
-
-export interface LogEntryOut {
-  seq: number;
-  device: string;
-  time: string;
-  pid: number;
-  tid: number | null;
-  level: string;
-  tag: string;
-  message: string;
-  package: string | null;
-  process: string | null;
-  category: string;
-  crash?: true;
-  continuation?: true;
-  malformed?: true;
-  json?: unknown;
 }
 
 /** Characters of one message an answer carries; the rest is cut with a marker. */

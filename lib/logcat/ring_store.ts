@@ -7,14 +7,14 @@
  */
 
 import { type MessageColumns, TextIndex } from "./text_index.ts";
-import { clampRingEntries, DEFAULT_RING_ENTRIES } from "./ring_limits.ts";
+import { clampRingEntries, DEFAULT_RING_ENTRIES } from "./shared/ring_limits.ts";
 
 export {
   clampRingEntries,
   DEFAULT_RING_ENTRIES,
   MAX_RING_ENTRIES,
   MIN_RING_ENTRIES,
-} from "./ring_limits.ts";
+} from "./shared/ring_limits.ts";
 
 /** Per-entry flags. */
 export const EntryFlag = {

@@ -10,7 +10,7 @@
  * once, on the open session of its device and package.
  */
 import { boundedWait, delay } from "../core/abortable.ts";
-import type { SessionCrash } from "../logcat/logcat_protocol.ts";
+import type { SessionCrash } from "../logcat/shared/logcat_protocol.ts";
 import { log } from "../core/log.ts";
 import { applySessionOps, type SessionOp } from "./session_store.ts";
 import type { Attribution } from "./session_model.ts";

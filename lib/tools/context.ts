@@ -5,7 +5,7 @@ import type { Settings } from "../core/settings.ts";
 import type { Origin } from "../build/build_history.ts";
 import type { BuildCall } from "../build/build_setup.ts";
 import type { BuildClient } from "../build/build_client.ts";
-import type { LogcatClient } from "../logcat/logcat_client.ts";
+import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import type { RetraceClient } from "../retrace/retrace_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/client.ts";

@@ -14,6 +14,7 @@
  */
 import { startSimulator } from "../sim/mod.ts";
 import type { LogcatService as SimLogcat } from "../sim/logcat/service.ts";
+import { logcatClientPath } from "../../scripts/bench_common.ts";
 
 /** The device the soak streams from. */
 export const SOAK_SERIAL = "emulator-5554";
@@ -163,7 +164,7 @@ export async function runSoak(opts: {
   simProcess?: boolean;
 }): Promise<SoakResult> {
   const root = opts.root ?? new URL("../../", import.meta.url).pathname;
-  const { LogcatClient } = await import(`${root.replace(/\/?$/, "/")}lib/logcat/logcat_client.ts`);
+  const { LogcatClient } = await import(logcatClientPath(root.replace(/\/?$/, "/")));
   const feed = opts.simProcess ? await processFeed() : await inProcessFeed();
   await using _feed = { [Symbol.asyncDispose]: () => feed.close() };
   const svc = { flood: (n: number) => feed.flood(n) };

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
-import { describeFrame, type Frame, type Throwable } from "../../logcat/crash_frames.ts";
-import type { CrashGroup, CrashSummary, TraceResult } from "../../logcat/logcat_protocol.ts";
-import { describeAnrReasons } from "../../logcat/anr_reasons.ts";
+import { describeFrame, type Frame, type Throwable } from "../../logcat/shared/crash_frames.ts";
+import type { CrashGroup, CrashSummary, TraceResult } from "../../logcat/shared/logcat_protocol.ts";
+import { describeAnrReasons } from "../../logcat/shared/anr_reasons.ts";
 import { defineTool } from "../define_tool.ts";
 import { retraceCrashes, type RetraceResult } from "../../sessions/retrace_crash.ts";
 import { projectRoot, type ToolContext } from "../context.ts";

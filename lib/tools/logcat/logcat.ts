@@ -7,10 +7,9 @@
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
-import { LEVEL_LETTERS, parseLevelName } from "../../logcat/levels.ts";
-import type { DeviceStats } from "../../logcat/logcat_protocol.ts";
-import type { LogEntryOut } from "../../logcat/pipeline.ts";
-import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/ring_limits.ts";
+import { LEVEL_LETTERS, parseLevelName } from "../../logcat/shared/levels.ts";
+import type { DeviceStats, LogEntryOut } from "../../logcat/shared/logcat_protocol.ts";
+import { clampRingEntries, DEFAULT_RING_ENTRIES } from "../../logcat/shared/ring_limits.ts";
 import type { ToolOutput } from "../../mcp/tool_def.ts";
 import { defineTool } from "../define_tool.ts";
 import type { ToolContext } from "../context.ts";

@@ -27,6 +27,14 @@ export interface Throwable {
   omitted_frames: number;
 }
 
+/** A `Suppressed:` exception: not a cause of the crash, printed under the one that held it. */
+export interface SuppressedThrowable extends Throwable {
+  /** Which throwable suppressed it: -1 for the exception itself, else the index in `causes`. */
+  suppressed_by: number;
+  /** Its own `Caused by:` chain. */
+  causes: Throwable[];
+}
+
 /** `ClassName.method(File.java:12)` or `#00 libfoo.so (sym)`, for one-line summaries. */
 export function describeFrame(f: Frame | null): string | null {
   if (!f) return null;

@@ -3,8 +3,7 @@
  * the streams, the ring buffers and the crash records; only answers cross to the main thread.
  */
 import type { AnrReasons } from "./anr_reasons.ts";
-import type { Frame, SuppressedThrowable, Throwable } from "./crash_parser.ts";
-import type { LogEntryOut } from "./pipeline.ts";
+import type { Frame, SuppressedThrowable, Throwable } from "./crash_frames.ts";
 
 export type StreamState = "starting" | "streaming" | "stopped" | "disconnected";
 
@@ -36,6 +35,25 @@ export interface EntriesParams {
   serial?: string;
   /** Only entries older than this seq (a partial answer's `next_before_seq`). */
   before_seq?: number;
+}
+
+/** One stored entry as an answer carries it. */
+export interface LogEntryOut {
+  seq: number;
+  device: string;
+  time: string;
+  pid: number;
+  tid: number | null;
+  level: string;
+  tag: string;
+  message: string;
+  package: string | null;
+  process: string | null;
+  category: string;
+  crash?: true;
+  continuation?: true;
+  malformed?: true;
+  json?: unknown;
 }
 
 export interface EntriesResult {

@@ -4,10 +4,10 @@
  * its buffers, until the server exits. Queries before any start answer from nothing, without
  * starting the worker.
  */
-import type { AdbServerAddress } from "../adb/server_address.ts";
-import { formatAddress } from "../adb/server_address.ts";
-import { logcatWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
-import type { WorkerClient } from "../core/worker_rpc.ts";
+import type { AdbServerAddress } from "../../adb/server_address.ts";
+import { formatAddress } from "../../adb/server_address.ts";
+import { logcatWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
+import type { WorkerClient } from "../../core/worker_rpc.ts";
 import {
   type CrashesResult,
   type EntriesParams,
@@ -55,7 +55,7 @@ export class LogcatClient {
     if (this.#worker && !this.#worker.closed) return this.#worker;
     const adbServer = formatAddress(this.#opts.address);
     const url = new URL(
-      this.#opts.workerUrl ?? new URL("../../workers/logcat.ts", import.meta.url),
+      this.#opts.workerUrl ?? new URL("../../../workers/logcat.ts", import.meta.url),
     );
     url.searchParams.set("adb", adbServer);
     this.#worker = startWorker<LogcatMethods>(
