@@ -6,8 +6,8 @@
  * The build is one a standalone server would run: its record and log written by this process.
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
-import { startBuildRecord } from "../lib/build/build_history.ts";
-import { buildLogPath } from "../lib/build/build_log.ts";
+import { startBuildRecord } from "../lib/build/shared/build_history.ts";
+import { buildLogPath } from "../lib/build/shared/build_log.ts";
 import { LINES_TICK_MS } from "../lib/dashboard/live.ts";
 import { findChromium, launchChromium } from "../tests/dashboard/_chromium.ts";
 import { type BenchRow, median, pct } from "./bench_common.ts";

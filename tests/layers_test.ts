@@ -41,7 +41,7 @@ export const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
  * of its folder outside `shared/`. Every import counts, `import type` too: the types the two
  * threads exchange are part of what they share. A folder joins this list once it holds.
  */
-export const WORKER_FOLDERS: readonly string[] = ["lib/logcat"];
+export const WORKER_FOLDERS: readonly string[] = ["lib/build", "lib/logcat"];
 
 /** Where a path lies for the thread rule: outside every worker folder, shared, or worker-only. */
 function threadSide(

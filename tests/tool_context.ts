@@ -6,7 +6,7 @@
 import { ScreenRecorder } from "../lib/android/screen_recording.ts";
 import type { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
-import { BuildClient } from "../lib/build/build_client.ts";
+import { BuildClient } from "../lib/build/shared/build_client.ts";
 import { LogcatClient } from "../lib/logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../lib/retrace/retrace_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";

@@ -1,12 +1,12 @@
 /**
  * The build worker: the message loop over lib/build/build_service.ts. Started by
- * lib/build/build_client.ts with permissions narrowed to the project, the SDK, the JDK, the data
+ * lib/build/shared/build_client.ts with permissions narrowed to the project, the SDK, the JDK, the data
  * directory, and running only the project's gradlew and the helpers git, ps and kill.
  */
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
-import type { BuildMethods } from "../lib/build/build_protocol.ts";
+import type { BuildMethods } from "../lib/build/shared/build_protocol.ts";
 import { BuildService } from "../lib/build/build_service.ts";
-import { describeOrigin } from "../lib/build/build_history.ts";
+import { describeOrigin } from "../lib/build/shared/build_history.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const service = new BuildService({

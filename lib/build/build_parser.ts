@@ -15,8 +15,6 @@ import {
   caretColumn,
   DEPENDENCY_CAUSE_RE,
   dependencyCoordinates,
-  type Diagnostic,
-  type DiagnosticSource,
   isConfigCacheProblemsHeader,
   isJavacDetail,
   type LineMatch,
@@ -32,14 +30,13 @@ import {
   matchLint,
   matchR8,
   matchTaskHeader,
-  Severity,
   type TaskOutcome,
   underlineColumn,
 } from "./build_parser_patterns.ts";
 import { appendAll } from "../core/arrays.ts";
+import { type Diagnostic, type DiagnosticSource, Severity } from "./shared/diagnostic.ts";
 
 export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
-export { DIAGNOSTIC_SOURCES, TASK_OUTCOMES } from "./build_parser_patterns.ts";
 
 /**
  * Diagnostics kept per build and severity (errors and warnings each); more set

@@ -18,12 +18,12 @@ import {
   markOrphanedBuilds,
   type Origin,
   startBuildRecord,
-} from "./build_history.ts";
+} from "./shared/build_history.ts";
 import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
 import { type BuildGroup, endBuildGroup, groupIsAlive, groupOf } from "./build_group.ts";
-import { buildLogPath, BuildLogWriter } from "./build_log.ts";
-import { readProvenance } from "./provenance.ts";
-import { collectBuiltApks } from "./built_apks.ts";
+import { buildLogPath, BuildLogWriter } from "./shared/build_log.ts";
+import { readProvenance } from "./shared/provenance.ts";
+import { collectBuiltApks } from "./shared/built_apks.ts";
 import { GradleOutputDecoder } from "./build_output_decode.ts";
 import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
 import {
@@ -32,7 +32,7 @@ import {
   type BuildRunResult,
   type RunningBuild,
   SHUTDOWN_WAIT_MS,
-} from "./build_protocol.ts";
+} from "./shared/build_protocol.ts";
 
 /** How many diagnostics a history record keeps. */
 export const MAX_RECORDED_DIAGNOSTICS = 100;
@@ -461,8 +461,6 @@ function summaryLine(
   const failed = failedTasks.length ? `; failed: ${failedTasks.join(", ")}` : "";
   return `BUILD FAILED — ${what} in ${secs} s: ${errors} error${errors === 1 ? "" : "s"}${failed}`;
 }
-
-export type { Diagnostic } from "./build_parser_patterns.ts";
 
 /** Keeps the R8 mappings a build wrote (lib/retrace/mapping_store.ts); never fails the build. */
 async function keepBuiltMappings(

@@ -7,7 +7,7 @@
  * lock per device.
  */
 import { AdbClient } from "../adb/client.ts";
-import { BuildClient } from "../build/build_client.ts";
+import { BuildClient } from "../build/shared/build_client.ts";
 import { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../retrace/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";

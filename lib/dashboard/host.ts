@@ -5,7 +5,7 @@
  */
 import type { Env } from "../core/env.ts";
 import type { ActivityLog } from "../mcp/activity_log.ts";
-import type { BuildClient } from "../build/build_client.ts";
+import type { BuildClient } from "../build/shared/build_client.ts";
 import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import type { AdbClient } from "../adb/client.ts";
 import type { UiObserver } from "./ui_observer.ts";

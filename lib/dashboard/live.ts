@@ -10,7 +10,11 @@
  * number skipped is said, and the page fetches older lines on scroll).
  */
 import { activityLogPath } from "../core/data_dir.ts";
-import { buildLogPath, MAX_BUILD_LOG_BYTES, MAX_LOG_LINE_BYTES } from "../build/build_log.ts";
+import {
+  buildLogPath,
+  MAX_BUILD_LOG_BYTES,
+  MAX_LOG_LINE_BYTES,
+} from "../build/shared/build_log.ts";
 import { type ActivityEntry, parseEntry } from "../mcp/activity_log.ts";
 import { log } from "../core/log.ts";
 import { readLinesAfter, readLinesBefore } from "./file_window.ts";
@@ -391,7 +395,7 @@ export class LiveHub {
         if (tail.finished) this.#tails.delete(id);
         else if (!tail.headFull && r.size >= HEAD_FULL_BYTES) {
           // Past its on-disk half the log keeps lines in memory until the build ends
-          // (lib/build/build_log.ts): say so rather than look stalled.
+          // (lib/build/shared/build_log.ts): say so rather than look stalled.
           tail.headFull = true;
           this.#broadcast(frame("log_held", { build_id: id, bytes: r.size }));
         }

@@ -6,7 +6,7 @@
  * (server-sent events), a few reads the page asks for on demand (older build lines, a debug
  * session's timeline, the last screenshot), and the user's confirmed actions.
  */
-import { buildLogPath } from "../build/build_log.ts";
+import { buildLogPath } from "../build/shared/build_log.ts";
 import { readSession } from "../sessions/session_store.ts";
 import { sessionView, timelinePage } from "../sessions/session_query.ts";
 import { readCapped } from "../core/bytes.ts";

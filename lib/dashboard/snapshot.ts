@@ -4,7 +4,11 @@
  * logcat worker, the debug-session files, `settings.json`. Nothing here is stored; a section
  * that cannot be read says why instead of failing the others.
  */
-import { type BuildRecord, describeOrigin, listBuildRecords } from "../build/build_history.ts";
+import {
+  type BuildRecord,
+  describeOrigin,
+  listBuildRecords,
+} from "../build/shared/build_history.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
 import { listProjects } from "../project/trust.ts";
 import {

@@ -18,8 +18,8 @@ import {
   fileStamp,
   type Origin,
   parseOrigin,
-} from "../build/build_history.ts";
-import type { BuiltApk } from "../build/built_apks.ts";
+} from "../build/shared/build_history.ts";
+import type { BuiltApk } from "../build/shared/built_apks.ts";
 
 /** Records kept (one per device and package); the oldest installs are dropped. */
 export const MAX_INSTALLED_BUILDS = 500;

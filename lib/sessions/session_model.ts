@@ -9,9 +9,9 @@
  * this one: its `lastUpdateTime` changed behind keynobi's back), `ended` (the device's exit history
  * says the app was uninstalled).
  */
-import { type Origin, parseOrigin } from "../build/build_history.ts";
+import { type Origin, parseOrigin } from "../build/shared/build_history.ts";
 import { clip } from "../core/text.ts";
-import type { Provenance } from "../build/provenance.ts";
+import type { Provenance } from "../build/shared/provenance.ts";
 import { hexOf } from "../core/hash.ts";
 import { isRecord, parseJsonRecord } from "../core/json.ts";
 

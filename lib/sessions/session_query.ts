@@ -3,7 +3,7 @@
  * timeline page and crashes, and comparing two sessions (a good install and a crashing one). Pure
  * over the summaries and sessions lib/sessions/session_store.ts reads.
  */
-import type { Provenance } from "../build/provenance.ts";
+import type { Provenance } from "../build/shared/provenance.ts";
 import {
   buildLabel,
   type DebugSession,

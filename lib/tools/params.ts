@@ -15,7 +15,7 @@ import {
   checkPackageScope,
   emptyPackageScope,
   projectPackageScope,
-} from "../build/package_scope.ts";
+} from "../build/shared/package_scope.ts";
 import type { ToolContext } from "./context.ts";
 
 // ── devices and apps ─────────────────────────────────────────────────────────────────────────

@@ -24,8 +24,8 @@ import {
   parseOrigin,
   startBuildRecord,
   updateBuildRecord,
-} from "../../lib/build/build_history.ts";
-import { buildLogPath, BuildLogWriter } from "../../lib/build/build_log.ts";
+} from "../../lib/build/shared/build_history.ts";
+import { buildLogPath, BuildLogWriter } from "../../lib/build/shared/build_log.ts";
 
 const AGENT: Origin = { kind: "agent", session_id: "s-1", client_name: "codex", standalone: true };
 
@@ -257,7 +257,7 @@ Deno.test("markOrphanedBuilds() marks running builds whose keynobi process is go
 
 // ---- Two real processes appending at once ----
 
-const HISTORY_MODULE = new URL("../../lib/build/build_history.ts", import.meta.url).href;
+const HISTORY_MODULE = new URL("../../lib/build/shared/build_history.ts", import.meta.url).href;
 const REPO_ROOT = new URL("../../", import.meta.url).pathname;
 const PER_CHILD = 15;
 

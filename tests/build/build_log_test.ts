@@ -12,7 +12,7 @@ import {
   pruneBuildLogs,
   readLogTail,
   TAIL_CHUNK_BYTES,
-} from "../../lib/build/build_log.ts";
+} from "../../lib/build/shared/build_log.ts";
 import { waitUntil } from "../wait.ts";
 
 async function tempDir() {

@@ -8,7 +8,7 @@ import {
   parseBuildOutput,
 } from "../../lib/build/build_parser.ts";
 import { decodeGradleOutput, detectEncoding } from "../../lib/build/build_output_decode.ts";
-import { diagnosticLine, presentDiagnostic } from "../../lib/build/diagnostic_view.ts";
+import { diagnosticLine, presentDiagnostic } from "../../lib/build/shared/diagnostic_view.ts";
 import { fileUriToPath, parseGradleDuration } from "../../lib/build/build_parser_patterns.ts";
 import { benchParse } from "../../scripts/bench_build_parser.ts";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../assert.ts";
@@ -783,7 +783,9 @@ Deno.test("a Dagger chain is bounded", () => {
 });
 
 Deno.test("presentDiagnostic() marks a file outside the project; the text line says so", async () => {
-  const { presentDiagnostic, diagnosticLine } = await import("../../lib/build/diagnostic_view.ts");
+  const { presentDiagnostic, diagnosticLine } = await import(
+    "../../lib/build/shared/diagnostic_view.ts"
+  );
   const inside = presentDiagnostic("/home/dev/Shop", {
     severity: "error",
     source: "java",

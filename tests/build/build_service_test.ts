@@ -4,9 +4,9 @@
  */
 import { join } from "node:path";
 import { BuildService } from "../../lib/build/build_service.ts";
-import type { BuildRunParams, BuildRunResult } from "../../lib/build/build_protocol.ts";
+import type { BuildRunParams, BuildRunResult } from "../../lib/build/shared/build_protocol.ts";
 import { trustProject } from "../../lib/project/trust.ts";
-import { getBuildRecord } from "../../lib/build/build_history.ts";
+import { getBuildRecord } from "../../lib/build/shared/build_history.ts";
 import { readBuildLockHolder } from "../../lib/build/build_lock.ts";
 import { probeProcess } from "../../lib/core/process_probe.ts";
 import { ToolError } from "../../lib/core/errors.ts";

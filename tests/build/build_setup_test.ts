@@ -1,5 +1,5 @@
 /**
- * lib/build/build_setup.ts over settings read once: the task policy's switch, the trust refusal
+ * lib/build/shared/build_setup.ts over settings read once: the task policy's switch, the trust refusal
  * (the same one the build worker gives) and the timeout's one bound.
  */
 import { join } from "node:path";
@@ -11,13 +11,13 @@ import {
   MAX_TASKS_PER_BUILD,
   requireTrusted,
   resolveTasks,
-} from "../../lib/build/build_setup.ts";
+} from "../../lib/build/shared/build_setup.ts";
 import {
   boundBuildTimeoutMs,
   DEFAULT_BUILD_TIMEOUT_SEC,
   MAX_BUILD_TIMEOUT_SEC,
   MIN_BUILD_TIMEOUT_SEC,
-} from "../../lib/build/build_protocol.ts";
+} from "../../lib/build/shared/build_protocol.ts";
 import { trustProject, untrustedBuildError } from "../../lib/project/trust.ts";
 import { SAMPLE_PROJECT, tempDir, writeTree } from "../project/_fixture.ts";
 

@@ -6,9 +6,13 @@ import {
   inPackageScope,
   type PackageScope,
   projectPackageScope,
-} from "../../lib/build/package_scope.ts";
+} from "../../lib/build/shared/package_scope.ts";
 import { sha256Hex } from "../../lib/core/hash.ts";
-import { finishBuildRecord, type Origin, startBuildRecord } from "../../lib/build/build_history.ts";
+import {
+  finishBuildRecord,
+  type Origin,
+  startBuildRecord,
+} from "../../lib/build/shared/build_history.ts";
 import { trustProject } from "../../lib/project/trust.ts";
 import { parseProperties } from "../../lib/core/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";

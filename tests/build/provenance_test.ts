@@ -8,7 +8,7 @@ import {
   noCommitReason,
   parsePorcelainZ,
   readProvenance,
-} from "../../lib/build/provenance.ts";
+} from "../../lib/build/shared/provenance.ts";
 
 async function tempDir() {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "keynobi-prov-" }));

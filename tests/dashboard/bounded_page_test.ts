@@ -11,8 +11,8 @@ import { startWorld } from "../e2e/harness.ts";
 import { startApp } from "../e2e/app_harness.ts";
 import { findChromium, launchChromium } from "./_chromium.ts";
 import { dashboardUrl } from "./_app.ts";
-import { finishBuildRecord, startBuildRecord } from "../../lib/build/build_history.ts";
-import { buildLogPath } from "../../lib/build/build_log.ts";
+import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
+import { buildLogPath } from "../../lib/build/shared/build_log.ts";
 import { PAGE_MAX_ACTIVITY, PAGE_MAX_LINES } from "../../lib/dashboard/page/page_script.ts";
 import { MAX_LINES_PER_EVENT } from "../../lib/dashboard/live.ts";
 

@@ -7,8 +7,8 @@ import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
 import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { pollUntil } from "../wait.ts";
-import { finishBuildRecord, startBuildRecord } from "../../lib/build/build_history.ts";
-import { buildLogPath, MAX_BUILD_LOG_BYTES } from "../../lib/build/build_log.ts";
+import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
+import { buildLogPath, MAX_BUILD_LOG_BYTES } from "../../lib/build/shared/build_log.ts";
 
 // deno-lint-ignore no-explicit-any
 type J = any;

@@ -4,7 +4,7 @@
  * scripted device shell that answers as a device prints.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { finishBuildRecord, startBuildRecord } from "../../lib/build/build_history.ts";
+import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
 import { keepMapping } from "../../lib/retrace/mapping_store.ts";
 import { RetraceClient } from "../../lib/retrace/retrace_client.ts";
 import { type CrashToRetrace, retraceCrash } from "../../lib/sessions/retrace_crash.ts";

@@ -21,7 +21,7 @@ import {
 } from "../../android/exit_info.ts";
 import { renderMeminfo } from "../../android/meminfo.ts";
 import { invalidParams } from "../../core/errors.ts";
-import { projectPackageScope } from "../../build/package_scope.ts";
+import { projectPackageScope } from "../../build/shared/package_scope.ts";
 import { defineTool } from "../define_tool.ts";
 import { exitOps } from "../../sessions/session_events.ts";
 import type { ToolContext } from "../context.ts";

@@ -10,7 +10,7 @@ import {
   MAX_APP_LIMIT,
   readAppListing,
 } from "../../android/app_list.ts";
-import { inPackageScope, projectPackageScope } from "../../build/package_scope.ts";
+import { inPackageScope, projectPackageScope } from "../../build/shared/package_scope.ts";
 import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";

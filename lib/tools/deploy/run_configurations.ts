@@ -18,8 +18,8 @@ import {
   type BuildRecord,
   listBuildRecords,
   MAX_BUILD_RECORDS,
-} from "../../build/build_history.ts";
-import { sha256File } from "../../build/built_apks.ts";
+} from "../../build/shared/build_history.ts";
+import { sha256File } from "../../build/shared/built_apks.ts";
 import {
   type AppModuleVariants,
   type ListedConfiguration,
@@ -46,7 +46,7 @@ import {
 } from "../../deploy/deploy.ts";
 import { matchBuildRecord, recordedLine } from "../../sessions/installed_builds.ts";
 import { logReferenceTime, readDisplayed } from "../../android/launch.ts";
-import { requireTrusted, resolveTasks, runInBuildWorker } from "../../build/build_setup.ts";
+import { requireTrusted, resolveTasks, runInBuildWorker } from "../../build/shared/build_setup.ts";
 import { readSettings, type Settings } from "../../core/settings.ts";
 import { agentOrigin, buildCall, projectRoot, type ToolContext } from "../context.ts";
 import { launchOp } from "../../sessions/session_events.ts";

@@ -13,14 +13,14 @@ import {
   latestBuildRecord,
   listBuildRecords,
   markOrphanedBuilds,
-} from "../../build/build_history.ts";
-import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../build/build_log.ts";
+} from "../../build/shared/build_history.ts";
+import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../build/shared/build_log.ts";
 import { getActiveVariant } from "../../project/variants.ts";
 import type { ToolOutput } from "../../mcp/tool_def.ts";
 import { defineTool } from "../define_tool.ts";
-import { appModel, resolveTasks, runInBuildWorker } from "../../build/build_setup.ts";
+import { appModel, resolveTasks, runInBuildWorker } from "../../build/shared/build_setup.ts";
 import type { Settings } from "../../core/settings.ts";
-import { diagnosticLine, presentDiagnostic } from "../../build/diagnostic_view.ts";
+import { diagnosticLine, presentDiagnostic } from "../../build/shared/diagnostic_view.ts";
 import { agentOrigin, buildCall, modeLine, projectRoot, type ToolContext } from "../context.ts";
 
 /** Diagnostics a build's answer lists inline (get_build_errors has them all). */

@@ -8,7 +8,7 @@ import { invalidParams, ToolError } from "../../core/errors.ts";
 import { findApk } from "../../project/apk_outputs.ts";
 import { getActiveVariant, listVariants, setActiveVariant } from "../../project/variants.ts";
 import { defineTool } from "../define_tool.ts";
-import { appModel, variantOfTask } from "../../build/build_setup.ts";
+import { appModel, variantOfTask } from "../../build/shared/build_setup.ts";
 import { projectRoot } from "../context.ts";
 
 const listBuildVariants = defineTool({

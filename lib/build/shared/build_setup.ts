@@ -2,17 +2,17 @@
  * What a build needs before it starts, worked out on the main thread: the application module a
  * call means and its model, the tasks (each through the task policy, a verb completed with a
  * variant), trust, the JDK, SDK, wrapper and timeout, and the request to the build worker
- * (lib/build/build_client.ts), which checks trust again right before it spawns. A caller reads
+ * (lib/build/shared/build_client.ts), which checks trust again right before it spawns. A caller reads
  * `settings.json` once per call and hands the same `Settings` to every step.
  */
-import { describeJava } from "../android/jdk.ts";
-import { findSdk } from "../android/sdk.ts";
-import type { Env } from "../core/env.ts";
-import { invalidParams } from "../core/errors.ts";
-import type { Settings } from "../core/settings.ts";
-import { validateModule } from "../core/validation.ts";
-import { type ModuleModel, readAndroidModel } from "../project/android_model.ts";
-import { readGradleProject } from "../project/build_files.ts";
+import { describeJava } from "../../android/jdk.ts";
+import { findSdk } from "../../android/sdk.ts";
+import type { Env } from "../../core/env.ts";
+import { invalidParams } from "../../core/errors.ts";
+import type { Settings } from "../../core/settings.ts";
+import { validateModule } from "../../core/validation.ts";
+import { type ModuleModel, readAndroidModel } from "../../project/android_model.ts";
+import { readGradleProject } from "../../project/build_files.ts";
 import type { BuildClient } from "./build_client.ts";
 import type { Origin } from "./build_history.ts";
 import {
@@ -21,10 +21,10 @@ import {
   type BuildRunResult,
   DEFAULT_BUILD_TIMEOUT_SEC,
 } from "./build_protocol.ts";
-import { checkGradleTask } from "../project/task_policy.ts";
-import { isTrustedIn, untrustedBuildError } from "../project/trust.ts";
-import { validateVariant } from "../project/variants.ts";
-import { inspectWrapper } from "../project/wrapper.ts";
+import { checkGradleTask } from "../../project/task_policy.ts";
+import { isTrustedIn, untrustedBuildError } from "../../project/trust.ts";
+import { validateVariant } from "../../project/variants.ts";
+import { inspectWrapper } from "../../project/wrapper.ts";
 
 /** Most tasks one run_gradle_task call may name. */
 export const MAX_TASKS_PER_BUILD = 8;

@@ -3,8 +3,8 @@
  * permissions computed from the facts of that build (project, SDK, JDK, data directory), and is
  * restarted when those facts change while no build runs.
  */
-import { buildWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
-import type { WorkerClient } from "../core/worker_rpc.ts";
+import { buildWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
+import type { WorkerClient } from "../../core/worker_rpc.ts";
 import type { Origin } from "./build_history.ts";
 import { SHUTDOWN_WAIT_MS } from "./build_protocol.ts";
 import type {
@@ -55,7 +55,9 @@ export class BuildClient {
     if (this.#worker && !this.#worker.closed && key === this.#factsKey) return this.#worker;
     if (this.#worker && this.#running === 0) this.#worker.close();
     else if (this.#worker && !this.#worker.closed) return this.#worker;
-    const url = new URL(this.#opts.workerUrl ?? new URL("../../workers/build.ts", import.meta.url));
+    const url = new URL(
+      this.#opts.workerUrl ?? new URL("../../../workers/build.ts", import.meta.url),
+    );
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("binary", Deno.execPath());
     url.searchParams.set("version", this.#opts.version);

@@ -8,19 +8,19 @@
  * A file that cannot be parsed is moved aside as `build-history.json.corrupt-<time>` with a
  * warning, and a fresh history starts after the highest id that can still be seen.
  */
-import { join } from "../core/path.ts";
-import { buildHistoryPath } from "../core/data_dir.ts";
-import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { isRecord, parseJsonRecord } from "../core/json.ts";
-import { log } from "../core/log.ts";
-import { clip } from "../core/text.ts";
-import { canonicalPathOrResolved } from "../core/project_paths.ts";
+import { join } from "../../core/path.ts";
+import { buildHistoryPath } from "../../core/data_dir.ts";
+import { withFileLock, writeFileAtomic } from "../../core/file_lock.ts";
+import { isRecord, parseJsonRecord } from "../../core/json.ts";
+import { log } from "../../core/log.ts";
+import { clip } from "../../core/text.ts";
+import { canonicalPathOrResolved } from "../../core/project_paths.ts";
 import {
   knownBinaryPaths,
   probeProcess,
   type ProcessProbe,
   staleReason,
-} from "../core/process_probe.ts";
+} from "../../core/process_probe.ts";
 import {
   type BuildLogInfo,
   buildLogPath,
@@ -30,7 +30,11 @@ import {
 } from "./build_log.ts";
 import type { BuiltApk } from "./built_apks.ts";
 import { MAX_CHANGED_FILES, MAX_HASHED_BUILD_FILES, type Provenance } from "./provenance.ts";
-import { type BuildMapping, isSha256, MAX_MAPPINGS_PER_BUILD } from "../retrace/mapping_store.ts";
+import {
+  type BuildMapping,
+  isSha256,
+  MAX_MAPPINGS_PER_BUILD,
+} from "../../retrace/mapping_store.ts";
 
 /** Records kept; the oldest are dropped, with their logs. */
 export const MAX_BUILD_RECORDS = 200;

@@ -3,15 +3,15 @@
  * `build/outputs/apk/` that changed since the build started, with its APKs hashed (SHA-256), so
  * the history can say exactly which file a build produced.
  */
-import { dirname, join, relative } from "../core/path.ts";
-import { sha256Hex } from "../core/hash.ts";
+import { dirname, join, relative } from "../../core/path.ts";
+import { sha256Hex } from "../../core/hash.ts";
 import {
   MAX_METADATA_DEPTH,
   MAX_OUTPUT_METADATA_BYTES,
   OUTPUT_METADATA,
   parseOutputMetadata,
-} from "../project/apk_outputs.ts";
-import { isInside, readProjectBytes } from "../core/project_paths.ts";
+} from "../../project/apk_outputs.ts";
+import { isInside, readProjectBytes } from "../../core/project_paths.ts";
 
 /** Most APKs one build record lists. */
 export const MAX_RECORDED_APKS = 32;

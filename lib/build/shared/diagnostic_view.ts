@@ -2,9 +2,9 @@
  * Build diagnostics as the build tools return them: the file relative to the project when inside
  * it, marked when outside, and one line of text per diagnostic. Pure.
  */
-import { relative } from "../core/path.ts";
-import { isInside } from "../core/project_paths.ts";
-import type { Diagnostic } from "./build_parser_patterns.ts";
+import { relative } from "../../core/path.ts";
+import { isInside } from "../../core/project_paths.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 
 /**
  * A diagnostic as the tools return it: its file relative to the project when inside it, and

@@ -11,11 +11,11 @@
  * Build files are read through `readProjectFile`, so a build file that is a symlink leaving the
  * project is skipped, not hashed.
  */
-import { moduleDir, parseSettings } from "../project/build_files.ts";
-import { readProjectFile } from "../core/project_paths.ts";
-import { sha256Hex } from "../core/hash.ts";
-import { ToolError } from "../core/errors.ts";
-import { runCommand, type RunCommandResult } from "../core/run_command.ts";
+import { moduleDir, parseSettings } from "../../project/build_files.ts";
+import { readProjectFile } from "../../core/project_paths.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { ToolError } from "../../core/errors.ts";
+import { runCommand, type RunCommandResult } from "../../core/run_command.ts";
 
 /** Each git command may take this long. */
 export const GIT_TIMEOUT_MS = 5_000;

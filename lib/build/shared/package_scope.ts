@@ -14,12 +14,16 @@
  *   recorded that very file (its SHA-256 is in a build record of this project), or when the
  *   project is trusted. A committed build output of an untrusted project widens nothing.
  */
-import { invalidParams, ToolError } from "../core/errors.ts";
-import { isTrusted } from "../project/trust.ts";
-import { readGradleProject } from "../project/build_files.ts";
-import { type AndroidModel, type ModuleModel, readAndroidModel } from "../project/android_model.ts";
-import { listBuiltOutputs } from "../project/apk_outputs.ts";
-import { listVariants } from "../project/variants.ts";
+import { invalidParams, ToolError } from "../../core/errors.ts";
+import { isTrusted } from "../../project/trust.ts";
+import { readGradleProject } from "../../project/build_files.ts";
+import {
+  type AndroidModel,
+  type ModuleModel,
+  readAndroidModel,
+} from "../../project/android_model.ts";
+import { listBuiltOutputs } from "../../project/apk_outputs.ts";
+import { listVariants } from "../../project/variants.ts";
 import { listBuildRecords, MAX_BUILD_RECORDS } from "./build_history.ts";
 
 /** At most this many ids are kept. */

@@ -7,11 +7,11 @@
  * dropped, a `[… N lines omitted …]` marker is written followed by the ring. So a runaway build
  * keeps both its start (configuration, the first failure) and its end (the summary).
  */
-import { dirname, join } from "../core/path.ts";
-import { log } from "../core/log.ts";
-import { joinBytes } from "../core/bytes.ts";
-import { readFileAt } from "../core/file_read.ts";
-import { appendAll } from "../core/arrays.ts";
+import { dirname, join } from "../../core/path.ts";
+import { log } from "../../core/log.ts";
+import { joinBytes } from "../../core/bytes.ts";
+import { readFileAt } from "../../core/file_read.ts";
+import { appendAll } from "../../core/arrays.ts";
 
 /** A log file never grows past about this. */
 export const MAX_BUILD_LOG_BYTES = 8 * 1024 * 1024;

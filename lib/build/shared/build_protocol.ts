@@ -1,9 +1,9 @@
 /**
- * The build worker's messages (workers/build.ts ↔ lib/build/build_client.ts). The worker owns the
+ * The build worker's messages (workers/build.ts ↔ lib/build/shared/build_client.ts). The worker owns the
  * build slot: one Gradle build at a time per process, the `gradlew` child, output parsing, the raw
  * log and the history record.
  */
-import type { Diagnostic } from "./build_parser_patterns.ts";
+import type { Diagnostic } from "./diagnostic.ts";
 import type { BuildRecord, Origin } from "./build_history.ts";
 
 /**
