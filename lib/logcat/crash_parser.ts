@@ -100,8 +100,14 @@ function isFrameworkClass(cls: string): boolean {
 
 /** A JDK dynamic proxy (`$Proxy6`, `com.sun.proxy.$Proxy6`, `jdk.proxy2.$Proxy6`). */
 const PROXY_CLASS = /(^|\.)\$Proxy\d+$/;
-/** A name R8 or ProGuard gave: every part of one or two characters (`n.d.c`, `a.b5`). */
-const OBFUSCATED_CLASS = /^[a-zA-Z_$][\w$]?(\.[a-zA-Z_$][\w$]?)+$/;
+/**
+ * A name R8 or ProGuard gave: in a package, every part of one or two characters, nested classes
+ * included (`n.d.c`, `a.b5`, `t3.c0$a`, `a1.d$1`).
+ */
+function isObfuscatedClass(cls: string): boolean {
+  if (!cls.includes(".")) return false;
+  return cls.split(/[.$]+/).every((part) => part.length > 0 && part.length <= 2);
+}
 
 function inPackage(cls: string, pkg: string | null): boolean {
   return pkg !== null && (cls === pkg || cls.startsWith(pkg + "."));
@@ -122,7 +128,7 @@ export function isAppClass(
   if (!cls) return false;
   if (inPackage(cls, pkg)) return true;
   if (isFrameworkClass(cls) || PROXY_CLASS.test(cls)) return false;
-  return obfuscatedIsApp || !OBFUSCATED_CLASS.test(cls);
+  return obfuscatedIsApp || !isObfuscatedClass(cls);
 }
 
 function frame(raw: string): Frame {
@@ -359,9 +365,14 @@ export function markJavaApp(c: ParsedCrash): void {
     for (const f of frames) f.app = isAppClass(f.class, pkg, !anyInPackage);
   }
   c.first_app_frame = null;
-  // The innermost cause is where it went wrong; fall back outwards.
-  for (let i = all.length - 1; i >= 0 && !c.first_app_frame; i--) {
-    c.first_app_frame = all[i].find((f) => f.app) ?? null;
+  // The innermost cause is where it went wrong; fall back outwards. A frame in the app's package
+  // comes first: a library it called (`com.google.firebase.FirebaseApp`, `trikita.anvil.BaseDSL`)
+  // is where it threw, not where the app went wrong.
+  const mine = (f: Frame) => f.class !== null && inPackage(f.class, pkg);
+  for (const wanted of [mine, (f: Frame) => f.app]) {
+    for (let i = all.length - 1; i >= 0 && !c.first_app_frame; i--) {
+      c.first_app_frame = all[i].find(wanted) ?? null;
+    }
   }
 }
 

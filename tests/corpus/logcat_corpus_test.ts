@@ -7,13 +7,25 @@
  * the same crashes, and as many crashes as the file has crash headers.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { crashSignature, FRAMEWORK_PREFIXES } from "../../lib/logcat/crash_parser.ts";
+import {
+  crashSignature,
+  type Frame,
+  FRAMEWORK_PREFIXES,
+  parseCrash,
+  type ParsedCrash,
+} from "../../lib/logcat/crash_parser.ts";
 import { DevicePipeline, MAX_CRASHES_PER_DEVICE } from "../../lib/logcat/pipeline.ts";
 import { EntryFlag } from "../../lib/logcat/ring_store.ts";
 
 const DIR = new URL("../fixtures/corpus/logcat/", import.meta.url);
 const FILES = [...Deno.readDirSync(DIR)]
   .filter((e) => e.isFile && e.name.endsWith(".log"))
+  .map((e) => e.name)
+  .sort();
+/** Java crash traces as printed (Android Studio's copy, a README), without logcat's prefix. */
+const TRACE_DIR = new URL("traces/", DIR);
+const TRACES = [...Deno.readDirSync(TRACE_DIR)]
+  .filter((e) => e.isFile && e.name.endsWith(".txt"))
   .map((e) => e.name)
   .sort();
 
@@ -134,6 +146,48 @@ function interleaveTombstones(text: string): string | null {
   return changed ? out.join("\n") : null;
 }
 
+/** Every frame of a crash: its own, its causes', the suppressed ones' and their causes'. */
+function allFrames(c: ParsedCrash): Frame[] {
+  return [
+    c.frames,
+    ...c.causes.map((x) => x.frames),
+    ...c.suppressed.flatMap((x) => [x.frames, ...x.causes.map((y) => y.frames)]),
+  ].flat();
+}
+
+/** A name R8 or ProGuard gave, read here on its own: each part between dots and `$` ≤ 2 chars. */
+function renamedClass(cls: string): boolean {
+  return cls.includes(".") && cls.split(/[.$]/).filter((p) => p !== "").every((p) => p.length <= 2);
+}
+
+/**
+ * The app's frames are never the platform's, a library's or a JDK proxy; and when some frame is
+ * in the app's package (the app kept its names), a renamed class outside it is library code R8
+ * renamed, not the app's, and the first app frame is in the package.
+ */
+function assertAppFrames(parsed: ParsedCrash): void {
+  const pkg = parsed.package;
+  const own = (cls: string) => pkg !== null && cls.startsWith(pkg + ".");
+  const frames = allFrames(parsed);
+  const named = frames.some((f) => f.class !== null && own(f.class));
+  const main = [parsed.frames, ...parsed.causes.map((x) => x.frames)].flat();
+  const mainNamed = main.some((f) => f.class !== null && own(f.class));
+  for (const f of frames) {
+    if (!f.app || f.class === null || own(f.class)) continue;
+    assert(
+      !FRAMEWORK_PREFIXES.some((x) => f.class!.startsWith(x)),
+      `${f.class} marked as the app's`,
+    );
+    assert(!/\$Proxy\d+$/.test(f.class), `${f.class} (a JDK proxy) marked as the app's`);
+    assert(
+      !named || !renamedClass(f.class),
+      `${f.class} (renamed library code) marked as the app's`,
+    );
+  }
+  const first = parsed.first_app_frame?.class ?? null;
+  if (mainNamed) assert(first !== null && own(first), `first app frame ${first}, not in ${pkg}`);
+}
+
 interface Reading {
   entries: number;
   /** Entries read as log lines (not continuations of one, not malformed). */
@@ -165,17 +219,7 @@ function ingest(feed: (p: DevicePipeline) => void): Reading {
   const crashes = p.crashes.map((r) => {
     kinds[r.kind]++;
     const parsed = p.parsedOf(r);
-    // The app's frames are never the platform's, a library's or a JDK proxy.
-    for (const f of [parsed.frames, ...parsed.causes.map((c) => c.frames)].flat()) {
-      if (!f.app || f.class === null) continue;
-      const pkg = parsed.package;
-      const own = pkg !== null && f.class.startsWith(pkg + ".");
-      assert(
-        own || !FRAMEWORK_PREFIXES.some((x) => f.class!.startsWith(x)),
-        `${f.class} marked as the app's`,
-      );
-      assert(!/\$Proxy\d+$/.test(f.class), `${f.class} (a JDK proxy) marked as the app's`);
-    }
+    assertAppFrames(parsed);
     const sig = crashSignature(parsed);
     const g = p.groupOf(r);
     sigToGroup.set(sig, sigToGroup.get(sig) ?? g);
@@ -232,7 +276,7 @@ Deno.test("the logcat corpus holds at least 80 real captures", () => {
   assert(FILES.length >= 80, `${FILES.length} captures`);
   const sources = Deno.readTextFileSync(new URL("SOURCES.md", DIR));
   const named = new Set([...sources.matchAll(/^\| (\S+) +\|/gm)].map((m) => m[1]));
-  for (const f of FILES) assert(named.has(f), `${f} has no row in SOURCES.md`);
+  for (const f of [...FILES, ...TRACES]) assert(named.has(f), `${f} has no row in SOURCES.md`);
 });
 
 for (const name of FILES) {
@@ -322,3 +366,29 @@ Deno.test("WindowManager's `ANR in Window{…}. Reason:` is a notice, not an ANR
   const r = ingest((p) => p.ingestText(text));
   assertEquals(r.kinds, { ...countHeaders(text), anr: 0 });
 });
+
+for (const name of TRACES) {
+  Deno.test(`crash trace invariants: logcat/traces/${name}`, () => {
+    const text = Deno.readTextFileSync(new URL(name, TRACE_DIR));
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+    const c = parseCrash("java", lines);
+
+    // The package is the `Process:` line's; every `at ` line is one frame.
+    const proc = /^\s*Process: ([\w.]+)/m.exec(text);
+    assertEquals(c.package, proc ? proc[1] : null, "package");
+    const ats = lines.filter((l) => /^\s*at /.test(l)).length;
+    assertEquals(allFrames(c).length, ats, "frames vs. `at` lines");
+    assertAppFrames(c);
+
+    // The same lines written by AndroidRuntime in a threadtime capture give the same crash.
+    const log = lines.map((l) => `01-01 00:00:00.000  4242  4242 E AndroidRuntime: ${l}`);
+    const p = new DevicePipeline("corpus");
+    p.ingestText(log.join("\n") + "\n");
+    p.flush();
+    assertEquals(p.crashes.length, 1, "one crash");
+    const piped = p.parsedOf(p.crashes[0]);
+    assertEquals(crashSignature(piped), crashSignature(c), "signature, through the pipeline");
+    assertEquals(piped.first_app_frame?.raw ?? null, c.first_app_frame?.raw ?? null);
+    assertAppFrames(piped);
+  });
+}

@@ -332,11 +332,13 @@ Deno.test("parseCrash() marks neither JDK proxies nor renamed library classes be
     ...head,
     "java.lang.IllegalStateException: closed",
     "\tat n.d.c.a(SourceFile:3)",
+    // A renamed nested class (Retrofit's, in the corpus's logcat/traces/retrofitproguard trace).
+    "\tat t3.c0$a.invoke(SourceFile:45)",
     "\tat $Proxy6.open(Unknown Source)",
     "\tat com.sun.proxy.$Proxy7.open(Unknown Source)",
     "\tat com.example.shop.CheckoutActivity.onPay(CheckoutActivity.kt:88)",
   ]);
-  assertEquals(c.frames.map((f) => f.app), [false, false, false, true]);
+  assertEquals(c.frames.map((f) => f.app), [false, false, false, false, true]);
   assertEquals(c.first_app_frame?.class, "com.example.shop.CheckoutActivity");
   // An app obfuscated wholesale (no frame in its package): its renamed classes are its own.
   const o = parseCrash("java", [
