@@ -119,6 +119,32 @@ function tombstoneFrames(text: string): number[] {
   return out;
 }
 
+/**
+ * Each ActivityManager ANR report as `process|reason`: the `ANR in <process>` line and the first
+ * `Reason:` line the same thread writes after it (null when none comes before its next report).
+ */
+function anrReports(text: string): string[] {
+  const out: string[] = [];
+  const open = new Map<string, number>();
+  for (const raw of text.split("\n")) {
+    const l = readLine(raw);
+    if (l === null || l.tag !== "ActivityManager") continue;
+    const tt = /^\S+ \S+\s+(\d+)\s+(\d+)/.exec(raw);
+    const who = tt ? `${tt[1]}/${tt[2]}` : `${l.pid}`;
+    const msg = l.message.trim();
+    const m = /^ANR in (\S+)/.exec(msg);
+    if (m) {
+      open.set(who, out.length);
+      out.push(`${m[1]}|null`);
+    } else if (msg.startsWith("Reason: ") && open.has(who)) {
+      const i = open.get(who)!;
+      out[i] = out[i].replace(/\|null$/, `|${msg.slice(8).trim()}`);
+      open.delete(who);
+    }
+  }
+  return out;
+}
+
 const THREADTIME_PREFIX =
   /^((?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,})(\s+)(\d+)(\s+)(\d+) ([VDIWEFA]) (DEBUG\s*): /;
 
@@ -197,6 +223,8 @@ interface Reading {
   /** Frames of each crash read from a tombstone, in order. */
   tombstoneFrames: number[];
   kinds: { java: number; anr: number; native: number };
+  /** Each ANR as `process|reason`, in order, and its group. */
+  anrs: { key: string; group: string }[];
   sigToGroup: Map<string, string>;
   groupToSig: Map<string, string>;
 }
@@ -229,6 +257,10 @@ function ingest(feed: (p: DevicePipeline) => void): Reading {
     return `${r.kind}|${g}|${r.lines.length}|${r.lines.join("\n")}`;
   });
   const frames = p.crashes.filter((r) => r.tombstone).map((r) => p.parsedOf(r).frames.length);
+  const anrs = p.crashes.filter((r) => r.kind === "anr").map((r) => {
+    const c = p.parsedOf(r);
+    return { key: `${c.process}|${c.message}`, group: p.groupOf(r) };
+  });
   return {
     entries: s.size,
     logLines,
@@ -236,6 +268,7 @@ function ingest(feed: (p: DevicePipeline) => void): Reading {
     crashes,
     tombstoneFrames: frames,
     kinds,
+    anrs,
     sigToGroup,
     groupToSig,
   };
@@ -293,6 +326,18 @@ for (const name of FILES) {
     const total = expected.java + expected.anr + expected.native;
     if (total <= MAX_CRASHES_PER_DEVICE) {
       assertEquals(whole.kinds, expected, "crashes by kind vs. crash headers in the file");
+    }
+
+    // Each ANR keeps its process and its own reason; the ANRs of one process are one group,
+    // whatever their reasons (the group counts each reason: lib/logcat/shared/anr_reasons.ts).
+    if (total <= MAX_CRASHES_PER_DEVICE) {
+      assertEquals(whole.anrs.map((a) => a.key), anrReports(text), "ANR process and reason");
+      const byProcess = new Map<string, string>();
+      for (const a of whole.anrs) {
+        const proc = a.key.slice(0, a.key.indexOf("|"));
+        assertEquals(byProcess.get(proc) ?? a.group, a.group, `ANRs of ${proc}: one group`);
+        byProcess.set(proc, a.group);
+      }
     }
 
     // A tombstone keeps its whole backtrace, whatever lines come between its frames.
