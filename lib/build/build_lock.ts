@@ -240,20 +240,6 @@ async function releaseLock(dataDir: string, key: string, path: string, token: st
   }
 }
 
-/** Who holds the build lock of `root` now, or `null` (no lock, or a stale one). Never writes. */
-export async function readBuildLockHolder(
-  dataDir: string,
-  root: string,
-  options: AcquireOptions = {},
-): Promise<LockHolder | null> {
-  const key = await buildLockKey(await canonicalProjectRoot(root));
-  const holder = await readHolder(buildLockPath(dataDir, key));
-  if (!holder) return null;
-  return await holderIsLive(holder, options.probe ?? probeProcess) ? holder : null;
-}
-
-/** A short description of who started a build. Pure. */
-
 /** The tool error for a build refused because another process builds the project. Pure. */
 export function buildLockRefusal(held_by: LockHolder): ToolError {
   const where = held_by.pid === Deno.pid ? "this keynobi process" : "another keynobi process";

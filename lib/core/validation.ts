@@ -14,7 +14,6 @@ export const MAX_KEY_NAME_LENGTH = 64;
 export const MAX_KEY_CODE = 999;
 /** Largest screen coordinate accepted (beyond any real display). */
 export const MAX_COORDINATE = 16_384;
-export const MAX_GRADLE_TASK_LENGTH = 256;
 export const MAX_MODULE_LENGTH = 256;
 export const MAX_DEEP_LINK_LENGTH = 2_048;
 
@@ -180,25 +179,6 @@ export function validateCoordinates(
     x: validateCoordinate(x, nx, opts.maxX ?? MAX_COORDINATE),
     y: validateCoordinate(y, ny, opts.maxY ?? MAX_COORDINATE),
   };
-}
-
-/** A Gradle task path: `assembleDebug`, `:app:assembleDemoDebug`; never an option (`-…`). */
-export function validateGradleTask(value: unknown, param = "task"): string {
-  const v = requireString(value, param);
-  checkLength(v, param, MAX_GRADLE_TASK_LENGTH);
-  if (v.startsWith("-")) {
-    throw invalidParams(
-      `Invalid ${param} ${show(v)}: it starts with - and would be a Gradle option; ` +
-        "pass a task name like :app:assembleDebug",
-    );
-  }
-  if (!/^:?[A-Za-z0-9_][A-Za-z0-9_.-]*(:[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/.test(v)) {
-    throw invalidParams(
-      `Invalid ${param} ${show(v)}: a task is a name or :project:task path of letters, digits ` +
-        "and _ . -, like assembleDebug or :app:assembleDebug",
-    );
-  }
-  return v;
 }
 
 /** A module: a Gradle path (`:app`, `:feature:login`) or a directory name (`app`). */

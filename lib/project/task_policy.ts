@@ -28,9 +28,9 @@
  * `aD` (→ assembleDebug) and other abbreviations of everyday tasks stay allowed.
  */
 import { invalidParams } from "../core/errors.ts";
-import { MAX_GRADLE_TASK_LENGTH } from "../core/validation.ts";
 
-export { MAX_GRADLE_TASK_LENGTH };
+/** A task path longer than this is refused. */
+export const MAX_GRADLE_TASK_LENGTH = 256;
 
 export interface BlockedTaskPattern {
   /** As the spec writes it. */

@@ -15,9 +15,9 @@ import {
   buildLockKey,
   buildLockPath,
   buildLockRefusal,
+  holderIsLive,
   type LockHolder,
   parseLockHolder,
-  readBuildLockHolder,
   tryAcquireBuildLock,
 } from "../../lib/build/build_lock.ts";
 
@@ -143,23 +143,26 @@ Deno.test("tryAcquireBuildLock() with an unwritable data dir refuses with io_err
   assertStringIncludes(e.message, "KEYNOBI_HOME");
 });
 
-Deno.test("readBuildLockHolder() names a live holder and ignores a stale one", async () => {
+Deno.test("the lock file names its live holder; holderIsLive() tells a stale one", async () => {
   await using w = await tempWorld();
-  assertEquals(await readBuildLockHolder(w.data, w.root), null);
   const result = await tryAcquireBuildLock(w.data, w.root, {
     task: ":app:assembleDebug",
     session: { kind: "agent", session_id: "s1", client_name: "claude-code", standalone: true },
   });
   assert(result.ok);
-  const seen = await readBuildLockHolder(w.data, w.root);
-  assertEquals(seen?.session, {
+  const seen = parseLockHolder(await Deno.readTextFile(result.lock.path));
+  assert(seen !== null && await holderIsLive(seen), "this process holds the lock");
+  assertEquals(seen.session, {
     kind: "agent",
     session_id: "s1",
     client_name: "claude-code",
     standalone: true,
   });
-  await Deno.writeTextFile(result.lock.path, JSON.stringify(holder({ project: w.root })));
-  assertEquals(await readBuildLockHolder(w.data, w.root, { probe: gone }), null);
+  const stale = holder({ project: w.root });
+  await Deno.writeTextFile(result.lock.path, JSON.stringify(stale));
+  const read = parseLockHolder(await Deno.readTextFile(result.lock.path));
+  assert(read !== null);
+  assertEquals(await holderIsLive(read, gone), false, "a holder whose process is gone is stale");
   await result.lock.release();
 });
 

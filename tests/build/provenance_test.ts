@@ -6,7 +6,7 @@ import {
   MAX_CHANGED_FILES,
   NoCommitReason,
   noCommitReason,
-  parsePorcelainZ,
+  PorcelainCounter,
   readProvenance,
 } from "../../lib/build/shared/provenance.ts";
 
@@ -66,7 +66,15 @@ const hasGit = await new Deno.Command("git", {
   .output().then((o) => o.success, () => false);
 if (!hasGit) console.error("provenance_test: git is not installed; skipping the real-git tests");
 
-Deno.test("parsePorcelainZ() counts entries, takes the new path of a rename", () => {
+/** A whole `status --porcelain=v1 -z` output through the counter, as readProvenance feeds it. */
+function parsePorcelainZ(output: string): { files: string[]; count: number } {
+  const counter = new PorcelainCounter();
+  counter.push(new TextEncoder().encode(output));
+  counter.finish();
+  return { files: counter.files, count: counter.count };
+}
+
+Deno.test("PorcelainCounter counts entries, takes the new path of a rename", () => {
   const out = " M app/build.gradle.kts\0R  new.txt\0old.txt\0?? notes.md\0A  src/a.kt\0";
   assertEquals(parsePorcelainZ(out), {
     files: ["app/build.gradle.kts", "new.txt", "notes.md", "src/a.kt"],
@@ -74,7 +82,7 @@ Deno.test("parsePorcelainZ() counts entries, takes the new path of a rename", ()
   });
 });
 
-Deno.test("parsePorcelainZ() bounds the list but counts everything", () => {
+Deno.test("PorcelainCounter bounds the list but counts everything", () => {
   const n = MAX_CHANGED_FILES + 25;
   const out = Array.from({ length: n }, (_, i) => `?? f${i}.txt\0`).join("");
   const parsed = parsePorcelainZ(out);

@@ -5,7 +5,6 @@ import {
   validateCoordinate,
   validateCoordinates,
   validateDeepLink,
-  validateGradleTask,
   validateKeyName,
   validateModule,
   validatePackage,
@@ -126,24 +125,6 @@ Deno.test("validateCoordinate(s) take non-negative integers within the max", () 
   }
   refuses((y) => validateCoordinates(1, y, { maxY: 100 }), 101, "y");
   refuses((y) => validateCoordinates(1, y, { names: ["x1", "y1"] }), -5, "y1");
-});
-
-Deno.test("validateGradleTask() allows task paths and refuses options and metacharacters", () => {
-  for (const t of [":app:assembleDebug", "assembleDemoDebug", "clean", ":feature-login:test"]) {
-    assertEquals(validateGradleTask(t), t);
-  }
-  for (
-    const v of [
-      ...INJECTIONS,
-      "-PsigningPassword=x",
-      "--init-script",
-      "-x",
-      "assemble Debug",
-      "app::assemble",
-      ":",
-      "a/b",
-    ]
-  ) refuses((x) => validateGradleTask(x), v, "task");
 });
 
 Deno.test("validateModule() allows Gradle paths and directory names only", () => {

@@ -158,6 +158,14 @@ Deno.test("checkGradleTask() always refuses options, whitespace, metacharacters,
     ["a'b", '"\'"'],
     ["a\u0000b", "contains"],
     ["a*", '"*"'],
+    ["a?", '"?"'],
+    ['a"b', "contains"],
+    ["a\\b", "contains"],
+    ["\u0430ndroid", "contains"], // Cyrillic а
+    ["a\u200bb", "contains"], // zero-width space
+    ["ａｂｃ", "contains"], // fullwidth
+    [":", "every part"],
+    ["app::assemble", "every part"],
     [":app:", "every part"],
     ["::assemble", "every part"],
     [":app:-x", "every part"],

@@ -525,24 +525,6 @@ function toDate(v: Date | string): Date {
   return d;
 }
 
-/** Applies `patch` to record `id`; returns the record, or `null` when it is not (or no longer) kept. */
-export async function updateBuildRecord(
-  dataDir: string,
-  id: number,
-  patch: BuildRecordPatch,
-): Promise<BuildRecord | null> {
-  return await mutate(dataDir, (state) => {
-    const at = state.records.findIndex((r) => r.id === id);
-    if (at === -1) return { result: null, changed: false };
-    const { finished_at, ...rest } = patch;
-    const merged: Record<string, unknown> = { ...state.records[at], ...defined(rest) };
-    if (finished_at !== undefined) merged.finished_at = toDate(finished_at).toISOString();
-    const record = normalizeRecord(merged, dataDir) ?? state.records[at];
-    state.records[at] = record;
-    return { result: record, changed: true };
-  });
-}
-
 /**
  * Records how build `id` ended. `finished_at` defaults to now and `duration_ms` to the time since
  * it started. Returns the record, or `null` when it is no longer kept.

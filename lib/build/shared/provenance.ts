@@ -122,17 +122,6 @@ export class PorcelainCounter {
   }
 }
 
-/** Parses a whole `status --porcelain=v1 -z` output. Pure. */
-export function parsePorcelainZ(
-  output: string,
-  maxFiles = MAX_CHANGED_FILES,
-): { files: string[]; count: number } {
-  const counter = new PorcelainCounter(maxFiles);
-  counter.push(new TextEncoder().encode(output));
-  counter.finish();
-  return { files: counter.files, count: counter.count };
-}
-
 /** Why `git rev-parse HEAD` gave no commit, from its result. Pure. */
 export function noCommitReason(run: GitRun): string {
   if (run.notFound) return NoCommitReason.notInstalled;
