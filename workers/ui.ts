@@ -50,9 +50,7 @@ serveWorker<UiMethods>(workerScope(), {
   "ui.wait": (p, ctx) => service.wait(p, ctx),
   "ui.flowFind": (p, ctx) => service.flowFind(p, ctx),
   "ui.screenshot": (p, ctx) => fast!.screenshot(p, ctx.signal),
-  "ui.gesture": (p, ctx) => fast!.gesture(p, ctx.signal),
   "ui.rotateBody": (p, ctx) => fast!.rotateBody(p, ctx.signal),
-  "ui.key": (p, ctx) => fast!.key(p, ctx.signal),
   "ui.forget": ({ serial }) => {
     service.forget(serial);
     return null;

@@ -18,7 +18,7 @@
  */
 import { isAbsolute } from "./path.ts";
 import { ToolError } from "./errors.ts";
-import { WorkerClient } from "./worker_rpc.ts";
+import { RpcChannel } from "./worker_rpc.ts";
 import type { MethodsOf } from "./worker_rpc.ts";
 
 /** What the main thread knows when it starts a worker. Paths are absolute. */
@@ -296,7 +296,7 @@ export function startWorker<M extends MethodsOf<M>>(
   permissions: Deno.PermissionOptionsObject,
   name: string,
   options: StartWorkerOptions = {},
-): WorkerClient<M> {
+): RpcChannel<M> {
   const missing = missingGrants(permissions, options.query);
   if (missing.length > 0) {
     throw launchError(name, `this process lacks ${missing.join(", ")}`, missing);
@@ -308,7 +308,7 @@ export function startWorker<M extends MethodsOf<M>>(
     const message = e instanceof Error ? e.message : String(e);
     throw launchError(name, message, []);
   }
-  const client = new WorkerClient<M>(worker, { name, onClose: () => worker.terminate() });
+  const client = new RpcChannel<M>(worker, { name, onClose: () => worker.terminate() });
   worker.addEventListener("error", (event) => {
     // Without preventDefault an uncaught error in a worker ends the whole process.
     event.preventDefault();

@@ -87,7 +87,7 @@ export interface Progress {
   message?: string;
 }
 
-export interface WorkerClientOptions {
+export interface RpcChannelOptions {
   /** Names the worker in error messages ("logcat", "ui", "build"). */
   name?: string;
   /** Called once by `close()`, e.g. to terminate the `Worker`. */
@@ -169,8 +169,8 @@ function listen(endpoint: RpcEndpoint, listener: (event: MessageEvent) => void):
   };
 }
 
-/** The host side: typed requests to one worker. */
-export class WorkerClient<M extends MethodsOf<M>> {
+/** The host side: typed requests over one worker channel (lib/core/worker_client.ts sits above). */
+export class RpcChannel<M extends MethodsOf<M>> {
   readonly name: string;
   #endpoint: RpcEndpoint;
   #pending = new Map<number, Pending>();
@@ -181,7 +181,7 @@ export class WorkerClient<M extends MethodsOf<M>> {
   #failure: ToolError | null = null;
   #closed = false;
 
-  constructor(endpoint: RpcEndpoint, options: WorkerClientOptions = {}) {
+  constructor(endpoint: RpcEndpoint, options: RpcChannelOptions = {}) {
     this.#endpoint = endpoint;
     this.name = options.name ?? "background";
     this.#onClose = options.onClose;

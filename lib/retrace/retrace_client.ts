@@ -7,13 +7,21 @@
  * root added (its cache is lost; a call in flight on the old one is answered "retry").
  */
 import { retraceWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
-import type { WorkerClient } from "../core/worker_rpc.ts";
+import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
 import type { RetraceMemory, RetraceMethods, RunParams, RunResult } from "./retrace_protocol.ts";
 
 /** Budget of one retrace request (reading and indexing a 512 MB mapping takes seconds). */
 export const RETRACE_TIMEOUT_MS = 120_000;
 /** Project roots the worker may read at once; the oldest is dropped past this. */
 export const MAX_RETRACE_ROOTS = 16;
+/** Budget of a memory question. */
+export const MEMORY_TIMEOUT_MS = 10_000;
+
+/** Each method's budget; `retrace.memory` starts nothing (`null` before the first retrace). */
+const RETRACE_METHODS: MethodTable<RetraceMethods> = {
+  "retrace.run": { budgetMs: RETRACE_TIMEOUT_MS },
+  "retrace.memory": { budgetMs: MEMORY_TIMEOUT_MS, whenStopped: () => null },
+};
 
 export interface RetraceClientOptions {
   dataDir: string;
@@ -25,32 +33,21 @@ export interface RetraceClientOptions {
 
 export class RetraceClient {
   readonly #opts: RetraceClientOptions;
-  #worker: WorkerClient<RetraceMethods> | null = null;
+  readonly #worker: WorkerClient<RetraceMethods>;
   /** The roots the running worker may read (as given and canonical). */
   #roots: string[] = [];
 
   constructor(opts: RetraceClientOptions) {
     this.#opts = opts;
+    this.#worker = new WorkerClient(RETRACE_METHODS, () => this.#start());
   }
 
   /** True once the worker runs. */
   get running(): boolean {
-    return this.#worker !== null && !this.#worker.closed;
+    return this.#worker.running;
   }
 
-  async #ensure(root: string | null): Promise<WorkerClient<RetraceMethods>> {
-    let restart = !this.running;
-    if (root !== null) {
-      const canonical = await Deno.realPath(root).catch(() => root);
-      for (const r of [root, canonical]) {
-        if (this.#roots.includes(r)) continue;
-        this.#roots.push(r);
-        restart = true;
-      }
-      while (this.#roots.length > 2 * MAX_RETRACE_ROOTS) this.#roots.shift();
-    }
-    if (!restart) return this.#worker!;
-    this.#worker?.close();
+  #start() {
     const url = new URL(
       this.#opts.workerUrl ?? new URL("../../workers/retrace.ts", import.meta.url),
     );
@@ -58,29 +55,36 @@ export class RetraceClient {
     if (this.#opts.budgetBytes !== undefined) {
       url.searchParams.set("budget", String(this.#opts.budgetBytes));
     }
-    this.#worker = startWorker<RetraceMethods>(
+    return startWorker<RetraceMethods>(
       url,
       retraceWorkerPermissions({ dataDir: this.#opts.dataDir, projectRoots: this.#roots }),
       "retrace",
     );
-    return this.#worker;
+  }
+
+  /** A root the running worker was not granted renews it with the root added. */
+  async #grant(root: string): Promise<void> {
+    const canonical = await Deno.realPath(root).catch(() => root);
+    for (const r of [root, canonical]) {
+      if (this.#roots.includes(r)) continue;
+      this.#roots.push(r);
+      this.#worker.renew();
+    }
+    while (this.#roots.length > 2 * MAX_RETRACE_ROOTS) this.#roots.shift();
   }
 
   /** Retraces `p.traces` with `p.mapping` in the worker. */
   async run(p: RunParams, signal?: AbortSignal): Promise<RunResult> {
-    const root = p.mapping.kind === "project" ? p.mapping.root : null;
-    const worker = await this.#ensure(root);
-    return await worker.request("retrace.run", p, { signal, timeoutMs: RETRACE_TIMEOUT_MS });
+    if (p.mapping.kind === "project") await this.#grant(p.mapping.root);
+    return await this.#worker.call("retrace.run", p, { signal });
   }
 
   /** The worker's memory and cache (starts nothing: `null` before the first retrace). */
-  async memory(): Promise<RetraceMemory | null> {
-    if (!this.running) return null;
-    return await this.#worker!.request("retrace.memory", null, { timeoutMs: 10_000 });
+  memory(): Promise<RetraceMemory | null> {
+    return this.#worker.call("retrace.memory", null);
   }
 
   close(): void {
-    this.#worker?.close();
-    this.#worker = null;
+    this.#worker.close();
   }
 }

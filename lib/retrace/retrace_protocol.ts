@@ -45,5 +45,5 @@ export interface RetraceMemory {
 
 export type RetraceMethods = {
   "retrace.run": { params: RunParams; result: RunResult };
-  "retrace.memory": { params: null; result: RetraceMemory };
+  "retrace.memory": { params: null; result: RetraceMemory | null };
 };

@@ -6,7 +6,7 @@
  */
 import type { AdbServerAddress } from "../adb/server_address.ts";
 import { startWorker, uiWorkerPermissions } from "../core/worker_permissions.ts";
-import type { WorkerClient } from "../core/worker_rpc.ts";
+import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
 import type { ActParams, ActResult } from "./act_types.ts";
 import type {
   CompareParams,
@@ -42,9 +42,6 @@ import { existingDirs, type GrpcEndpoint, readDiscovery } from "../emulator/disc
 import type {
   FastScreenshotParams,
   FastScreenshotResult,
-  GestureParams,
-  GestureResult,
-  KeyParams,
   PathResult,
   RotateParams,
 } from "./fast_paths.ts";
@@ -52,6 +49,8 @@ import { MAX_GESTURE_BUDGET_MS } from "./gesture_limits.ts";
 
 /** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
 export const UI_WORKER_ANSWER_SLACK_MS = 15_000;
+/** The whole budget of `ui.forget` (it drops a device's state; nothing to capture). */
+export const FORGET_TIMEOUT_MS = 5_000;
 
 export interface UiClientOptions {
   dataDir: string;
@@ -83,35 +82,57 @@ export function adbServerGrant(a: AdbServerAddress): string {
   return a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 
+/** A method's own deadlines plus the slack before the main thread gives up on the worker. */
+function withSlack<P>(budget: number | ((p: P) => number)): number | ((p: P) => number) {
+  if (typeof budget === "number") return budget + UI_WORKER_ANSWER_SLACK_MS;
+  return (p) => budget(p) + UI_WORKER_ANSWER_SLACK_MS;
+}
+
+/** Each method's budget; `ui.forget` starts no worker (there is nothing to forget). */
+const UI_METHODS: MethodTable<UiMethods> = {
+  "ui.act": {
+    budgetMs: withSlack((p: ActParams) =>
+      2 * CAPTURE_TOTAL_DEADLINE_MS + MAX_MIN_ACTION_INTERVAL_MS + MAX_GESTURE_BUDGET_MS +
+      (p.observeAfter === false ? 0 : MAX_SETTLE_MAX_MS + 2 * CAPTURE_TOTAL_DEADLINE_MS)
+    ),
+  },
+  "ui.compare": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.observe": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.look": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS + SCREENSHOT_TIMEOUT_MS) },
+  "ui.tree": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.find": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.resolve": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.settle": {
+    budgetMs: withSlack((p: SettleParams) =>
+      Math.min(p.options?.maxMs ?? MAX_SETTLE_MAX_MS, MAX_SETTLE_MAX_MS) +
+      2 * CAPTURE_TOTAL_DEADLINE_MS
+    ),
+  },
+  "ui.wait": {
+    budgetMs: withSlack((p: WaitParams) =>
+      Math.min(p.timeoutMs ?? MAX_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS) + CAPTURE_TOTAL_DEADLINE_MS
+    ),
+  },
+  "ui.flowFind": {
+    budgetMs: withSlack((p: FlowFindParams) =>
+      Math.min(p.timeoutMs, MAX_WAIT_TIMEOUT_MS) + CAPTURE_TOTAL_DEADLINE_MS
+    ),
+  },
+  "ui.screenshot": { budgetMs: withSlack(SCREENSHOT_TIMEOUT_MS) },
+  "ui.rotateBody": { budgetMs: withSlack(CAPTURE_TOTAL_DEADLINE_MS) },
+  "ui.forget": { budgetMs: FORGET_TIMEOUT_MS, whenStopped: () => null },
+};
+
 export class UiClient {
-  #opts: UiClientOptions;
-  #worker: WorkerClient<UiMethods> | null = null;
+  readonly #opts: UiClientOptions;
+  readonly #worker: WorkerClient<UiMethods>;
 
   constructor(opts: UiClientOptions) {
     this.#opts = opts;
+    this.#worker = new WorkerClient(UI_METHODS, () => this.#start());
   }
 
-  #starting: Promise<WorkerClient<UiMethods>> | null = null;
-  /** A result said the worker may not dial an advertised port: restart it on the next call. */
-  #regrant = false;
-
-  #ensure(): Promise<WorkerClient<UiMethods>> {
-    if (this.#worker && !this.#worker.closed && !this.#regrant) {
-      return Promise.resolve(this.#worker);
-    }
-    if (this.#starting) return this.#starting;
-    this.#starting = this.#start().finally(() => {
-      this.#starting = null;
-    });
-    return this.#starting;
-  }
-
-  async #start(): Promise<WorkerClient<UiMethods>> {
-    if (this.#regrant) {
-      this.#worker?.close();
-      this.#worker = null;
-      this.#regrant = false;
-    }
+  async #start() {
     const dirs = await existingDirs(this.#opts.discoveryDirs ?? []);
     const advertised = (await readDiscovery(dirs)).map((e) => e.address);
     const explicit = this.#opts.grpc ?? null;
@@ -130,30 +151,30 @@ export class UiClient {
       programRoot: emulatorGrpc.length > 0 ? PROTO_DIR.pathname.replace(/\/$/, "") : null,
       grpcClientExec: emulatorGrpc.length > 0 ? Deno.execPath() : null,
     });
-    this.#worker = startWorker<UiMethods>(url, permissions, "ui");
-    return this.#worker;
+    return startWorker<UiMethods>(url, permissions, "ui");
   }
 
+  /**
+   * A result that says the worker may not dial an advertised port (a new emulator since it
+   * started): the next call starts a worker granted it.
+   */
   #watch<T>(result: T): T {
     const f = (result as { fallback?: { code?: string } | null } | null)?.fallback;
-    if (f?.code === "not_granted") this.#regrant = true;
+    if (f?.code === "not_granted") this.#worker.renew();
     return result;
   }
 
   async #call<K extends keyof UiMethods & string>(
     method: K,
     params: UiMethods[K]["params"] & { serial: string },
-    budgetMs: number,
     opts: UiCallOptions,
   ): Promise<UiMethods[K]["result"]> {
     if (this.#opts.instrumentationRunning?.(params.serial)) {
       throw instrumentationBusyError(params.serial);
     }
-    const worker = await this.#ensure();
     return this.#watch(
-      await worker.request(method, params, {
+      await this.#worker.call(method, params, {
         signal: opts.signal,
-        timeoutMs: budgetMs + UI_WORKER_ANSWER_SLACK_MS,
         onProgress: opts.onProgress
           ? (p) => opts.onProgress!(p.progress, p.total, p.message)
           : undefined,
@@ -166,63 +187,52 @@ export class UiClient {
    * settles and remembers the settled list (lib/ui/act_service.ts).
    */
   act(p: ActParams, opts: UiCallOptions = {}): Promise<ActResult> {
-    const settle = p.observeAfter === false ? 0 : MAX_SETTLE_MAX_MS + 2 * CAPTURE_TOTAL_DEADLINE_MS;
-    return this.#call(
-      "ui.act",
-      p,
-      2 * CAPTURE_TOTAL_DEADLINE_MS + MAX_MIN_ACTION_INTERVAL_MS + MAX_GESTURE_BUDGET_MS + settle,
-      opts,
-    );
+    return this.#call("ui.act", p, opts);
   }
 
   /** compare_ui_state: the screen now against the last list shown (kept in the worker). */
   compare(p: CompareParams, opts: UiCallOptions = {}): Promise<CompareResult> {
-    return this.#call("ui.compare", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.compare", p, opts);
   }
 
   /** Capture and return the element list (stored: its handles become the device's). */
   observe(p: ObserveParams, opts: UiCallOptions = {}): Promise<ObserveResult> {
-    return this.#call("ui.observe", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.observe", p, opts);
   }
 
   /** The element list and a small picture of the same moment (get_ui_hierarchy screenshot). */
   look(p: LookParams, opts: UiCallOptions = {}): Promise<LookResult> {
-    return this.#call("ui.look", p, CAPTURE_TOTAL_DEADLINE_MS + SCREENSHOT_TIMEOUT_MS, opts);
+    return this.#call("ui.look", p, opts);
   }
 
   /** Capture and return the full tree (and optionally the XML). */
   tree(p: TreeParams, opts: UiCallOptions = {}): Promise<TreeResult> {
-    return this.#call("ui.tree", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.tree", p, opts);
   }
 
   /** Capture and return the nodes matching a selector (validated in the worker). */
   find(p: FindParams, opts: UiCallOptions = {}): Promise<FindResult> {
-    return this.#call("ui.find", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.find", p, opts);
   }
 
   /** Capture and resolve a handle or tree path; `screen_changed` / `not_found` when it cannot. */
   resolve(p: ResolveParams, opts: UiCallOptions = {}): Promise<ResolveResult> {
-    return this.#call("ui.resolve", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.resolve", p, opts);
   }
 
   /** After an action: capture until the screen responded and settled; returns the list. */
   settle(p: SettleParams, opts: UiCallOptions = {}): Promise<SettleResultMessage> {
-    const budget = Math.min(p.options?.maxMs ?? MAX_SETTLE_MAX_MS, MAX_SETTLE_MAX_MS) +
-      2 * CAPTURE_TOTAL_DEADLINE_MS;
-    return this.#call("ui.settle", p, budget, opts);
+    return this.#call("ui.settle", p, opts);
   }
 
   /** Capture until a selector matches (or, with `gone`, stops matching) or the timeout. */
   wait(p: WaitParams, opts: UiCallOptions = {}): Promise<WaitResult> {
-    const budget = Math.min(p.timeoutMs ?? MAX_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS) +
-      CAPTURE_TOTAL_DEADLINE_MS;
-    return this.#call("ui.wait", p, budget, opts);
+    return this.#call("ui.wait", p, opts);
   }
 
   /** Capture until a flow's selector is visible, gone or tappable, or its timeout. */
   flowFind(p: FlowFindParams, opts: UiCallOptions = {}): Promise<FlowFindResult> {
-    const budget = Math.min(p.timeoutMs, MAX_WAIT_TIMEOUT_MS) + CAPTURE_TOTAL_DEADLINE_MS;
-    return this.#call("ui.flowFind", p, budget, opts);
+    return this.#call("ui.flowFind", p, opts);
   }
 
   /** An emulator frame over gRPC, else `screencap -p`; downscaled and encoded in the worker. */
@@ -230,32 +240,20 @@ export class UiClient {
     p: ScreenshotParams & FastScreenshotParams,
     opts: UiCallOptions = {},
   ): Promise<FastScreenshotResult> {
-    return this.#call("ui.screenshot", p, SCREENSHOT_TIMEOUT_MS, opts);
-  }
-
-  /** A touch gesture: `sendTouch` on an emulator with gRPC, else `input`; says which and why. */
-  gesture(p: GestureParams, opts: UiCallOptions = {}): Promise<GestureResult> {
-    return this.#call("ui.gesture", p, MAX_GESTURE_BUDGET_MS, opts);
+    return this.#call("ui.screenshot", p, opts);
   }
 
   /** Turns an emulator's body to a quadrant (`setPhysicalModel`). */
   rotateBody(p: RotateParams, opts: UiCallOptions = {}): Promise<PathResult> {
-    return this.#call("ui.rotateBody", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
-  }
-
-  /** A key through `sendKey`; `sent: false` means the caller presses it over ADB. */
-  key(p: KeyParams, opts: UiCallOptions = {}): Promise<PathResult & { sent: boolean }> {
-    return this.#call("ui.key", p, CAPTURE_TOTAL_DEADLINE_MS, opts);
+    return this.#call("ui.rotateBody", p, opts);
   }
 
   /** Forget a device's list and last capture (it went away). No-op before the worker runs. */
   async forget(serial: string): Promise<void> {
-    if (!this.#worker || this.#worker.closed || this.#regrant) return;
-    await this.#worker.request("ui.forget", { serial }, { timeoutMs: 5_000 });
+    await this.#worker.call("ui.forget", { serial });
   }
 
   close(): void {
-    this.#worker?.close();
-    this.#worker = null;
+    this.#worker.close();
   }
 }

@@ -15,9 +15,6 @@ import type { SettleOptions } from "./settle.ts";
 import type {
   FastScreenshotParams,
   FastScreenshotResult,
-  GestureParams,
-  GestureResult,
-  KeyParams,
   PathResult,
   RotateParams,
 } from "./fast_paths.ts";
@@ -220,12 +217,8 @@ export type UiMethods = {
     params: ScreenshotParams & FastScreenshotParams;
     result: FastScreenshotResult;
   };
-  /** A touch gesture: the emulator's `sendTouch`, else `input` (lib/ui/fast_paths.ts). */
-  "ui.gesture": { params: GestureParams; result: GestureResult };
   /** Turns an emulator's body (`setPhysicalModel` ROTATION); `path: "adb"` when it cannot. */
   "ui.rotateBody": { params: RotateParams; result: PathResult };
-  /** A key through the emulator's `sendKey`; `sent: false` when ADB must press it. */
-  "ui.key": { params: KeyParams; result: PathResult & { sent: boolean } };
   /** Drop what the worker remembers of a device (it went away). */
   "ui.forget": { params: { serial: string }; result: null };
 };

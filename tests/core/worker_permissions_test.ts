@@ -10,7 +10,7 @@ import {
   startWorker,
   uiWorkerPermissions,
 } from "../../lib/core/worker_permissions.ts";
-import type { Progress, WorkerClient } from "../../lib/core/worker_rpc.ts";
+import type { Progress, RpcChannel } from "../../lib/core/worker_rpc.ts";
 import type { ProbeMethods } from "./fixtures/probe_worker.ts";
 import { pollUntil } from "../wait.ts";
 
@@ -129,7 +129,7 @@ async function layout() {
 
 function withProbe(
   permissions: Deno.PermissionOptionsObject,
-): WorkerClient<ProbeMethods> & Disposable {
+): RpcChannel<ProbeMethods> & Disposable {
   const client = startWorker<ProbeMethods>(PROBE_WORKER, permissions, "probe");
   return Object.assign(client, { [Symbol.dispose]: () => client.close() });
 }

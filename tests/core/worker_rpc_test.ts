@@ -8,8 +8,8 @@ import {
   parseRpcMessage,
   type Progress,
   rebuildError,
+  RpcChannel,
   serveWorker,
-  WorkerClient,
 } from "../../lib/core/worker_rpc.ts";
 import { waitUntil } from "../wait.ts";
 
@@ -52,7 +52,7 @@ function setup(overrides: Partial<Handlers<TestMethods>> = {}) {
   };
   const channel = new MessageChannel();
   const server = serveWorker<TestMethods>(channel.port2, handlers, { name: "test" });
-  const client = new WorkerClient<TestMethods>(channel.port1, { name: "test" });
+  const client = new RpcChannel<TestMethods>(channel.port1, { name: "test" });
   return {
     client,
     server,
@@ -64,13 +64,13 @@ function setup(overrides: Partial<Handlers<TestMethods>> = {}) {
   };
 }
 
-Deno.test("WorkerClient.request() returns the handler's result", async () => {
+Deno.test("RpcChannel.request() returns the handler's result", async () => {
   using t = setup();
   assertEquals(await t.client.request("add", { a: 2, b: 40 }), 42);
   assertEquals(t.client.pendingCount, 0);
 });
 
-Deno.test("WorkerClient.request() rebuilds a ToolError with its code and data", async () => {
+Deno.test("RpcChannel.request() rebuilds a ToolError with its code and data", async () => {
   using t = setup();
   const e = await assertRejects(
     () => t.client.request("fail", { code: "device_offline", detail: "unplugged" }),
@@ -100,13 +100,13 @@ Deno.test("serveWorker() reports a result that cannot be cloned", async () => {
 Deno.test("serveWorker() refuses an unknown method", async () => {
   using t = setup();
   // deno-lint-ignore no-explicit-any
-  const untyped = t.client as WorkerClient<any>;
+  const untyped = t.client as RpcChannel<any>;
   const e = await assertRejects(() => untyped.request("toString", null), ToolError);
   assertEquals(e.code, "internal_error");
   assert(e.message.includes("no method toString"), e.message);
 });
 
-Deno.test("WorkerClient.request() delivers progress in order", async () => {
+Deno.test("RpcChannel.request() delivers progress in order", async () => {
   using t = setup();
   const seen: Progress[] = [];
   const value = await t.client.request("wait", { steps: 3 }, { onProgress: (p) => seen.push(p) });
@@ -118,7 +118,7 @@ Deno.test("WorkerClient.request() delivers progress in order", async () => {
   ]);
 });
 
-Deno.test("WorkerClient.request() abort sends cancel and rejects with cancelled", async () => {
+Deno.test("RpcChannel.request() abort sends cancel and rejects with cancelled", async () => {
   using t = setup();
   const controller = new AbortController();
   const pending = t.client.request("hang", null, { signal: controller.signal });
@@ -132,7 +132,7 @@ Deno.test("WorkerClient.request() abort sends cancel and rejects with cancelled"
   assertEquals(t.client.pendingCount, 0);
 });
 
-Deno.test("WorkerClient.request() with an aborted signal sends nothing", async () => {
+Deno.test("RpcChannel.request() with an aborted signal sends nothing", async () => {
   using t = setup();
   const e = await assertRejects(
     () => t.client.request("hang", null, { signal: AbortSignal.abort() }),
@@ -142,7 +142,7 @@ Deno.test("WorkerClient.request() with an aborted signal sends nothing", async (
   assertEquals(t.server.running, 0);
 });
 
-Deno.test("WorkerClient.request() times out with timeout and cancels the handler", async () => {
+Deno.test("RpcChannel.request() times out with timeout and cancels the handler", async () => {
   using t = setup();
   const e = await assertRejects(() => t.client.request("hang", null, { timeoutMs: 20 }), ToolError);
   assertEquals(e.code, "timeout");
@@ -150,7 +150,7 @@ Deno.test("WorkerClient.request() times out with timeout and cancels the handler
   await waitUntil(() => t.seen.aborted === 1, "t.seen.aborted === 1");
 });
 
-Deno.test("WorkerClient.request() can restart its timeout on progress", async () => {
+Deno.test("RpcChannel.request() can restart its timeout on progress", async () => {
   using t = setup({
     wait: async ({ steps }, { progress }) => {
       for (let i = 1; i <= steps; i++) {
@@ -168,7 +168,7 @@ Deno.test("WorkerClient.request() can restart its timeout on progress", async ()
   assertEquals(value, "slow but alive");
 });
 
-Deno.test("WorkerClient.request() bounds requests in flight", async () => {
+Deno.test("RpcChannel.request() bounds requests in flight", async () => {
   using t = setup();
   const pending = [];
   for (let i = 0; i < MAX_PENDING_REQUESTS; i++) {
@@ -181,7 +181,7 @@ Deno.test("WorkerClient.request() bounds requests in flight", async () => {
   for (const r of await Promise.all(pending)) assertEquals((r as ToolError).code, "cancelled");
 });
 
-Deno.test("WorkerClient.fail() rejects pending and later requests", async () => {
+Deno.test("RpcChannel.fail() rejects pending and later requests", async () => {
   using t = setup();
   const pending = t.client.request("hang", null);
   await waitUntil(() => t.server.running === 1, "t.server.running === 1");
@@ -191,7 +191,7 @@ Deno.test("WorkerClient.fail() rejects pending and later requests", async () => 
   assertEquals(await t.client.request("add", { a: 1, b: 2 }).catch((e) => e), died);
 });
 
-Deno.test("WorkerClient.close() rejects pending requests and calls onClose once", async () => {
+Deno.test("RpcChannel.close() rejects pending requests and calls onClose once", async () => {
   const channel = new MessageChannel();
   let closes = 0;
   const server = serveWorker<TestMethods>(channel.port2, {
@@ -206,7 +206,7 @@ Deno.test("WorkerClient.close() rejects pending requests and calls onClose once"
     hang: () => new Promise(() => {}),
     unclonable: () => null,
   });
-  const client = new WorkerClient<TestMethods>(channel.port1, {
+  const client = new RpcChannel<TestMethods>(channel.port1, {
     name: "ui",
     onClose: () => closes++,
   });

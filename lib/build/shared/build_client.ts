@@ -1,10 +1,15 @@
 /**
  * The main thread's handle on the build worker. The worker starts on the first build, with
  * permissions computed from the facts of that build (project, SDK, JDK, data directory), and is
- * restarted when those facts change while no build runs.
+ * restarted when those facts change while no build runs. Status, cancel and shutdown start no
+ * worker: before the first build there is nothing to ask.
  */
-import { buildWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
-import type { WorkerClient } from "../../core/worker_rpc.ts";
+import {
+  buildWorkerPermissions,
+  startWorker,
+  type WorkerFacts,
+} from "../../core/worker_permissions.ts";
+import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
 import type { Origin } from "./build_history.ts";
 import { SHUTDOWN_WAIT_MS } from "./build_protocol.ts";
 import type {
@@ -20,6 +25,19 @@ export const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill", "cat"] as
 export const WORKER_ANSWER_SLACK_MS = 60_000;
 /** How much longer than `SHUTDOWN_WAIT_MS` the worker may take to answer `build.shutdown`. */
 export const SHUTDOWN_ANSWER_SLACK_MS = 2_000;
+/** Budget of a status or cancel question. */
+export const QUERY_TIMEOUT_MS = 5_000;
+
+/** Each method's budget (a build's is its own timeout plus slack); queries start no worker. */
+const BUILD_METHODS: MethodTable<BuildMethods> = {
+  "build.run": { budgetMs: (p) => p.timeoutMs + WORKER_ANSWER_SLACK_MS },
+  "build.status": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => ({ running: null }) },
+  "build.cancel": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => ({ cancelled: null }) },
+  "build.shutdown": {
+    budgetMs: SHUTDOWN_WAIT_MS + SHUTDOWN_ANSWER_SLACK_MS,
+    whenStopped: () => ({ stopped: false }),
+  },
+};
 
 export interface BuildClientOptions {
   dataDir: string;
@@ -31,19 +49,37 @@ export interface BuildClientOptions {
 }
 
 export class BuildClient {
-  #opts: BuildClientOptions;
-  #worker: WorkerClient<BuildMethods> | null = null;
+  readonly #opts: BuildClientOptions;
+  readonly #worker: WorkerClient<BuildMethods>;
+  /** The facts the running worker was granted, and those the next start grants. */
   #factsKey = "";
+  #nextFacts: WorkerFacts | null = null;
   #running = 0;
   /** Task lists of the builds this client is running now. */
   #runningTasks = new Set<string[]>();
 
   constructor(opts: BuildClientOptions) {
     this.#opts = opts;
+    this.#worker = new WorkerClient(BUILD_METHODS, () => this.#startWorker());
   }
 
-  #ensure(p: BuildRunParams): WorkerClient<BuildMethods> {
-    const facts = {
+  #startWorker() {
+    const facts = this.#nextFacts!;
+    const url = new URL(
+      this.#opts.workerUrl ?? new URL("../../../workers/build.ts", import.meta.url),
+    );
+    url.searchParams.set("dataDir", this.#opts.dataDir);
+    url.searchParams.set("binary", Deno.execPath());
+    url.searchParams.set("version", this.#opts.version);
+    if (this.#opts.owner) url.searchParams.set("owner", this.#opts.owner);
+    const channel = startWorker<BuildMethods>(url, buildWorkerPermissions(facts), "build");
+    this.#factsKey = JSON.stringify(facts);
+    return channel;
+  }
+
+  /** A build with other facts renews the worker, unless a build still runs on the old one. */
+  #prepare(p: BuildRunParams): void {
+    const facts: WorkerFacts = {
       dataDir: this.#opts.dataDir,
       projectRoot: p.project,
       sdkRoot: p.androidHome,
@@ -52,32 +88,21 @@ export class BuildClient {
       commands: BUILD_WORKER_COMMANDS,
     };
     const key = JSON.stringify(facts);
-    if (this.#worker && !this.#worker.closed && key === this.#factsKey) return this.#worker;
-    if (this.#worker && this.#running === 0) this.#worker.close();
-    else if (this.#worker && !this.#worker.closed) return this.#worker;
-    const url = new URL(
-      this.#opts.workerUrl ?? new URL("../../../workers/build.ts", import.meta.url),
-    );
-    url.searchParams.set("dataDir", this.#opts.dataDir);
-    url.searchParams.set("binary", Deno.execPath());
-    url.searchParams.set("version", this.#opts.version);
-    if (this.#opts.owner) url.searchParams.set("owner", this.#opts.owner);
-    this.#worker = startWorker<BuildMethods>(url, buildWorkerPermissions(facts), "build");
-    this.#factsKey = key;
-    return this.#worker;
+    if (this.#worker.running && (key === this.#factsKey || this.#running > 0)) return;
+    this.#nextFacts = facts;
+    this.#worker.renew();
   }
 
   async run(
     params: BuildRunParams,
     opts: { signal: AbortSignal; onProgress(elapsedMs: number, task: string | null): void },
   ): Promise<BuildRunResult> {
-    const worker = this.#ensure(params);
+    this.#prepare(params);
     this.#running++;
     this.#runningTasks.add(params.tasks);
     try {
-      return await worker.request("build.run", params, {
+      return await this.#worker.call("build.run", params, {
         signal: opts.signal,
-        timeoutMs: params.timeoutMs + WORKER_ANSWER_SLACK_MS,
         onProgress: (p) => opts.onProgress(p.progress, p.message ?? null),
       });
     } finally {
@@ -101,22 +126,16 @@ export class BuildClient {
   }
 
   async status(): Promise<RunningBuild | null> {
-    if (!this.#worker || this.#worker.closed) return null;
-    return (await this.#worker.request("build.status", null, { timeoutMs: 5000 })).running;
+    return (await this.#worker.call("build.status", null)).running;
   }
 
   async cancel(by: Origin): Promise<RunningBuild | null> {
-    if (!this.#worker || this.#worker.closed) return null;
-    return (await this.#worker.request("build.cancel", { by }, { timeoutMs: 5000 })).cancelled;
+    return (await this.#worker.call("build.cancel", { by })).cancelled;
   }
 
-  /** Stop a running build (keynobi is exiting), then the worker. */
+  /** Stop a running build (keynobi is exiting): the worker answers once it is recorded. */
   async shutdown(reason: string): Promise<void> {
-    if (!this.#worker || this.#worker.closed) return;
-    // The worker answers once the stopped build is recorded and its lock released.
-    await this.#worker.request("build.shutdown", { reason }, {
-      timeoutMs: SHUTDOWN_WAIT_MS + SHUTDOWN_ANSWER_SLACK_MS,
-    }).catch(() => {});
+    await this.#worker.call("build.shutdown", { reason }).catch(() => {});
   }
 
   /** Whether a build started through this client is still running. */
@@ -125,7 +144,6 @@ export class BuildClient {
   }
 
   close(): void {
-    this.#worker?.close();
-    this.#worker = null;
+    this.#worker.close();
   }
 }

@@ -7,7 +7,7 @@
 import type { AdbServerAddress } from "../../adb/server_address.ts";
 import { formatAddress } from "../../adb/server_address.ts";
 import { logcatWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
-import type { WorkerClient } from "../../core/worker_rpc.ts";
+import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
 import {
   type CrashesResult,
   type EntriesParams,
@@ -29,6 +29,8 @@ import {
 export const QUERY_TIMEOUT_MS = 10_000;
 /** Budget of a start (the device's 5 s plus the process list and slack). */
 export const START_ANSWER_TIMEOUT_MS = 15_000;
+/** Budget of the worker's answer to `logcat.shutdown` (it stops every stream). */
+export const SHUTDOWN_ANSWER_TIMEOUT_MS = 5_000;
 
 export interface LogcatClientOptions {
   dataDir: string;
@@ -38,137 +40,110 @@ export interface LogcatClientOptions {
   workerUrl?: URL;
 }
 
+/** Each method's budget, and what the queries answer before any start (they start nothing). */
+const LOGCAT_METHODS: MethodTable<LogcatMethods> = {
+  "logcat.start": { budgetMs: START_ANSWER_TIMEOUT_MS },
+  "logcat.stop": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => ({ stopped: [] }) },
+  "logcat.clear": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => ({ cleared: [] }) },
+  "logcat.entries": {
+    budgetMs: QUERY_TIMEOUT_MS,
+    whenStopped: () => ({
+      entries: [],
+      stored: 0,
+      devices: [],
+      query_ms: 0,
+      partial: false,
+      next_before_seq: null,
+    }),
+  },
+  "logcat.stats": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
+  "logcat.crashes": {
+    budgetMs: QUERY_TIMEOUT_MS,
+    whenStopped: () => ({ crashes: [], groups: [], total_crashes: 0, total_groups: 0 }),
+  },
+  "logcat.trace": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
+  "logcat.traces": {
+    budgetMs: QUERY_TIMEOUT_MS,
+    whenStopped: (p) => p.crash_group_ids.map(() => null),
+  },
+  "logcat.rederive": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
+  "logcat.memory": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
+  "logcat.session_crashes": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => [] },
+  "logcat.shutdown": { budgetMs: SHUTDOWN_ANSWER_TIMEOUT_MS },
+};
+
 export class LogcatClient {
-  #opts: LogcatClientOptions;
-  #worker: WorkerClient<LogcatMethods> | null = null;
+  readonly #worker: WorkerClient<LogcatMethods>;
 
   constructor(opts: LogcatClientOptions) {
-    this.#opts = opts;
+    this.#worker = new WorkerClient(LOGCAT_METHODS, () => {
+      const adbServer = formatAddress(opts.address);
+      const url = new URL(opts.workerUrl ?? new URL("../../../workers/logcat.ts", import.meta.url));
+      url.searchParams.set("adb", adbServer);
+      return startWorker<LogcatMethods>(
+        url,
+        logcatWorkerPermissions({ dataDir: opts.dataDir, adbServer }),
+        "logcat",
+      );
+    });
   }
 
   /** True once the worker runs (some device was started). */
   get running(): boolean {
-    return this.#worker !== null && !this.#worker.closed;
-  }
-
-  #ensure(): WorkerClient<LogcatMethods> {
-    if (this.#worker && !this.#worker.closed) return this.#worker;
-    const adbServer = formatAddress(this.#opts.address);
-    const url = new URL(
-      this.#opts.workerUrl ?? new URL("../../../workers/logcat.ts", import.meta.url),
-    );
-    url.searchParams.set("adb", adbServer);
-    this.#worker = startWorker<LogcatMethods>(
-      url,
-      logcatWorkerPermissions({ dataDir: this.#opts.dataDir, adbServer }),
-      "logcat",
-    );
-    return this.#worker;
+    return this.#worker.running;
   }
 
   start(p: StartParams, signal?: AbortSignal): Promise<StartResult> {
-    return this.#ensure().request("logcat.start", p, {
-      signal,
-      timeoutMs: START_ANSWER_TIMEOUT_MS,
-    });
+    return this.#worker.call("logcat.start", p, { signal });
   }
 
-  async stop(serial?: string, signal?: AbortSignal): Promise<{ stopped: string[] }> {
-    if (!this.running) return { stopped: [] };
-    return await this.#worker!.request("logcat.stop", { serial }, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  stop(serial?: string, signal?: AbortSignal): Promise<{ stopped: string[] }> {
+    return this.#worker.call("logcat.stop", { serial }, { signal });
   }
 
-  async clear(serial?: string, signal?: AbortSignal): Promise<{ cleared: string[] }> {
-    if (!this.running) return { cleared: [] };
-    return await this.#worker!.request("logcat.clear", { serial }, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  clear(serial?: string, signal?: AbortSignal): Promise<{ cleared: string[] }> {
+    return this.#worker.call("logcat.clear", { serial }, { signal });
   }
 
-  async entries(p: EntriesParams, signal?: AbortSignal): Promise<EntriesResult> {
-    if (!this.running) {
-      return {
-        entries: [],
-        stored: 0,
-        devices: [],
-        query_ms: 0,
-        partial: false,
-        next_before_seq: null,
-      };
-    }
-    return await this.#worker!.request("logcat.entries", p, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  entries(p: EntriesParams, signal?: AbortSignal): Promise<EntriesResult> {
+    return this.#worker.call("logcat.entries", p, { signal });
   }
 
-  async stats(signal?: AbortSignal): Promise<StatsResult | null> {
-    if (!this.running) return null;
-    return await this.#worker!.request("logcat.stats", null, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  stats(signal?: AbortSignal): Promise<StatsResult | null> {
+    return this.#worker.call("logcat.stats", null, { signal });
   }
 
-  async crashes(count: number, signal?: AbortSignal): Promise<CrashesResult> {
-    if (!this.running) return { crashes: [], groups: [], total_crashes: 0, total_groups: 0 };
-    return await this.#worker!.request("logcat.crashes", { count }, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  crashes(count: number, signal?: AbortSignal): Promise<CrashesResult> {
+    return this.#worker.call("logcat.crashes", { count }, { signal });
   }
 
-  async trace(p: TraceParams, signal?: AbortSignal): Promise<TraceResult | null> {
-    if (!this.running) return null;
-    return await this.#worker!.request("logcat.trace", p, { signal, timeoutMs: QUERY_TIMEOUT_MS });
+  trace(p: TraceParams, signal?: AbortSignal): Promise<TraceResult | null> {
+    return this.#worker.call("logcat.trace", p, { signal });
   }
 
   /** A retraced crash's fields read again from its new names (null when no worker runs). */
-  async rederive(p: RederiveParams, signal?: AbortSignal): Promise<RederiveResult | null> {
-    if (!this.running) return null;
-    return await this.#worker!.request("logcat.rederive", p, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  rederive(p: RederiveParams, signal?: AbortSignal): Promise<RederiveResult | null> {
+    return this.#worker.call("logcat.rederive", p, { signal });
   }
 
   /** The newest trace of each group, in one answer (at most `MAX_TRACES_PER_QUERY` groups). */
-  async traces(crashGroupIds: string[], signal?: AbortSignal): Promise<(TraceResult | null)[]> {
-    if (!this.running) return crashGroupIds.map(() => null);
-    return await this.#worker!.request("logcat.traces", {
-      crash_group_ids: crashGroupIds.slice(0, MAX_TRACES_PER_QUERY),
-    }, { signal, timeoutMs: QUERY_TIMEOUT_MS });
+  traces(crashGroupIds: string[], signal?: AbortSignal): Promise<(TraceResult | null)[]> {
+    const ids = crashGroupIds.slice(0, MAX_TRACES_PER_QUERY);
+    return this.#worker.call("logcat.traces", { crash_group_ids: ids }, { signal });
   }
 
   /** The worker's memory (after a full collection when the process runs with --expose-gc). */
-  async memory(signal?: AbortSignal): Promise<MemoryResult | null> {
-    if (!this.running) return null;
-    return await this.#worker!.request("logcat.memory", null, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  memory(signal?: AbortSignal): Promise<MemoryResult | null> {
+    return this.#worker.call("logcat.memory", null, { signal });
   }
 
   /** The crashes read after crash id `afterId` (debug sessions); none before any start. */
-  async sessionCrashes(afterId: number, signal?: AbortSignal): Promise<SessionCrash[]> {
-    if (!this.running) return [];
-    return await this.#worker!.request("logcat.session_crashes", { after_id: afterId }, {
-      signal,
-      timeoutMs: QUERY_TIMEOUT_MS,
-    });
+  sessionCrashes(afterId: number, signal?: AbortSignal): Promise<SessionCrash[]> {
+    return this.#worker.call("logcat.session_crashes", { after_id: afterId }, { signal });
   }
 
   /** Stops every stream, then the worker. */
-  async close(): Promise<void> {
-    if (!this.#worker) return;
-    if (!this.#worker.closed) {
-      await this.#worker.request("logcat.shutdown", null, { timeoutMs: 5_000 }).catch(() => {});
-    }
-    this.#worker.close();
-    this.#worker = null;
+  close(): Promise<void> {
+    return this.#worker.shutdown("logcat.shutdown", null);
   }
 }

@@ -228,13 +228,13 @@ export type LogcatMethods = {
   "logcat.stop": { params: { serial?: string }; result: { stopped: string[] } };
   "logcat.clear": { params: { serial?: string }; result: { cleared: string[] } };
   "logcat.entries": { params: EntriesParams; result: EntriesResult };
-  "logcat.stats": { params: null; result: StatsResult };
+  "logcat.stats": { params: null; result: StatsResult | null };
   "logcat.crashes": { params: { count: number }; result: CrashesResult };
   "logcat.trace": { params: TraceParams; result: TraceResult | null };
   /** Several groups' newest traces in one answer (get_crash_logs with retrace). */
   "logcat.traces": { params: { crash_group_ids: string[] }; result: (TraceResult | null)[] };
   /** Parses a retraced crash again, so nothing derived keeps an obfuscated name. */
-  "logcat.rederive": { params: RederiveParams; result: RederiveResult };
+  "logcat.rederive": { params: RederiveParams; result: RederiveResult | null };
   "logcat.shutdown": { params: null; result: { stopped: number } };
-  "logcat.memory": { params: null; result: MemoryResult };
+  "logcat.memory": { params: null; result: MemoryResult | null };
 };

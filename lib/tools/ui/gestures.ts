@@ -3,7 +3,7 @@
  * fingers around a center) and `ui_drag` (down, hold, path, dwell, up — what a
  * long-press-to-reorder needs). On an emulator pinch and drag go through its gRPC `sendTouch`;
  * elsewhere ui_drag uses `input motionevent` (or `input draganddrop`) and ui_pinch refuses saying
- * why, since ADB's input has one pointer. Adapters over `ctx.ui.gesture` (lib/ui/fast_paths.ts)
+ * why, since ADB's input has one pointer. Adapters over `ctx.ui.act` (lib/ui/act_service.ts, gestures by lib/ui/fast_paths.ts)
  * and the shared act-and-settle step (act.ts).
  */
 import { z } from "zod";
