@@ -105,7 +105,7 @@ export function readMappingHeader(text: string): MappingHeader {
 
 const FIELD_LINE = /^\s+(\S+)\s+(\S+)\s+->\s+(\S+)\s*$/;
 
-function metadataId(line: string): { id: string; fileName?: string } | null {
+export function metadataId(line: string): { id: string; fileName?: string } | null {
   const brace = line.indexOf("{");
   if (brace < 0) return null;
   try {
@@ -133,7 +133,7 @@ function readNumber(line: string, i: number): { value: number; end: number } | n
 }
 
 /** One member line (after its indentation) → a method entry and its obfuscated name, or `null`. */
-function parseMethodLine(
+export function parseMethodLine(
   line: string,
   from: number,
   owner: string,
@@ -296,22 +296,35 @@ function methodGroupsIn(block: string, from: number, owner: string, obf: string)
   let last: MemberEntry | null = null;
   for (let pos = from; pos < block.length;) {
     const end = lineEnd(block, pos);
-    const line = lineAt(block, pos, end);
+    const at = pos;
     pos = end + 1;
-    const i = indentLength(line);
-    if (i === line.length) continue;
-    if (line.charCodeAt(i) === 35) {
-      if (last && i > 0 && line.includes('"id"')) {
-        if (metadataId(line.slice(i))?.id === "com.android.tools.r8.synthesized") {
+    let i = at;
+    while (i < end && (block.charCodeAt(i) === 32 || block.charCodeAt(i) === 9)) i++;
+    // A blank line (a lone `\r` too) changes nothing.
+    if (i === end || (i === end - 1 && block.charCodeAt(i) === 13)) continue;
+    if (block.charCodeAt(i) === 35) {
+      if (last && i > at) {
+        const line = lineAt(block, at, end);
+        if (!line.includes('"id"')) continue;
+        if (metadataId(line.slice(i - at))?.id === "com.android.tools.r8.synthesized") {
           last.synthesized = true;
         }
       }
       continue;
     }
-    // Only a line whose text after its last ` -> ` is `obf` can be one of its methods.
+    // Only a line whose text after its last ` -> ` is `obf` can be one of its methods: it ends
+    // with `obf` once trimmed. Checked in place first, so the other lines are never copied.
+    let e = end;
+    while (e > i && isAsciiSpace(block.charCodeAt(e - 1))) e--;
+    const tail = block.charCodeAt(e - 1);
+    if (tail < 0x80 && !block.startsWith(obf, e - obf.length)) {
+      last = null;
+      continue;
+    }
+    const line = lineAt(block, at, end);
     const arrow = line.lastIndexOf(" -> ");
-    const m = arrow >= 0 && line.trimEnd().endsWith(obf) && line.slice(arrow + 4).trim() === obf
-      ? parseMethodLine(line, i, owner)
+    const m = arrow >= 0 && line.slice(arrow + 4).trim() === obf
+      ? parseMethodLine(line, i - at, owner)
       : null;
     if (!m) {
       last = null;
@@ -332,8 +345,13 @@ function methodGroupsIn(block: string, from: number, owner: string, obf: string)
   return groups;
 }
 
+/** The ASCII characters `String.prototype.trim` removes. */
+function isAsciiSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
 /** The original names of the fields obfuscated as `obf` in `block`, as parseClassBlock reads them. */
-function fieldNamesIn(block: string, from: number, owner: string, obf: string): string[] {
+export function fieldNamesIn(block: string, from: number, owner: string, obf: string): string[] {
   const names: string[] = [];
   for (let pos = from; pos < block.length;) {
     const end = lineEnd(block, pos);
@@ -348,7 +366,7 @@ function fieldNamesIn(block: string, from: number, owner: string, obf: string): 
 }
 
 /** A member table read from a class block one obfuscated name at a time, each kept once read. */
-class LazyTable<T> implements MemberTable<T> {
+export class LazyTable<T> implements MemberTable<T> {
   readonly #read: (obf: string) => T | undefined;
   readonly #seen = new Map<string, T | undefined>();
   constructor(read: (obf: string) => T | undefined) {
@@ -365,9 +383,11 @@ class LazyTable<T> implements MemberTable<T> {
 /**
  * One class block → the class, as parseClassBlock reads it, but its members read only when a
  * trace asks for one (a new trace's frames each name one method of a class, not its dozens).
- * The class line and the class's metadata are read now. Pure.
+ * The class line and the class's metadata are read now. With `reread`, the block is not kept:
+ * each member's first lookup reads it again (a cache of many classes then holds their names,
+ * not their text). Pure.
  */
-export function lazyClassBlock(block: string): ClassMapping {
+export function lazyClassBlock(block: string, reread?: () => string): ClassMapping {
   let nl = block.indexOf("\n");
   if (nl < 0) nl = block.length;
   const head = CLASS_LINE.exec(block.slice(0, nl));
@@ -386,17 +406,26 @@ export function lazyClassBlock(block: string): ClassMapping {
     if (meta?.id === "sourceFile" && meta.fileName !== undefined) sourceFile = meta.fileName;
     else if (meta?.id === "com.android.tools.r8.synthesized") synthesized = true;
   }
+  // The first lookup, right after, reads the text at hand; later ones read it again.
+  let held: string | null = block;
+  const text = reread
+    ? () => {
+      const t = held ?? reread();
+      held = null;
+      return t;
+    }
+    : () => block;
   return {
     original,
     obfuscated: head[2],
     sourceFile,
     synthesized,
     methods: new LazyTable((obf) => {
-      const g = methodGroupsIn(block, from, original, obf);
+      const g = methodGroupsIn(text(), from, original, obf);
       return g.length > 0 ? g : undefined;
     }),
     fields: new LazyTable((obf) => {
-      const f = fieldNamesIn(block, from, original, obf);
+      const f = fieldNamesIn(text(), from, original, obf);
       return f.length > 0 ? f : undefined;
     }),
   };

@@ -17,6 +17,7 @@ import {
   type MappingHeader,
   readMappingHeader,
 } from "./mapping.ts";
+import { classAt } from "./class_bytes.ts";
 
 /** Bytes of a mapping we index at most (the worker refuses a larger file before reading it). */
 export const MAX_MAPPING_BYTES = 512 * 1024 * 1024;
@@ -287,9 +288,15 @@ export class MappingIndex {
       this.#parsed.set(k, hit);
       return hit.cls;
     }
-    const block = this.#bytes.subarray(this.#starts[k], this.#end(k));
+    const start = this.#starts[k];
+    const end = this.#end(k);
+    const block = this.#bytes.subarray(start, end);
     // Its members are read when a frame names one: the cost counts them all read.
-    const cls = lazyClassBlock(this.#decoder.decode(block));
+    const text = () => lazyClassBlock(this.#decoder.decode(block));
+    let nl = this.#bytes.indexOf(10, start);
+    if (nl < 0 || nl > end) nl = end;
+    const at = classLine(this.#bytes, start, nl);
+    const cls = (at && classAt(this.#bytes, start, end, nl, at, text)) ?? text();
     const cost = 256 + block.length * PARSED_BYTES_PER_BLOCK_BYTE;
     // A class larger than the whole budget is parsed for this lookup and not kept.
     if (cost > this.#parsedBudget) return cls;

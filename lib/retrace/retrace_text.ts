@@ -220,6 +220,7 @@ function frameLines(alts: OutFrame[][], indent: string): { lines: string[]; omit
 }
 
 function dedupe(alts: OutFrame[][]): OutFrame[][] {
+  if (alts.length < 2) return alts;
   const seen = new Set<string>();
   const out: OutFrame[][] = [];
   for (const a of alts) {

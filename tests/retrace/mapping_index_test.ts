@@ -60,7 +60,7 @@ Deno.test("a cached mapping may cost at most 4× its file, and its caches stay w
   assert(used.frames > 0 && used.frames <= frameBudget(mapping.bytes), JSON.stringify(used));
 });
 
-Deno.test("lazyClassBlock() reads every member as parseClassBlock() does, in every corpus mapping", async () => {
+Deno.test("lazyClassBlock() and the index read every member as parseClassBlock() does, in every corpus mapping", async () => {
   const dir = new URL("../fixtures/corpus/mapping/", import.meta.url);
   let classes = 0;
   let members = 0;
@@ -70,12 +70,17 @@ Deno.test("lazyClassBlock() reads every member as parseClassBlock() does, in eve
     '      # {"id":"com.android.tools.r8.synthesized"}\r\n    1:2:void g():5:6 -> a\r\n' +
     "    1:2:void h():7 -> b\n" + '    # {"id":"com.android.tools.r8.synthesized"}\n' +
     "    1:2:void i():8 -> a\n    long b -> c\n    1:2:void j():9 -> a\n" +
-    '# {"id":"sourceFile","fileName":"A.kt"}\n' + "    3:3:void k() ->  d \n";
+    '# {"id":"sourceFile","fileName":"A.kt"}\n' + "    3:3:void k() ->  d \n" +
+    // Spaces trim() removes besides ASCII ones, and names that are not ASCII.
+    "com.x.B -> b:\n    1:1:void u():1 -> e\u00a0\n    1:1:void v():2 -> e\v\n" +
+    "    1:1:void w():3 -> e\u3000\n    1:1:void x():4 -> ä\n" +
+    "com.x.Ü -> ü:\n    1:1:void ö():1 -> a\n";
   const texts = [edge];
   for await (const e of Deno.readDir(dir)) {
     if (e.isFile) texts.push(await Deno.readTextFile(new URL(e.name, dir)));
   }
   for (const text of texts) {
+    const index = indexMapping(text);
     // Class blocks as the index cuts them: from one class line to the next.
     const starts: number[] = [];
     let pos = 0;
@@ -87,18 +92,25 @@ Deno.test("lazyClassBlock() reads every member as parseClassBlock() does, in eve
       const block = text.slice(s, starts[k + 1] ?? text.length);
       const full = parseClassBlock(block);
       const lazy = lazyClassBlock(block);
+      // The index's (read from the bytes), unless an earlier class has the same name.
+      const found = index.byObfuscated(full.obfuscated);
+      const indexed = found?.original === full.original ? found : lazy;
       classes++;
-      assertEquals(
-        [lazy.original, lazy.obfuscated, lazy.sourceFile, lazy.synthesized],
-        [full.original, full.obfuscated, full.sourceFile, full.synthesized],
-      );
+      for (const c of [lazy, indexed]) {
+        assertEquals(
+          [c.original, c.obfuscated, c.sourceFile, c.synthesized],
+          [full.original, full.obfuscated, full.sourceFile, full.synthesized],
+        );
+      }
       const fullMethods = full.methods as Map<string, unknown>;
       const fullFields = full.fields as Map<string, unknown>;
       // Every name a member line ends with, whether or not it parses as one.
       const names = new Set(block.split("\n").map((l) => l.split(" -> ").at(-1)!.trim()));
       for (const n of [...names, ...fullMethods.keys(), ...fullFields.keys(), "zz"]) {
-        assertEquals(lazy.methods.get(n), full.methods.get(n), `${full.original} method ${n}`);
-        assertEquals(lazy.fields.get(n), full.fields.get(n), `${full.original} field ${n}`);
+        for (const c of [lazy, indexed]) {
+          assertEquals(c.methods.get(n), full.methods.get(n), `${full.original} method ${n}`);
+          assertEquals(c.fields.get(n), full.fields.get(n), `${full.original} field ${n}`);
+        }
         members++;
       }
     });
