@@ -28,6 +28,7 @@ import {
   matchKotlin,
   matchLevelLine,
   matchLint,
+  matchManifestMerger,
   matchR8,
   matchTaskHeader,
   type TaskOutcome,
@@ -106,7 +107,7 @@ type Section = "none" | "wwr" | "try" | "exception" | "where";
 /** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
 interface Pending {
   diag: Diagnostic;
-  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap" | "message";
+  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap" | "message" | "indented";
   /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
   wrapped?: string;
   /** For `wrap`: continuation lines joined so far. */
@@ -130,6 +131,10 @@ const CUT_URI_RE = /^[ew]: (?:\[ksp\] )?file:\/\/\S*$/;
  * `gradlew.bat : …`); the error record it adds after it (`At line:1 char:48`, `+ …`) is noise.
  */
 const POWERSHELL_PREFIX_RE = /^(?:\.[\\/])?gradlew(?:\.bat)? : (?=\S)/;
+/** The first line of PowerShell's error record for a native command's stderr. */
+const PS_RECORD_START_RE = /^At line:\d+ char:\d+\s*$/;
+/** Lines a PowerShell error record may take (it ends at a blank line). */
+const MAX_PS_RECORD_LINES = 12;
 
 /** Blank lines a prefixed javac diagnostic may have before its source line. */
 const MAX_PREFIXED_BLANKS = 2;
@@ -172,6 +177,11 @@ const DEPENDENCY_BLOCK_RE =
 const NEW_THING_RE =
   /^(?:> |\* |[ew]: |ERROR|WARNING|BUILD |FAILURE|AGPBI: |\d+ actionable task|\d+ errors?, \d+ warnings?)/;
 
+/** A manifest merger line whose path is whole: absolute, or after its `[library]`. */
+function isAnchored(m: { file: string | null; library?: string }): boolean {
+  return m.library !== undefined || /^(?:[A-Za-z]:[\\/]|\/)/.test(m.file ?? "");
+}
+
 /** The last path segment of a task: `:app:kspDebugKotlin` → `kspDebugKotlin`. */
 function taskName(task: string | undefined): string {
   if (!task) return "";
@@ -213,6 +223,12 @@ export class BuildOutputParser {
   #result: ReturnType<typeof matchBuildResult> = null;
   #actionable: ActionableTasks | undefined;
   #finished: BuildSummary | null = null;
+  /** The last lines read (MAX_WRAP_LINES), to rejoin a report line a console wrapped. */
+  #recent: string[] = [];
+  /** `#recent` before the line being read. */
+  #lastLines: string[] = [];
+  /** Lines left of a PowerShell error record (`At line:1 char:1` … blank), 0 outside one. */
+  #psRecord = 0;
 
   /** Classify one line (without its newline; a trailing CR and ANSI codes are removed). */
   push(raw: string): BuildLine {
@@ -225,6 +241,17 @@ export class BuildOutputParser {
     if (text.endsWith("\r")) text = text.slice(0, -1);
     text = stripAnsi(text);
     text = text.replace(POWERSHELL_PREFIX_RE, "");
+    const recent = this.#recent;
+    this.#recent = recent.length < MAX_WRAP_LINES ? [...recent, text] : [...recent.slice(1), text];
+    this.#lastLines = recent;
+
+    // PowerShell's error record after a native command's first stderr line: noise, which neither
+    // ends nor joins what is pending (a manifest merger message comes after it).
+    if (PS_RECORD_START_RE.test(text)) this.#psRecord = MAX_PS_RECORD_LINES;
+    if (this.#psRecord > 0) {
+      this.#psRecord = text.trim() === "" ? 0 : this.#psRecord - 1;
+      return { text, kind: "info" };
+    }
 
     if (this.#pending?.prefixed) {
       const line = this.#continuePrefixed(text);
@@ -446,6 +473,14 @@ export class BuildOutputParser {
       this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
       return d;
     }
+    const direct = matchManifestMerger(text);
+    const mm = direct && isAnchored(direct) ? direct : this.#wrappedManifestLine(text) ?? direct;
+    if (mm) {
+      const d = this.#make(mm, task, "manifest_merger", inBlock);
+      if (mm.library !== undefined) d.dependency = mm.library;
+      this.#pending = { diag: d, expect: "indented", fromBlock: inBlock };
+      return d;
+    }
     const l = matchLint(text);
     if (l) {
       const d = this.#make(l, task, "lint", inBlock);
@@ -462,6 +497,26 @@ export class BuildOutputParser {
       const d = this.#make(level, task, "gradle");
       this.#pending = { diag: d, expect: "more", fromBlock: false };
       return d;
+    }
+    return null;
+  }
+
+  /**
+   * A manifest merger report line a console wrapped (`C:\\x\\app\\src\\main\\Android` +
+   * `Manifest.xml Error:`): the lines before it, rejoined, when that gives an absolute path or a
+   * `[library]` prefix. Only a fragment is rejoined (a relative path, or ` Error:` alone).
+   */
+  #wrappedManifestLine(text: string): ReturnType<typeof matchManifestMerger> {
+    if (!/^(?:\s*|\S*)(?:Error|Warning):\s*$|^\S*\.xml (?:Error|Warning):\s*$/.test(text)) {
+      return null;
+    }
+    let joined = text;
+    for (let i = this.#lastLines.length - 1; i >= 0; i--) {
+      const prev = this.#lastLines[i];
+      if (prev === "" || (/^\s/.test(prev) && i < this.#lastLines.length - 1)) return null;
+      joined = prev + joined;
+      const m = matchManifestMerger(joined);
+      if (m && isAnchored(m)) return m;
     }
     return null;
   }
@@ -572,6 +627,18 @@ export class BuildOutputParser {
         }
         break;
       }
+      case "indented":
+        // The manifest merger's message: the tab- or space-indented lines under its report line.
+        if (/^\s+\S/.test(text) && !NEW_THING_RE.test(inner)) {
+          const add = text.trim();
+          p.diag.message = clip(
+            p.diag.message ? `${p.diag.message}\n${add}` : add,
+            MAX_MESSAGE_CHARS,
+          );
+          blockKeep();
+          return line();
+        }
+        break;
       case "message":
         // A located Kotlin line always says something: an empty message was wrapped onto the
         // next line (`…Main.kt:7:8 ` + `Unresolved reference 'io'.`).

@@ -187,6 +187,30 @@ export function matchAapt(line: string): LineMatch | null {
   };
 }
 
+const MANIFEST_RE =
+  /^(?:\[([^\]]+)\] )?(\S.*?\.xml)(?::(\d+):(\d+)(?:-(?:\d+:)?\d+)?)? (Error|Warning):\s*$/;
+
+/**
+ * The manifest merger's report line: `/x/AndroidManifest.xml:10:9-15:20 Error:`, `[g:a:1.0]
+ * /y/AndroidManifest.xml Warning:`, `/x/AndroidManifest.xml Error:`. The message is on the
+ * indented lines that follow; `library` is the bracketed module whose manifest it is.
+ */
+export function matchManifestMerger(line: string): (LineMatch & { library?: string }) | null {
+  if (!/ (?:Error|Warning):\s*$/.test(line)) return null;
+  const m = MANIFEST_RE.exec(line);
+  if (!m) return null;
+  const out: LineMatch & { library?: string } = {
+    severity: m[5] === "Error" ? Severity.error : Severity.warning,
+    file: m[2],
+    line: int(m[3]),
+    column: int(m[4]),
+    message: "",
+    source: "manifest_merger",
+  };
+  if (m[1]) out.library = m[1];
+  return out;
+}
+
 const R8_RE = /^(ERROR|WARNING|Error|Warning):\s*(?:(.+?):(\d+)(?::(\d+))?:\s*)?(R8|D8):\s*(.*)$/;
 const R8_LOOSE_RE = /^(ERROR|WARNING):\s*(.*\b(R8|D8)\b.*)$/;
 

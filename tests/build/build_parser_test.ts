@@ -856,3 +856,31 @@ Deno.test("parseBuildOutput() names a missing dependency's coordinates, also whe
   assert(lines[1].includes("com.example:widgets:2.+"), lines[1]);
   assert(!lines[1].includes("[dependency"), "no mark when the first line names it already");
 });
+
+Deno.test("parseBuildOutput() reads each manifest merger report line as one diagnostic at its place", () => {
+  const { summary } = parseBuildOutput([
+    "> Task :app:processReleaseMainManifest FAILED",
+    "/w/app/src/main/AndroidManifest.xml:12:9-40 Error:",
+    "\tAttribute application@label value=(@string/a) from AndroidManifest.xml:12:9-40",
+    "\tis also present at [com.example:lib:1.0] AndroidManifest.xml:8:18-50 value=(b).",
+    "[com.example:lib:1.0] /c/lib-1.0/AndroidManifest.xml Warning:",
+    "        Namespace 'com.example' is used in multiple modules.",
+    "/w/app/src/main/AndroidManifest.xml Error:",
+    "\tValidation failed, exiting",
+    "",
+    "* What went wrong:",
+    "Execution failed for task ':app:processReleaseMainManifest'.",
+    "> Manifest merger failed with multiple errors, see logs",
+    "",
+    "BUILD FAILED in 3s",
+  ].join("\n"));
+  const got = summary.diagnostics.map((d) => [d.severity, d.source, d.file, d.line, d.column]);
+  assertEquals(got, [
+    ["error", "manifest_merger", "/w/app/src/main/AndroidManifest.xml", 12, 9],
+    ["warning", "manifest_merger", "/c/lib-1.0/AndroidManifest.xml", null, null],
+    ["error", "manifest_merger", "/w/app/src/main/AndroidManifest.xml", null, null],
+  ]);
+  assertEquals(summary.diagnostics[0].message.split("\n").length, 2, "both message lines");
+  assertEquals(summary.diagnostics[1].dependency, "com.example:lib:1.0");
+  assertEquals([summary.error_count, summary.warning_count], [2, 1], "the block adds nothing");
+});

@@ -34,7 +34,7 @@ function toolOf(task: string, line: string): string {
 interface ErrorLine {
   key: string;
   file: string;
-  line: number;
+  line: number | null;
   column: number | null;
   message: string;
 }
@@ -56,6 +56,19 @@ function scanErrorLines(text: string): { placed: ErrorLine[]; unplaced: number }
       raws[raws.length - 1] = prev + l;
     } else raws.push(l);
   }
+  // A manifest merger report line wrapped the same way (`…\src\main\Android` + `Manifest.xml
+  // Error:`): back to the line its path starts on (`[lib]`, a drive or `/`), within 8 lines.
+  for (let i = 0; i < raws.length; i++) {
+    if (!/^(?: ?|\S*\.xml )Error:$/.test(raws[i]) || /^(?:\[|[A-Za-z]:\\|\/)/.test(raws[i])) {
+      continue;
+    }
+    for (let j = i - 1; j >= Math.max(0, i - 8); j--) {
+      if (!/^(?:\[|[A-Za-z]:\\|\/)/.test(raws[j])) continue;
+      raws.splice(j, i - j + 1, raws.slice(j, i + 1).join(""));
+      i = j;
+      break;
+    }
+  }
   for (const [i, raw] of raws.entries()) {
     const t = /^> Task (\S+)/.exec(raw);
     if (t) task = t[1];
@@ -70,6 +83,14 @@ function scanErrorLines(text: string): { placed: ErrorLine[]; unplaced: number }
       e = { file: m[1], line: +m[2], column: +m[3], message: m[4].trim() };
     } else if ((m = /^(\S.*?\.java):(\d+): error: (.*)$/.exec(line))) {
       e = { file: m[1], line: +m[2], column: null, message: m[3].trim() };
+    } else if ((m = /^(?:\[[^\]]+\] )?(\S.*?\.xml)(?::(\d+):(\d+)[-\d:]*)? Error:$/.exec(line))) {
+      // The manifest merger: its report line, the message indented on the next line (past
+      // PowerShell's error record, `At line:1 char:1` to a blank line, if one came between).
+      let k = i + 1;
+      if (/^At line:/.test(raws[k] ?? "")) { while (k < raws.length && raws[k].trim() !== "") k++; }
+      if ((raws[k] ?? "x").trim() === "") k++;
+      const message = (raws[k] ?? "").trim();
+      e = { file: m[1], line: m[2] ? +m[2] : null, column: m[3] ? +m[3] : null, message };
     }
     if (!e) {
       // Counted, not placed: location-less `e:` lines, AAPT2 and Lint errors. An AAPT2 line is

@@ -12,6 +12,7 @@ export const DIAGNOSTIC_SOURCES = [
   "r8",
   "d8",
   "lint",
+  "manifest_merger",
   "configuration_cache",
   "dependency_resolution",
   "gradle",
