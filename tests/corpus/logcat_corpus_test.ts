@@ -415,7 +415,9 @@ Deno.test("WindowManager's `ANR in Window{…}. Reason:` is a notice, not an ANR
 for (const name of TRACES) {
   Deno.test(`crash trace invariants: logcat/traces/${name}`, () => {
     const text = Deno.readTextFileSync(new URL(name, TRACE_DIR));
-    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+    // Android Studio's copy keeps its own prefix on the header line (`… E/AndroidRuntime: `).
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "")
+      .map((l) => l.replace(/^.*?\bE\/AndroidRuntime: /, ""));
     const c = parseCrash("java", lines);
 
     // The package is the `Process:` line's; every `at ` line is one frame.
