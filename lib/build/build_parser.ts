@@ -7,16 +7,19 @@
  * wrong:` and again in `* Exception is:` (with `--stacktrace`). Diagnostics come from the first
  * two, deduplicated; the stack trace only classifies lines. A failure explained only in `What went
  * wrong` (SDK location, dependency resolution, a plugin's own exception) becomes one diagnostic.
+ *
+ * The parser reads sections and recognises first lines (build_parser_patterns.ts); the lines that
+ * finish a diagnostic are pending_diagnostic.ts's (with a Dagger chain, injection_chain.ts), a
+ * `What went wrong` block's end is failure_block.ts's, and deduplicating and counting is
+ * diagnostic_tally.ts's.
  */
 import { clip } from "../core/text.ts";
 import { stripAnsi } from "./build_output_decode.ts";
 import {
   type ActionableTasks,
-  caretColumn,
-  DEPENDENCY_CAUSE_RE,
   dependencyCoordinates,
   isConfigCacheProblemsHeader,
-  isJavacDetail,
+  isGeneratedPath,
   type LineMatch,
   matchAapt,
   matchActionableTasks,
@@ -32,37 +35,30 @@ import {
   matchR8,
   matchTaskHeader,
   type TaskOutcome,
-  underlineColumn,
 } from "./build_parser_patterns.ts";
-import { appendAll } from "../core/arrays.ts";
-import { type Diagnostic, type DiagnosticSource, Severity } from "./shared/diagnostic.ts";
+import {
+  type Diagnostic,
+  type DiagnosticSource,
+  MAX_MESSAGE_CHARS,
+  Severity,
+} from "./shared/diagnostic.ts";
+import { DiagnosticTally } from "./diagnostic_tally.ts";
+import {
+  type Block,
+  blockTask,
+  endBlock,
+  IMPLICIT_BLOCK_RE,
+  MAX_BLOCK_LINES,
+  type Where,
+} from "./failure_block.ts";
+import { continuePending, CUT_URI_RE, MAX_WRAP_LINES, type Pending } from "./pending_diagnostic.ts";
 
 export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
 
-/**
- * Diagnostics kept per build and severity (errors and warnings each); more set
- * `diagnostics_truncated`, and are still counted in `error_count` / `warning_count`.
- */
-export const MAX_DIAGNOSTICS = 200;
-/**
- * Distinct diagnostics remembered to tell a repeat from a new one (Gradle prints each twice).
- * Past it the counts go on without deduplication: no real build comes near it.
- */
-export const MAX_COUNTED_DIAGNOSTICS = 20_000;
-/** Characters of a message a remembered key keeps (20,000 keys stay under ~12 MB). */
-export const MAX_KEY_MESSAGE_CHARS = 300;
-/** Characters kept of one diagnostic's message (multi-line messages included). */
-export const MAX_MESSAGE_CHARS = 2_000;
 /** Characters kept of one console line; the rest is cut before parsing. */
 export const MAX_LINE_CHARS = 16_384;
-/** Lines of one `What went wrong` block kept for its diagnostic. */
-export const MAX_BLOCK_LINES = 400;
 /** Distinct failed task paths kept. */
 export const MAX_FAILED_TASKS = 200;
-/** Lines of a Dagger/Hilt error's chain kept (`X is injected at` / its site / `also requested`). */
-export const MAX_CHAIN_LINES = 40;
-/** Characters kept of one chain line. */
-export const MAX_CHAIN_LINE_CHARS = 500;
 
 export const BuildLineKind = {
   task: "task",
@@ -104,28 +100,6 @@ export interface BuildSummary {
 
 type Section = "none" | "wwr" | "try" | "exception" | "where";
 
-/** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
-interface Pending {
-  diag: Diagnostic;
-  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap" | "message" | "indented";
-  /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
-  wrapped?: string;
-  /** For `wrap`: continuation lines joined so far. */
-  wraps?: number;
-  fromBlock: boolean;
-  /** Old kapt prints javac's diagnostic with `e: ` before every line: its lines carry it too. */
-  prefixed?: boolean;
-  /** Blank lines skipped before a prefixed diagnostic's source line. */
-  blanks?: number;
-}
-
-/**
- * Lines a hard-wrapped Kotlin diagnostic may continue on (PowerShell and some CI consoles cut
- * lines at the console width, here inside its `file://` URI, before `:line:col`).
- */
-const MAX_WRAP_LINES = 8;
-/** A Kotlin line cut inside its URI: `e: file:///C:/x/src/main/java/com/exam` and no more. */
-const CUT_URI_RE = /^[ew]: (?:\[ksp\] )?file:\/\/\S*$/;
 /**
  * PowerShell's prefix on the first line a native command wrote to stderr (`.\gradlew : e: …`,
  * `gradlew.bat : …`); the error record it adds after it (`At line:1 char:48`, `+ …`) is noise.
@@ -139,43 +113,9 @@ const MAX_PS_RECORD_LINES = 12;
 /** Blank lines a prefixed javac diagnostic may have before its source line. */
 const MAX_PREFIXED_BLANKS = 2;
 
-/** Dagger and Hilt errors, whose lines after the caret say what to fix. */
-const DI_MESSAGE_RE = /^\[(?:Dagger|Hilt)[/\]]|^\[dagger\.|^\[ComponentProcessor/;
-/** A chain line: indented (the site lines deeper), or its section headers. */
-const DI_CHAIN_RE = /^\s{2,}\S/;
-/** `X is injected at` / `is requested at` / `is provided at` followed by the site's line. */
-const DI_STEP_RE = /\bis (?:injected|requested|provided) at\s*$/;
-/** Generated sources: AGP's `build/generated/…` and kapt's stubs. */
-const GENERATED_PATH_RE = /[\\/]build[\\/](?:generated|tmp[\\/]kapt\d*)[\\/]/;
-
-/** The first line of a message, whitespace collapsed: what two copies of a diagnostic share. */
-function headline(message: string): string {
-  const nl = message.indexOf("\n");
-  return (nl < 0 ? message : message.slice(0, nl)).replace(/\s+/g, " ").trim();
-}
-
-/** `[Component] com.x.HomeViewModel(useCase)` → `com.x.HomeViewModel(useCase)`. */
-function injectionSite(line: string): string {
-  return line.trim().replace(/^\[[^\]]*\]\s*/, "").replace(/\s+\[[^\]]*→[^\]]*\]?$/, "");
-}
-
-interface Block {
-  lines: string[];
-  /** Diagnostics recognised inside the block (duplicates included). */
-  found: number;
-}
-
 const INFO_RE =
   /^(?:Starting a Gradle Daemon|Calculating task graph|Reusing configuration cache|Configuration cache entry|\[Incubating\]|Deprecated Gradle features|You can use '--warning-mode|For more on this, please refer|To honour the JVM settings|Daemon will be stopped|Note: |Type-safe project accessors|Parallel Configuration Cache|Lint found|Explanation for issues|Welcome to Gradle|Download |> Configure project|See the complete report at|\d+: Task failed with an exception|-{5,}$|={5,}$)|is an incubating feature\.$/;
 const STACK_RE = /^(?:\s+at \S|Caused by: |\s*\.\.\. \d+ more\s*$|\S+(?:Exception|Error): )/;
-const IMPLICIT_BLOCK_RE =
-  /^(?:Execution failed for task '|Could not determine the dependencies of task '|Could not resolve all (?:files|dependencies|task dependencies|artifacts) for configuration|A problem occurred (?:configuring|evaluating) |Configuration cache problems found in this build)/;
-/** A block about dependency resolution (not `Could not find method …` in a build script). */
-const DEPENDENCY_BLOCK_RE =
-  /Could not resolve all |Could not (?:find|resolve) (?:project :|[\w.-]+:[\w.-]+)|Could not download /;
-/** Lines that end a pending diagnostic's trailing lines because they start something new. */
-const NEW_THING_RE =
-  /^(?:> |\* |[ew]: |ERROR|WARNING|BUILD |FAILURE|AGPBI: |\d+ actionable task|\d+ errors?, \d+ warnings?)/;
 
 /** A manifest merger line whose path is whole: absolute, or after its `[library]`. */
 function isAnchored(m: { file: string | null; library?: string }): boolean {
@@ -209,15 +149,10 @@ export class BuildOutputParser {
   /** The task output is attributed to; unset during configuration. */
   #attribTask: string | undefined;
   #configCache = false;
-  #where: { file: string; line: number | null } | null = null;
-  #diagnostics: Diagnostic[] = [];
-  #counts = { error: 0, warning: 0 };
-  #keys = new Set<string>();
-  /** File, line and headline → whether that diagnostic came from a `What went wrong` block. */
-  #placed = new Map<string, boolean>();
+  #where: Where | null = null;
+  #tally = new DiagnosticTally();
   /** Diagnostics read inside a `What went wrong` block (Gradle's second copy). */
   #fromBlock = new WeakSet<Diagnostic>();
-  #truncated = false;
   #failedTasks: string[] = [];
   #failedSeen = false;
   #result: ReturnType<typeof matchBuildResult> = null;
@@ -314,10 +249,10 @@ export class BuildOutputParser {
       status,
       failed_tasks: [...this.#failedTasks],
       current_task: this.#currentTask,
-      diagnostics: [...this.#diagnostics],
-      diagnostics_truncated: this.#truncated,
-      error_count: this.#counts.error,
-      warning_count: this.#counts.warning,
+      diagnostics: [...this.#tally.kept],
+      diagnostics_truncated: this.#tally.truncated,
+      error_count: this.#tally.counts.error,
+      warning_count: this.#tally.counts.warning,
     };
     if (this.#result?.durationText !== undefined) summary.duration_text = this.#result.durationText;
     if (this.#result?.durationMs !== undefined) summary.duration_ms = this.#result.durationMs;
@@ -333,7 +268,7 @@ export class BuildOutputParser {
 
   /** Diagnostics recognised so far, kept or not (a pending one counts once its lines end). */
   get diagnosticCount(): number {
-    return this.#counts.error + this.#counts.warning;
+    return this.#tally.counts.error + this.#tally.counts.warning;
   }
 
   #header(text: string): BuildLine {
@@ -549,139 +484,16 @@ export class BuildOutputParser {
   /** Feed a line to the pending diagnostic; returns its classification if the line was taken. */
   #continuePending(text: string): BuildLine | null {
     const p = this.#pending!;
-    const kind = p.diag.severity;
-    const line = (): BuildLine => ({ text, kind, ...(p.diag.task ? { task: p.diag.task } : {}) });
-    const inner = p.fromBlock ? text.replace(/^\s*(?:> )?/, "") : text;
-    const blockKeep = () => {
-      if (p.fromBlock && this.#block && this.#block.lines.length < MAX_BLOCK_LINES) {
-        this.#block.lines.push(text);
-      }
-    };
-    switch (p.expect) {
-      case "source":
-        if (
-          text.trim() !== "" && !NEW_THING_RE.test(inner) && !matchJavac(inner) && !matchLint(inner)
-        ) {
-          p.expect = p.diag.source === "lint" ? "underline" : "caret";
-          blockKeep();
-          return line();
-        }
-        break;
-      case "caret": {
-        const col = caretColumn(text);
-        if (col !== null) {
-          p.diag.column = col;
-          p.expect = "detail";
-          blockKeep();
-          return line();
-        }
-        break;
-      }
-      case "underline": {
-        const col = underlineColumn(text);
-        if (col !== null) {
-          p.diag.column = col;
-          this.#commitPending();
-          blockKeep();
-          return line();
-        }
-        break;
-      }
-      case "detail":
-        if (isJavacDetail(text)) {
-          p.diag.message = clip(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
-          blockKeep();
-          return line();
-        }
-        if (DI_MESSAGE_RE.test(p.diag.message) && this.#chainLine(p.diag, text)) {
-          blockKeep();
-          return line();
-        }
-        break;
-      case "wrap": {
-        // The rest of a hard-wrapped line: it does not start a new thing, and it is indented
-        // only where the cut fell just after `:line:col`, before the message's space.
-        const cutAtPlace = /:\d+:\d+$/.test(p.wrapped ?? "");
-        if (text !== "" && (cutAtPlace || !/^\s/.test(text)) && !NEW_THING_RE.test(text)) {
-          const joined = p.wrapped + (p.fromBlock && !cutAtPlace ? inner : text);
-          const k = matchKotlin(joined);
-          if (k && k.file !== null) {
-            Object.assign(p.diag, {
-              file: k.file,
-              line: k.line,
-              column: k.column,
-              message: clip(k.message, MAX_MESSAGE_CHARS),
-            });
-            if (GENERATED_PATH_RE.test(k.file)) p.diag.generated = true;
-            blockKeep();
-            if (k.message === "") p.expect = "message";
-            else this.#commitPending();
-            return line();
-          }
-          if (CUT_URI_RE.test(joined) && (p.wraps ?? 0) < MAX_WRAP_LINES) {
-            p.wrapped = joined;
-            p.wraps = (p.wraps ?? 0) + 1;
-            blockKeep();
-            return line();
-          }
-        }
-        break;
-      }
-      case "indented":
-        // The manifest merger's message: the tab- or space-indented lines under its report line.
-        if (/^\s+\S/.test(text) && !NEW_THING_RE.test(inner)) {
-          const add = text.trim();
-          p.diag.message = clip(
-            p.diag.message ? `${p.diag.message}\n${add}` : add,
-            MAX_MESSAGE_CHARS,
-          );
-          blockKeep();
-          return line();
-        }
-        break;
-      case "message":
-        // A located Kotlin line always says something: an empty message was wrapped onto the
-        // next line (`…Main.kt:7:8 ` + `Unresolved reference 'io'.`).
-        if (text.trim() !== "" && !NEW_THING_RE.test(inner) && !matchTaskHeader(text)) {
-          p.diag.message = clip(inner.trim(), MAX_MESSAGE_CHARS);
-          blockKeep();
-          this.#commitPending();
-          return line();
-        }
-        break;
-      case "more":
-        if (
-          text.trim() !== "" && !NEW_THING_RE.test(text) && !matchTaskHeader(text) &&
-          this.#section === "none"
-        ) {
-          p.diag.message = clip(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
-          return line();
-        }
-        break;
+    const taken = continuePending(p, text, this.#section === "none");
+    if (taken === null) {
+      this.#commitPending();
+      return null;
     }
-    this.#commitPending();
-    return null;
-  }
-
-  /**
-   * A line of a Dagger/Hilt error's chain: kept (bounded) when indented or blank; the first site
-   * after `is injected at` outside generated code is where the cause is.
-   */
-  #chainLine(d: Diagnostic, text: string): boolean {
-    if (text.trim() === "") return d.chain !== undefined || text.length > 0;
-    if (!DI_CHAIN_RE.test(text) || matchJavac(text.trim()) || matchKotlin(text.trim())) {
-      return false;
+    if (p.fromBlock && this.#block && this.#block.lines.length < MAX_BLOCK_LINES) {
+      this.#block.lines.push(text);
     }
-    const chain = d.chain ??= [];
-    const prev = chain.length > 0 ? chain[chain.length - 1] : "";
-    if (chain.length < MAX_CHAIN_LINES) chain.push(clip(text.trim(), MAX_CHAIN_LINE_CHARS));
-    if (d.caused_at === undefined && DI_STEP_RE.test(prev)) {
-      const site = injectionSite(text);
-      if (!/(?:_HiltModules|_GeneratedInjector|_HiltComponents|^dagger\.)/.test(site)) {
-        d.caused_at = site;
-      }
-    }
-    return true;
+    if (taken === "done") this.#commitPending();
+    return { text, kind: p.diag.severity, ...(p.diag.task ? { task: p.diag.task } : {}) };
   }
 
   #commitPending(): void {
@@ -708,7 +520,7 @@ export class BuildOutputParser {
     const t = m.task ?? task;
     if (t) d.task = t;
     if (m.rule) d.rule = m.rule;
-    if (m.file !== null && GENERATED_PATH_RE.test(m.file)) d.generated = true;
+    if (m.file !== null && isGeneratedPath(m.file)) d.generated = true;
     if (inBlock) this.#fromBlock.add(d);
     return d;
   }
@@ -728,42 +540,9 @@ export class BuildOutputParser {
     return d;
   }
 
-  /**
-   * Record `d` unless the same problem (task aside) is already recorded. Gradle prints a located
-   * diagnostic again inside `What went wrong`, indented so its caret gives another column: a
-   * copy from the other place with the same file, line and message is the same diagnostic.
-   * (Within one place, javac's two errors on one line at two columns stay two.)
-   */
+  /** Record `d` unless it repeats one recorded (diagnostic_tally.ts). */
   #commit(d: Diagnostic): void {
-    const key = [
-      d.severity,
-      d.source,
-      d.file,
-      d.line,
-      d.column,
-      d.message.slice(0, MAX_KEY_MESSAGE_CHARS),
-    ]
-      .join("\u0000");
-    if (this.#keys.has(key)) return;
-    const inBlock = this.#fromBlock.has(d);
-    const place = d.file !== null && d.line !== null
-      ? [d.file, d.line, headline(d.message).slice(0, MAX_KEY_MESSAGE_CHARS)].join("\u0000")
-      : null;
-    if (place !== null) {
-      const seen = this.#placed.get(place);
-      if (seen !== undefined && seen !== inBlock) return;
-    }
-    // Remembered for deduplication up to a bound; counted always.
-    if (this.#keys.size < MAX_COUNTED_DIAGNOSTICS) {
-      this.#keys.add(key);
-      if (place !== null && !this.#placed.has(place)) this.#placed.set(place, inBlock);
-    }
-    const severity = d.severity === Severity.error ? "error" : "warning";
-    if (this.#counts[severity]++ >= MAX_DIAGNOSTICS) {
-      this.#truncated = true;
-      return;
-    }
-    this.#diagnostics.push(d);
+    this.#tally.add(d, this.#fromBlock.has(d));
   }
 
   #addFailedTask(task: string): void {
@@ -785,93 +564,10 @@ export class BuildOutputParser {
     this.#configCache = false;
     const where = this.#where;
     this.#where = null;
-    const flat = block.lines.slice(0, BLOCK_HEAD_LINES).join(" ").replace(/\s+/g, " ");
-    const failed = /Execution failed for task '([^']+)'/.exec(flat);
-    if (failed) this.#addFailedTask(failed[1]);
-    const task = blockTask(block.lines);
-
-    const nodes = causeNodes(block.lines);
-    let found = block.found;
-    for (let i = 0; i < nodes.length; i++) {
-      if (!DEPENDENCY_CAUSE_RE.test(nodes[i].lines[0])) continue;
-      // A leaf with its nested causes (`Could not resolve project :x` > `No matching …`).
-      const parts = [...nodes[i].lines];
-      let j = i + 1;
-      while (j < nodes.length && nodes[j].indent > nodes[i].indent) {
-        appendAll(parts, nodes[j++].lines);
-      }
-      this.#add(
-        {
-          severity: Severity.error,
-          file: null,
-          line: null,
-          column: null,
-          message: parts.join("\n"),
-          source: "dependency_resolution",
-        },
-        task,
-      );
-      found++;
-      i = j - 1;
-    }
-    if (found > 0) return;
-    const explained = this.#diagnostics.some((d) =>
-      d.severity === Severity.error && (d.task === undefined || d.task === task)
-    );
-    if (explained) return;
-    const message = block.lines.map((l) => l.trim().replace(/^> /, "")).filter((l) => l !== "")
-      .join("\n");
-    if (message === "") return;
-    let source: DiagnosticSource = "gradle";
-    if (DEPENDENCY_BLOCK_RE.test(flat)) source = "dependency_resolution";
-    else if (/configuration cache/i.test(flat)) source = "configuration_cache";
-    this.#add(
-      {
-        severity: Severity.error,
-        file: where?.file ?? null,
-        line: where?.line ?? null,
-        column: null,
-        message,
-        source,
-      },
-      task,
-    );
+    const end = endBlock(block, where, (task) => this.#tally.explains(task));
+    if (end.failedTask) this.#addFailedTask(end.failedTask);
+    for (const m of end.found) this.#add(m, end.task);
   }
-}
-
-/** Lines at the top of a block searched for the task it names (hard-wrapped consoles split it). */
-const BLOCK_HEAD_LINES = 8;
-
-/** The task a `What went wrong` block names, read across console hard-wraps. */
-function blockTask(lines: string[]): string | undefined {
-  const flat = lines.slice(0, BLOCK_HEAD_LINES).join(" ").replace(/\s+/g, " ");
-  return /(?:Execution failed for task|Could not determine the dependencies of task) '([^']+)'/
-    .exec(flat)?.[1];
-}
-
-interface CauseNode {
-  indent: number;
-  lines: string[];
-}
-
-/** `> cause` lines of a block with their continuation lines (a blank line ends a cause). */
-function causeNodes(lines: string[]): CauseNode[] {
-  const out: CauseNode[] = [];
-  let cur: CauseNode | null = null;
-  for (const l of lines) {
-    if (l.trim() === "") {
-      cur = null;
-      continue;
-    }
-    const m = /^(\s*)> (.*)$/.exec(l);
-    if (m) {
-      cur = { indent: m[1].length, lines: [m[2].trim()] };
-      out.push(cur);
-    } else if (cur) {
-      cur.lines.push(l.trim());
-    }
-  }
-  return out;
 }
 
 /** Parse a whole console at once (a saved log): every line classified, and the summary. */

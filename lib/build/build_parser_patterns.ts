@@ -406,3 +406,11 @@ export function matchActionableTasks(line: string): ActionableTasks | null {
   }
   return out;
 }
+
+/** Generated sources: AGP's `build/generated/…` and kapt's stubs. */
+const GENERATED_PATH_RE = /[\\/]build[\\/](?:generated|tmp[\\/]kapt\d*)[\\/]/;
+
+/** Whether a diagnostic's file is generated (its cause is in the source it was made from). */
+export function isGeneratedPath(file: string): boolean {
+  return GENERATED_PATH_RE.test(file);
+}

@@ -2,11 +2,11 @@ import {
   type BuildLine,
   BuildOutputParser,
   type Diagnostic,
-  MAX_DIAGNOSTICS,
   MAX_LINE_CHARS,
-  MAX_MESSAGE_CHARS,
   parseBuildOutput,
 } from "../../lib/build/build_parser.ts";
+import { MAX_DIAGNOSTICS } from "../../lib/build/diagnostic_tally.ts";
+import { MAX_MESSAGE_CHARS } from "../../lib/build/shared/diagnostic.ts";
 import { decodeGradleOutput, detectEncoding } from "../../lib/build/build_output_decode.ts";
 import { diagnosticLine, presentDiagnostic } from "../../lib/build/shared/diagnostic_view.ts";
 import { fileUriToPath, parseGradleDuration } from "../../lib/build/build_parser_patterns.ts";

@@ -22,6 +22,9 @@ export type DiagnosticSource = typeof DIAGNOSTIC_SOURCES[number];
 export const Severity = { error: "error", warning: "warning" } as const;
 export type Severity = typeof Severity[keyof typeof Severity];
 
+/** Characters kept of one diagnostic's message (multi-line messages included). */
+export const MAX_MESSAGE_CHARS = 2_000;
+
 /** One problem a build reported: where (when known), what, and which tool said so. */
 export interface Diagnostic {
   severity: Severity;
@@ -41,7 +44,7 @@ export interface Diagnostic {
   generated?: boolean;
   /**
    * A dependency-injection error's chain (Dagger/Hilt: `X is injected at` → site → …, `It is
-   * also requested at:`), one line each, bounded by MAX_CHAIN_LINES.
+   * also requested at:`), one line each, bounded by MAX_CHAIN_LINES (lib/build/injection_chain.ts).
    */
   chain?: string[];
   /** The project code the chain names as the first place the missing thing is used. */
