@@ -13,6 +13,8 @@ import {
   annotationsFor,
   argumentRefusal,
   type ImageContent,
+  paramsSchema,
+  parseToolArgs,
   type ToolDef,
   type ToolsetName,
 } from "./tool_def.ts";
@@ -219,9 +221,9 @@ export class SessionHandlers<Ctx> {
         });
       }
     }
-    const parsed = z.object(tool.params).safeParse(args);
+    const parsed = parseToolArgs(tool.params, args);
     if (!parsed.success) {
-      const r = argumentRefusal(tool.name, parsed.error.issues);
+      const r = argumentRefusal(tool.name, parsed.issues);
       return refusal(r.message, r.data);
     }
     if (tool.needsProject) {
@@ -421,7 +423,7 @@ export function toolListing<Ctx>(t: AnyTool<Ctx>) {
  *   cap), not anything a model would write.
  */
 export function inputSchemaOf<Ctx>(tool: AnyTool<Ctx>): Record<string, unknown> {
-  const schema = z.toJSONSchema(z.object(tool.params), { io: "input" }) as Record<
+  const schema = z.toJSONSchema(paramsSchema(tool.params), { io: "input" }) as Record<
     string,
     unknown
   >;

@@ -102,6 +102,41 @@ export function refusalOf(issues: readonly z.core.$ZodIssue[]): ToolErrorData | 
   return null;
 }
 
+/** Each tool's parameter object, built once (a `z.object` per call cost the server ~0.1 ms). */
+const SCHEMAS = new WeakMap<z.ZodRawShape, z.ZodObject>();
+/** Arguments `parseToolArgs` produced: a handler that meets them does not parse them again. */
+const PARSED = new WeakSet<object>();
+
+/** The object schema of a tool's `params`, built on first use and kept. */
+export function paramsSchema(params: z.ZodRawShape): z.ZodObject {
+  let schema = SCHEMAS.get(params);
+  if (!schema) SCHEMAS.set(params, schema = z.object(params));
+  return schema;
+}
+
+/**
+ * Parses a call's arguments by the tool's `params`, once per call: the server parses before it
+ * looks at the project, and the tool's own check (lib/tools/define_tool.ts) then sees these
+ * arguments marked as parsed and does not parse them again.
+ */
+export function parseToolArgs(
+  params: z.ZodRawShape,
+  args: unknown,
+): { success: true; data: Record<string, unknown> } | {
+  success: false;
+  issues: readonly z.core.$ZodIssue[];
+} {
+  const parsed = paramsSchema(params).safeParse(args);
+  if (!parsed.success) return { success: false, issues: parsed.error.issues };
+  PARSED.add(parsed.data);
+  return { success: true, data: parsed.data };
+}
+
+/** Whether `args` came from `parseToolArgs` (and so are checked already). */
+export function wereParsed(args: unknown): boolean {
+  return typeof args === "object" && args !== null && PARSED.has(args);
+}
+
 /** Identity helper that keeps `args` typed from `params`. */
 export function defineTool<Ctx, Shape extends z.ZodRawShape>(
   def: ToolDef<Ctx, Shape>,

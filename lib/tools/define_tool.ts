@@ -4,31 +4,33 @@
  * A tool that reads or acts on the open project says `needsProject: true`; the rest work without one.
  *
  * Every handler gets its arguments checked by its `params` first (the shared parameters carry
- * their validators, params.ts), whoever calls it (the server parses them too, before it looks at
- * the project), and a tool that takes `allowForeignParam` gets its `package`'s scope checked
+ * their validators, params.ts), whoever calls it, and once: the server's parse (before it looks at
+ * the project) marks them, so the handler's check does not parse them again; and a tool that takes `allowForeignParam` gets its `package`'s scope checked
  * before its handler runs: no handler repeats either.
  */
 import { z } from "zod";
 import { invalidParams } from "../core/errors.ts";
-import { argumentRefusal, type ToolDef } from "../mcp/tool_def.ts";
+import { argumentRefusal, parseToolArgs, type ToolDef, wereParsed } from "../mcp/tool_def.ts";
 import type { ToolContext } from "./context.ts";
 import { allowForeignParam, requireScope } from "./params.ts";
 
 export type Tool<Shape extends z.ZodRawShape = z.ZodRawShape> = ToolDef<ToolContext, Shape>;
 
 export function defineTool<Shape extends z.ZodRawShape>(def: Tool<Shape>): Tool<Shape> {
-  const schema = z.object(def.params);
   const scoped = def.params.allow_foreign_package === allowForeignParam;
   const run = def.run;
   return {
     ...def,
     async run(args, ctx) {
-      const parsed = schema.safeParse(args);
-      if (!parsed.success) {
-        const r = argumentRefusal(def.name, parsed.error.issues);
-        throw invalidParams(r.message, r.data);
+      let checked = args;
+      if (!wereParsed(args)) {
+        const parsed = parseToolArgs(def.params, args);
+        if (!parsed.success) {
+          const r = argumentRefusal(def.name, parsed.issues);
+          throw invalidParams(r.message, r.data);
+        }
+        checked = parsed.data as typeof args;
       }
-      const checked = parsed.data as typeof args;
       if (scoped) {
         const a = checked as { package: string; allow_foreign_package?: boolean };
         await requireScope(ctx, a.package, a.allow_foreign_package);
