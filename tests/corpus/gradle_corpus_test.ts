@@ -178,6 +178,13 @@ Deno.test("parseBuildOutput() on the gradle corpus: one diagnostic per error lin
     if (/^BUILD FAILED/m.test(text) && summary.status !== "failed") {
       problems.push(`${name}: status ${summary.status} for BUILD FAILED`);
     }
+    // A report of failures in a build that succeeded (`dependencyInsight`'s `FAILED` variants) is
+    // no error: where no build in the console failed, nothing counts as one.
+    if (/^BUILD SUCCESSFUL/m.test(text) && !/^BUILD FAILED|^FAILURE: /m.test(text)) {
+      if (summary.error_count !== 0) {
+        problems.push(`${name}: ${summary.error_count} errors, no failure`);
+      }
+    }
   }
   assertEquals(problems, []);
 });
