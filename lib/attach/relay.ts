@@ -44,6 +44,41 @@ export const MAX_RELAY_OPEN_REQUESTS = MAX_CONCURRENT_REQUESTS * 4;
 /** Most `start_logcat` calls (one per device argument) the relay starts again after the app. */
 export const MAX_REPLAYED_LOGCAT_STARTS = 16;
 
+/**
+ * The app's lines up to this many characters are parsed to tell an answer's id; a longer one (a
+ * screenshot, a build log) is read at its two ends instead (`answeredId`).
+ */
+export const RELAY_PARSE_MAX_CHARS = 16 * 1024;
+
+/** `,"jsonrpc":"2.0","id":<id>}` ending a line, as the MCP SDK writes an answer (id last). */
+const ANSWER_TAIL =
+  /,\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"[^"\\\uFFFF][^"\\]*")\s*\}\s*$/;
+/** `{"result":` or `{"error":` starting a line: its first member is an answer's. */
+const ANSWER_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
+
+/**
+ * The id of the answer `line` is, `null` when it is no answer (a request, a notification, an
+ * invalid line): what classifyLine tells. A line over RELAY_PARSE_MAX_CHARS that opens with a
+ * `result` or `error` member and closes with `"jsonrpc":"2.0","id":…` (the SDK's order) is not
+ * parsed: only its head and its last 200 characters are read; any other line is parsed. Read so,
+ * such a line is an answer unless it is not JSON, or also has a top-level `method` (which no
+ * JSON-RPC peer writes beside `result`): the id, the last member, is the one JSON.parse reads.
+ * Parsing a 1 MB answer on the relay's thread cost milliseconds every call.
+ */
+export function answeredId(line: string): JsonRpcId | null {
+  if (line.length > RELAY_PARSE_MAX_CHARS && ANSWER_HEAD.test(line.slice(0, 64))) {
+    const tail = ANSWER_TAIL.exec(line.slice(-200));
+    const v = tail?.[1];
+    if (v?.startsWith('"')) return v.slice(1, -1);
+    // An integer JSON.parse cannot hold exactly is left to classifyLine, which keeps its digits.
+    if (v !== undefined && Number.isSafeInteger(Number(v))) return Number(v);
+  }
+  const c = classifyLine(line);
+  if (c.kind !== "response") return null;
+  const id = (c.message as { id?: JsonRpcId | null }).id;
+  return id === undefined ? null : id;
+}
+
 /** Starts the standalone server that takes the session over; resolves with its exit status. */
 export type Fallback = (
   input: ReadableStream<Uint8Array>,
@@ -207,11 +242,8 @@ export async function runRelay(opts: RelayOptions): Promise<number> {
     try {
       for await (const ev of linesOf(reader, MAX_MESSAGE_BYTES * 4)) {
         if (typeof ev !== "string") continue;
-        const c = classifyLine(ev);
-        if (c.kind === "response") {
-          const id = (c.message as { id?: JsonRpcId | null }).id;
-          if (id !== null && id !== undefined) forget(id);
-        }
+        const id = answeredId(ev);
+        if (id !== null) forget(id);
         await writeOut(ev);
       }
     } catch { /* the app went away */ }

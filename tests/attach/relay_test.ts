@@ -3,7 +3,11 @@
  * the requests it forwarded, and what it answers for them when the app goes.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { MAX_RELAY_OPEN_REQUESTS, runRelay } from "../../lib/attach/relay.ts";
+import {
+  MAX_RELAY_OPEN_REQUESTS,
+  RELAY_PARSE_MAX_CHARS,
+  runRelay,
+} from "../../lib/attach/relay.ts";
 
 Deno.test("runRelay() remembers at most MAX_RELAY_OPEN_REQUESTS open requests, the newest, and none cancelled", async () => {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-relay-" });
@@ -72,6 +76,85 @@ Deno.test("runRelay() remembers at most MAX_RELAY_OPEN_REQUESTS open requests, t
     assertEquals(gone, expected.length);
     assert(answered.every((id) => !cancelled.has(id)), "no answer for a cancelled request");
     assertEquals(answered.sort((a, b) => a - b), expected, "the oldest were forgotten");
+  } finally {
+    listener.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runRelay() tells large answers by their ends, forwards them whole, and still answers what the app left open", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "keynobi-relay-" });
+  const path = `${dir}/app.sock`;
+  const listener = Deno.listen({ transport: "unix", path });
+  const big = "iVBORw0KGgo".repeat(RELAY_PARSE_MAX_CHARS / 4);
+  const content = { content: [{ type: "image", data: big, mimeType: "image/png" }] };
+  // What the app writes, in this order; then it goes away.
+  const appLines = [
+    // The SDK's order (id last), read at the ends: 1, 2 and "s-1" are answered.
+    JSON.stringify({ result: content, jsonrpc: "2.0", id: 1 }),
+    JSON.stringify({ error: { code: -32603, message: big }, jsonrpc: "2.0", id: 2 }),
+    JSON.stringify({ result: content, jsonrpc: "2.0", id: "s-1" }),
+    // Another order, parsed: 3 is answered.
+    JSON.stringify({ jsonrpc: "2.0", id: 3, result: content }),
+    // A large request of the app's own with id 4 is no answer for the client's 4
+    // (in the SDK's order too, id last); an answer whose text names id 5 answers 6 only.
+    JSON.stringify({ method: "sampling/createMessage", params: { big }, jsonrpc: "2.0", id: 4 }),
+    JSON.stringify({ result: { text: `${big},"jsonrpc":"2.0","id":5}` }, jsonrpc: "2.0", id: 6 }),
+  ];
+  try {
+    const appSide = (async () => {
+      const conn = await listener.accept();
+      const reader = conn.readable.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (text.split("\n").length - 1 < 7) {
+        const r = await reader.read();
+        if (r.done) break;
+        text += r.value;
+      }
+      reader.releaseLock();
+      const w = conn.writable.getWriter();
+      await w.write(new TextEncoder().encode(appLines.map((l) => l + "\n").join("")));
+      // Nothing more: the client's requests 4, 5 and 7 stay open when the app goes.
+      await new Promise((r) => setTimeout(r, 100));
+      conn.close();
+    })();
+    const conn = await Deno.connect({ transport: "unix", path });
+    const ids = [1, 2, "s-1", 3, 4, 5, 6, 7];
+    const stdinText = ids.slice(0, 7).map((id) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "x" } }) + "\n"
+    ).join("");
+    let extra: ReadableStreamDefaultController<Uint8Array>;
+    const stdin = new ReadableStream<Uint8Array>({
+      start(c) {
+        extra = c;
+        c.enqueue(new TextEncoder().encode(stdinText));
+      },
+    });
+    let chunks = "";
+    const stdout = new WritableStream<Uint8Array>({
+      write(chunk) {
+        chunks += new TextDecoder().decode(chunk);
+      },
+    });
+    setTimeout(() => {
+      extra.enqueue(new TextEncoder().encode(
+        JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }) + "\n",
+      ));
+    }, 10);
+    const code = await runRelay({
+      stdin,
+      stdout,
+      conn,
+      socketReader: conn.readable.getReader(),
+      rest: new Uint8Array(),
+      fallback: null,
+    });
+    await appSide;
+    assertEquals(code, 1);
+    const out = chunks.split("\n").filter((l) => l !== "");
+    assertEquals(out.slice(0, appLines.length), appLines, "every line of the app's, whole");
+    const leftOpen = out.slice(appLines.length).map((l) => JSON.parse(l).id);
+    assertEquals(leftOpen, [4, 5, 7]);
   } finally {
     listener.close();
     await Deno.remove(dir, { recursive: true });
