@@ -1,6 +1,5 @@
+import { containerElementName, maskStrings } from "../../lib/project/gradle_script_scan.ts";
 import {
-  containerElementName,
-  maskStrings,
   MAX_PRODUCT_FLAVORS,
   parseAndroidModel,
   parseManifestPackage,
