@@ -192,121 +192,165 @@ export async function applySessionOps(
   await ensureDataDir(dataDir);
   await Deno.mkdir(debugSessionsDir(dataDir), { recursive: true, mode: 0o700 });
   return await withFileLock(sessionsLockPath(dataDir), async () => {
-    const index = await loadIndex(dataDir);
-    const loaded = new Map<string, DebugSession>();
-    const changed = new Set<string>();
-    const opened: string[] = [];
-    let appended = 0;
-    const get = async (id: string) => {
-      const hit = loaded.get(id);
-      if (hit) return hit;
-      const s = await readSession(dataDir, id);
-      if (s) loaded.set(id, s);
-      return s;
-    };
-    const openOf = (serial: string, pkg: string | null) =>
-      index.filter((x) =>
-        x.state === "open" && x.serial === serial && (pkg === null || x.package === pkg)
-      );
-    for (const op of ops) {
-      if (op.type === "open") {
-        for (const old of openOf(op.session.serial, op.session.package)) {
-          const s = await get(old.id);
-          if (!s) continue;
-          endSession(
-            s,
-            "superseded",
-            "a newer install of the package on this device",
-            op.session.at,
-          );
-          changed.add(s.id);
-        }
-        const s = createSession(op.session);
-        loaded.set(s.id, s);
-        changed.add(s.id);
-        index.push(summarize(s));
-        opened.push(s.id);
-        appended++;
-      } else if (op.type === "event") {
-        for (const target of openOf(op.serial, op.package)) {
-          const s = await get(target.id);
-          if (!s || s.state !== "open") continue;
-          if (op.key !== undefined) {
-            if (s.event_keys.includes(op.key) || s.events.some((e) => eventKeyOf(e) === op.key)) {
-              continue;
-            }
-            s.event_keys.push(op.key);
-            if (s.event_keys.length > MAX_EVENT_KEYS) s.event_keys.shift();
-          }
-          const stamp = typeof op.event.data?.timestamp === "string"
-            ? op.event.data.timestamp
-            : typeof op.event.data?.logged_at === "string"
-            ? op.event.data.logged_at
-            : null;
-          const early = op.event.kind === "exit" || op.event.crash ? beforeInstall(s, stamp) : null;
-          // An exit or crash the device stamped before this install belongs to an older one (a
-          // crash replayed from the device's buffer by start_logcat, say): not this session's.
-          if (early === true) continue;
-          const data = op.key === undefined ? op.event.data : { ...op.event.data, key: op.key };
-          let event = { ...op.event, data };
-          if (op.event.crash) {
-            const attribution = early === null
-              ? {
-                ...op.event.crash.attribution,
-                verified: false,
-                reason: op.event.crash.attribution.reason +
-                  "; the device's install time is unknown, so the time was not checked",
-              }
-              : op.event.crash.attribution;
-            event = { ...event, crash: { ...op.event.crash, attribution } };
-          }
-          if (appendEvent(s, event)) appended++;
-          changed.add(s.id);
-        }
-      } else if (op.type === "device_apk") {
-        for (const target of openOf(op.serial, op.package)) {
-          if (target.apk_sha256 === op.apk_sha256) continue;
-          const s = await get(target.id);
-          if (!s) continue;
-          endSession(
-            s,
-            "closed",
-            `${op.serial} now has another APK of ${op.package} (sha256 ${
-              op.apk_sha256.slice(0, 12)
-            }…), installed outside keynobi`,
-            op.at,
-          );
-          changed.add(s.id);
-        }
-      } else {
-        for (const target of openOf(op.serial, op.package)) {
-          const s = await get(target.id);
-          if (!s) continue;
-          endSession(s, op.state, op.reason, op.at);
-          changed.add(s.id);
-        }
-      }
-      // Keep the index in step with the loaded sessions for the next op.
-      for (const id of changed) {
-        const s = loaded.get(id)!;
-        const at = index.findIndex((x) => x.id === id);
-        if (at >= 0) index[at] = summarize(s);
+    const batch = new SessionBatch(dataDir, await loadIndex(dataDir));
+    for (const op of ops) await batch.apply(op);
+    await batch.write();
+    return { opened: batch.opened, appended: batch.appended };
+  });
+}
+
+/** One `applySessionOps` under the lock: the index, the sessions it loaded, and what changed. */
+class SessionBatch {
+  readonly opened: string[] = [];
+  appended = 0;
+  readonly #dataDir: string;
+  readonly #index: SessionSummary[];
+  readonly #loaded = new Map<string, DebugSession>();
+  readonly #changed = new Set<string>();
+
+  constructor(dataDir: string, index: SessionSummary[]) {
+    this.#dataDir = dataDir;
+    this.#index = index;
+  }
+
+  async apply(op: SessionOp): Promise<void> {
+    if (op.type === "open") await this.#open(op);
+    else if (op.type === "event") await this.#event(op);
+    else if (op.type === "device_apk") await this.#deviceApk(op);
+    else {
+      for (const s of await this.#openSessions(op.serial, op.package)) {
+        this.#end(s, op.state, op.reason, op.at);
       }
     }
-    // Nothing applied (no open session matched): leave the files alone.
-    if (changed.size === 0) return { opened, appended };
-    const dropped = pruneIndex(index);
-    for (const id of changed) {
+    // Keep the index in step with the loaded sessions for the next op.
+    for (const id of this.#changed) {
+      const at = this.#index.findIndex((x) => x.id === id);
+      if (at >= 0) this.#index[at] = summarize(this.#loaded.get(id)!);
+    }
+  }
+
+  /** Writes the changed sessions and the index; nothing when no open session matched. */
+  async write(): Promise<void> {
+    if (this.#changed.size === 0) return;
+    const dropped = pruneIndex(this.#index);
+    for (const id of this.#changed) {
       if (dropped.includes(id)) continue;
-      await writeFileAtomic(sessionFilePath(dataDir, id), JSON.stringify(loaded.get(id)!) + "\n");
+      const text = JSON.stringify(this.#loaded.get(id)!) + "\n";
+      await writeFileAtomic(sessionFilePath(this.#dataDir, id), text);
     }
     await writeFileAtomic(
-      sessionIndexPath(dataDir),
-      JSON.stringify({ version: 1, sessions: index }) + "\n",
+      sessionIndexPath(this.#dataDir),
+      JSON.stringify({ version: 1, sessions: this.#index }) + "\n",
     );
-    for (const id of dropped) await Deno.remove(sessionFilePath(dataDir, id)).catch(() => {});
-    return { opened, appended };
-  });
+    for (const id of dropped) {
+      await Deno.remove(sessionFilePath(this.#dataDir, id)).catch(() => {});
+    }
+  }
+
+  async #get(id: string): Promise<DebugSession | null> {
+    const hit = this.#loaded.get(id);
+    if (hit) return hit;
+    const s = await readSession(this.#dataDir, id);
+    if (s) this.#loaded.set(id, s);
+    return s;
+  }
+
+  /** The open sessions of `serial` (and `pkg`, unless null), as the index lists them. */
+  async #openSessions(serial: string, pkg: string | null): Promise<DebugSession[]> {
+    const out: DebugSession[] = [];
+    for (const x of this.#openOf(serial, pkg)) {
+      const s = await this.#get(x.id);
+      if (s) out.push(s);
+    }
+    return out;
+  }
+
+  #openOf(serial: string, pkg: string | null): SessionSummary[] {
+    return this.#index.filter((x) =>
+      x.state === "open" && x.serial === serial && (pkg === null || x.package === pkg)
+    );
+  }
+
+  #end(s: DebugSession, state: Parameters<typeof endSession>[1], reason: string, at: Date) {
+    endSession(s, state, reason, at);
+    this.#changed.add(s.id);
+  }
+
+  async #open(op: Extract<SessionOp, { type: "open" }>): Promise<void> {
+    const { serial, package: pkg, at } = op.session;
+    for (const old of await this.#openSessions(serial, pkg)) {
+      this.#end(old, "superseded", "a newer install of the package on this device", at);
+    }
+    const s = createSession(op.session);
+    this.#loaded.set(s.id, s);
+    this.#changed.add(s.id);
+    this.#index.push(summarize(s));
+    this.opened.push(s.id);
+    this.appended++;
+  }
+
+  async #event(op: Extract<SessionOp, { type: "event" }>): Promise<void> {
+    for (const s of await this.#openSessions(op.serial, op.package)) {
+      if (s.state !== "open") continue;
+      if (op.key !== undefined) {
+        if (s.event_keys.includes(op.key) || s.events.some((e) => eventKeyOf(e) === op.key)) {
+          continue;
+        }
+        s.event_keys.push(op.key);
+        if (s.event_keys.length > MAX_EVENT_KEYS) s.event_keys.shift();
+      }
+      const event = sessionEvent(s, op);
+      if (event === null) continue;
+      if (appendEvent(s, event)) this.appended++;
+      this.#changed.add(s.id);
+    }
+  }
+
+  async #deviceApk(op: Extract<SessionOp, { type: "device_apk" }>): Promise<void> {
+    for (const target of this.#openOf(op.serial, op.package)) {
+      if (target.apk_sha256 === op.apk_sha256) continue;
+      const s = await this.#get(target.id);
+      if (!s) continue;
+      const sha = op.apk_sha256.slice(0, 12);
+      this.#end(
+        s,
+        "closed",
+        `${op.serial} now has another APK of ${op.package} (sha256 ${sha}…), installed outside ` +
+          "keynobi",
+        op.at,
+      );
+    }
+  }
+}
+
+/**
+ * The event an op appends to session `s`, or `null` when it belongs to an older install: an exit
+ * or crash the device stamped before this install (a crash replayed from the device's buffer by
+ * start_logcat, say) is not this session's. A crash whose time cannot be checked says so.
+ */
+function sessionEvent(
+  s: DebugSession,
+  op: Extract<SessionOp, { type: "event" }>,
+): NewEvent | null {
+  const stamp = typeof op.event.data?.timestamp === "string"
+    ? op.event.data.timestamp
+    : typeof op.event.data?.logged_at === "string"
+    ? op.event.data.logged_at
+    : null;
+  const early = op.event.kind === "exit" || op.event.crash ? beforeInstall(s, stamp) : null;
+  if (early === true) return null;
+  const data = op.key === undefined ? op.event.data : { ...op.event.data, key: op.key };
+  const event = { ...op.event, data };
+  if (!op.event.crash) return event;
+  const attribution = early === null
+    ? {
+      ...op.event.crash.attribution,
+      verified: false,
+      reason: op.event.crash.attribution.reason +
+        "; the device's install time is unknown, so the time was not checked",
+    }
+    : op.event.crash.attribution;
+  return { ...event, crash: { ...op.event.crash, attribution } };
 }
 
 /** Drops sessions beyond `max` from `index` (oldest not-open first); returns their ids. Mutates. */
