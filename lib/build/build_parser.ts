@@ -380,8 +380,15 @@ export class BuildOutputParser {
     const task = inBlock ? this.#blockTask() ?? this.#attribTask : this.#attribTask;
     let m: LineMatch | null = matchAgpbi(text);
     if (!m && text.startsWith("AGPBI: ")) return null;
-    m ??= matchAapt(text) ?? matchR8(text);
+    m ??= matchAapt(text);
     if (m) return this.#add(m, task, undefined, inBlock);
+    const r8 = matchR8(text);
+    if (r8 && !inBlock) {
+      const d = this.#make(r8, task, r8.source ?? "r8");
+      this.#pending = { diag: d, expect: "listed", fromBlock: false };
+      return d;
+    }
+    if (r8) return this.#add(r8, task, undefined, inBlock);
     const prefixed = /^[ew]: (\S.*)$/.exec(text);
     const pj = prefixed ? matchJavac(prefixed[1]) : null;
     if (pj) {

@@ -22,7 +22,16 @@ import { type Diagnostic, MAX_MESSAGE_CHARS } from "./shared/diagnostic.ts";
 /** A diagnostic still collecting the lines that follow it (source, caret/underline, details). */
 export interface Pending {
   diag: Diagnostic;
-  expect: "source" | "caret" | "underline" | "detail" | "more" | "wrap" | "message" | "indented";
+  expect:
+    | "source"
+    | "caret"
+    | "underline"
+    | "detail"
+    | "more"
+    | "wrap"
+    | "message"
+    | "indented"
+    | "listed";
   /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
   wrapped?: string;
   /** For `wrap`: continuation lines joined so far. */
@@ -92,6 +101,14 @@ export function continuePending(p: Pending, text: string, atTopLevel: boolean): 
         p.diag.message ? `${p.diag.message}\n${text.trim()}` : text.trim(),
         MAX_MESSAGE_CHARS,
       );
+      return "open";
+    case "listed":
+      // R8 lists the rest of one diagnostic's missing definitions on the lines after it
+      // (`ERROR: R8: Missing class X …` then `Missing class Y (referenced from: …)`).
+      if (!/^(?:Missing (?:class|field|method) \S|\s+\S)/.test(text) || NEW_THING_RE.test(text)) {
+        return null;
+      }
+      p.diag.message = clip(`${p.diag.message}\n${text.trim()}`, MAX_MESSAGE_CHARS);
       return "open";
     case "message":
       // A located Kotlin line always says something: an empty message was wrapped onto the

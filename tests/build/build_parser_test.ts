@@ -884,3 +884,26 @@ Deno.test("parseBuildOutput() reads each manifest merger report line as one diag
   assertEquals(summary.diagnostics[1].dependency, "com.example:lib:1.0");
   assertEquals([summary.error_count, summary.warning_count], [2, 1], "the block adds nothing");
 });
+
+Deno.test("parseBuildOutput() keeps R8's listed missing classes in the one diagnostic", () => {
+  const { summary } = parseBuildOutput([
+    "> Task :app:minifyReleaseWithR8 FAILED",
+    "ERROR: Missing classes detected while running R8. Please add the missing classes or apply " +
+    "additional keep rules that are generated in /w/app/build/outputs/mapping/release/missing_rules.txt.",
+    "ERROR: R8: Missing class com.example.a.Gone (referenced from: void com.example.b.Use.run())",
+    "Missing class com.example.a.AlsoGone (referenced from: com.example.b.Other)",
+    "",
+    "* What went wrong:",
+    "Execution failed for task ':app:minifyReleaseWithR8'.",
+    "> A failure occurred while executing com.android.build.gradle.internal.tasks.R8Task$R8Runnable",
+    "   > Compilation failed to complete",
+    "",
+    "BUILD FAILED in 9s",
+  ].join("\n"));
+  assertEquals(summary.error_count, 2);
+  const r8 = summary.diagnostics.filter((d) => d.source === "r8").map((d) => d.message);
+  assertEquals(r8[1].split("\n"), [
+    "Missing class com.example.a.Gone (referenced from: void com.example.b.Use.run())",
+    "Missing class com.example.a.AlsoGone (referenced from: com.example.b.Other)",
+  ]);
+});
