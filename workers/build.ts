@@ -6,7 +6,7 @@
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
 import type { BuildMethods } from "../lib/build/shared/build_protocol.ts";
 import { BuildService } from "../lib/build/build_service.ts";
-import { describeOrigin } from "../lib/build/shared/build_history.ts";
+import { describeOrigin } from "../lib/build/shared/build_record.ts";
 
 const params = new URL(import.meta.url).searchParams;
 const service = new BuildService({

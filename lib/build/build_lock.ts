@@ -27,12 +27,8 @@ import { isPid, parseJsonRecord } from "../core/json.ts";
 import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { log } from "../core/log.ts";
 import { probeProcess, type ProcessProbe, staleProcessReason } from "../core/process_probe.ts";
-import {
-  canonicalProjectRoot,
-  describeOrigin,
-  type Origin,
-  parseOrigin,
-} from "./shared/build_history.ts";
+import { canonicalProjectRoot } from "./shared/build_history.ts";
+import { describeOrigin, type Origin, parseOrigin } from "./shared/build_record.ts";
 import { type BuildGroup, endBuildGroup, parseBuildGroup } from "./build_group.ts";
 
 /** A lock file larger than this is not ours and counts as stale. */

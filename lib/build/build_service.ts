@@ -11,14 +11,8 @@ import { killGroup, killTree } from "../core/process_tree.ts";
 import { ABORTED, raceTimeout } from "../core/abortable.ts";
 import { BuildOutputParser, type Diagnostic } from "./build_parser.ts";
 import { findClassSource } from "../project/source_lookup.ts";
-import {
-  type BuildRecord,
-  describeOrigin,
-  finishBuildRecord,
-  markOrphanedBuilds,
-  type Origin,
-  startBuildRecord,
-} from "./shared/build_history.ts";
+import { finishBuildRecord, markOrphanedBuilds, startBuildRecord } from "./shared/build_history.ts";
+import { type BuildRecord, describeOrigin, type Origin } from "./shared/build_record.ts";
 import { buildLockRefusal, tryAcquireBuildLock } from "./build_lock.ts";
 import { type BuildGroup, endBuildGroup, groupIsAlive, groupOf } from "./build_group.ts";
 import { buildLogPath, BuildLogWriter } from "./shared/build_log.ts";

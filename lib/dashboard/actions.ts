@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from "../core/path.ts";
 import { resolveDataDir } from "../core/data_dir.ts";
 import { trustProject, untrustProject } from "../project/trust.ts";
-import { describeOrigin } from "../build/shared/build_history.ts";
+import { describeOrigin } from "../build/shared/build_record.ts";
 import { Confirmations } from "./confirmations.ts";
 import type { DashboardHost } from "./host.ts";
 import { installSkill, SkillInstallRefused, skillStatus } from "./skill_install.ts";

@@ -4,11 +4,8 @@
  * logcat worker, the debug-session files, `settings.json`. Nothing here is stored; a section
  * that cannot be read says why instead of failing the others.
  */
-import {
-  type BuildRecord,
-  describeOrigin,
-  listBuildRecords,
-} from "../build/shared/build_history.ts";
+import { listBuildRecords } from "../build/shared/build_history.ts";
+import { type BuildRecord, describeOrigin } from "../build/shared/build_record.ts";
 import { listSessionRecords } from "../mcp/session_records.ts";
 import { listProjects } from "../project/trust.ts";
 import {

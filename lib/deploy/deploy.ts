@@ -11,7 +11,8 @@ import {
   sha256OfAccess,
 } from "../android/apk.ts";
 import { invalidParams } from "../core/errors.ts";
-import { listBuildRecords, MAX_BUILD_RECORDS, type Origin } from "../build/shared/build_history.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS } from "../build/shared/build_history.ts";
+import { type Origin } from "../build/shared/build_record.ts";
 import type { RunLaunch } from "../project/run_configs.ts";
 import {
   type InstalledBuild,

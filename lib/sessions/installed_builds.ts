@@ -12,13 +12,13 @@ import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isRecord, parseJsonRecord } from "../core/json.ts";
 import { log } from "../core/log.ts";
 import { clip } from "../core/text.ts";
+import { fileStamp } from "../build/shared/build_history.ts";
 import {
   type BuildRecord,
   describeOrigin,
-  fileStamp,
   type Origin,
   parseOrigin,
-} from "../build/shared/build_history.ts";
+} from "../build/shared/build_record.ts";
 import type { BuiltApk } from "../build/shared/built_apks.ts";
 
 /** Records kept (one per device and package); the oldest installs are dropped. */

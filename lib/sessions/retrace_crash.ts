@@ -16,11 +16,8 @@
  * `failed`: the mapping could not be read. Never a tool error.
  */
 import type { DeviceShell } from "../adb/client.ts";
-import {
-  type BuildRecord,
-  listBuildRecords,
-  MAX_BUILD_RECORDS,
-} from "../build/shared/build_history.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS } from "../build/shared/build_history.ts";
+import { type BuildRecord } from "../build/shared/build_record.ts";
 import { listInstalledBuilds } from "./installed_builds.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
 import type { BuildMapping } from "../retrace/mapping_store.ts";

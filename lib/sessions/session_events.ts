@@ -3,7 +3,7 @@
  * exits read from the device's exit history. Pure builders of `SessionOp`s (queued on the
  * process's SessionRecorder).
  */
-import type { Origin } from "../build/shared/build_history.ts";
+import type { Origin } from "../build/shared/build_record.ts";
 import type { SessionOp } from "./session_store.ts";
 import type { NewSession } from "./session_model.ts";
 

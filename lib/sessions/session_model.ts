@@ -9,7 +9,7 @@
  * this one: its `lastUpdateTime` changed behind keynobi's back), `ended` (the device's exit history
  * says the app was uninstalled).
  */
-import { type Origin, parseOrigin } from "../build/shared/build_history.ts";
+import { type Origin, parseOrigin } from "../build/shared/build_record.ts";
 import { clip } from "../core/text.ts";
 import type { Provenance } from "../build/shared/provenance.ts";
 import { hexOf } from "../core/hash.ts";

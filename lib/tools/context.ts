@@ -2,7 +2,7 @@
 import type { AdbClient } from "../adb/client.ts";
 import { invalidParams } from "../core/errors.ts";
 import type { Settings } from "../core/settings.ts";
-import type { Origin } from "../build/shared/build_history.ts";
+import type { Origin } from "../build/shared/build_record.ts";
 import type { BuildCall } from "../build/shared/build_setup.ts";
 import type { BuildClient } from "../build/shared/build_client.ts";
 import type { LogcatClient } from "../logcat/shared/logcat_client.ts";

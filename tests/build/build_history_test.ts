@@ -6,8 +6,6 @@ import { exists, tempWorld } from "../project/_fixture.ts";
 import { buildHistoryPath } from "../../lib/core/data_dir.ts";
 import type { ProcessProbe } from "../../lib/core/process_probe.ts";
 import {
-  boundDiagnostics,
-  type BuildRecord,
   dropOldest,
   finishBuildRecord,
   getBuildRecord,
@@ -15,15 +13,19 @@ import {
   listBuildRecords,
   markOrphanedBuilds,
   MAX_BUILD_RECORDS,
+  ORPHANED_REASON,
+  parseHistory,
+  startBuildRecord,
+} from "../../lib/build/shared/build_history.ts";
+import {
+  boundDiagnostics,
+  type BuildRecord,
   MAX_DIAGNOSTICS_PER_RECORD,
   MAX_SUMMARY_CHARS,
   normalizeRecord,
   type Origin,
-  ORPHANED_REASON,
-  parseHistory,
   parseOrigin,
-  startBuildRecord,
-} from "../../lib/build/shared/build_history.ts";
+} from "../../lib/build/shared/build_record.ts";
 import { buildLogPath, BuildLogWriter } from "../../lib/build/shared/build_log.ts";
 
 const AGENT: Origin = { kind: "agent", session_id: "s-1", client_name: "codex", standalone: true };

@@ -8,11 +8,8 @@ import {
   projectPackageScope,
 } from "../../lib/build/shared/package_scope.ts";
 import { sha256Hex } from "../../lib/core/hash.ts";
-import {
-  finishBuildRecord,
-  type Origin,
-  startBuildRecord,
-} from "../../lib/build/shared/build_history.ts";
+import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
+import { type Origin } from "../../lib/build/shared/build_record.ts";
 import { trustProject } from "../../lib/project/trust.ts";
 import { parseProperties } from "../../lib/core/properties.ts";
 import { ToolError } from "../../lib/core/errors.ts";

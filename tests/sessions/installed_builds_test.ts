@@ -10,7 +10,7 @@ import {
   withInstall,
 } from "../../lib/sessions/installed_builds.ts";
 import { installedBuildsPath } from "../../lib/core/data_dir.ts";
-import type { BuildRecord } from "../../lib/build/shared/build_history.ts";
+import type { BuildRecord } from "../../lib/build/shared/build_record.ts";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 
 const SHA_A = "a".repeat(64);

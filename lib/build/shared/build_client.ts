@@ -10,7 +10,7 @@ import {
   type WorkerFacts,
 } from "../../core/worker_permissions.ts";
 import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
-import type { Origin } from "./build_history.ts";
+import type { Origin } from "./build_record.ts";
 import { SHUTDOWN_WAIT_MS } from "./build_protocol.ts";
 import type {
   BuildMethods,

@@ -4,7 +4,7 @@
  * log and the history record.
  */
 import type { Diagnostic } from "./diagnostic.ts";
-import type { BuildRecord, Origin } from "./build_history.ts";
+import type { BuildRecord, Origin } from "./build_record.ts";
 
 /**
  * Longest the build worker's `build.shutdown` waits for a stopped build to be recorded and its

@@ -14,7 +14,7 @@ import { validateModule } from "../../core/validation.ts";
 import { type ModuleModel, readAndroidModel } from "../../project/android_model.ts";
 import { readGradleProject } from "../../project/build_files.ts";
 import type { BuildClient } from "./build_client.ts";
-import type { Origin } from "./build_history.ts";
+import type { Origin } from "./build_record.ts";
 import {
   boundBuildTimeoutMs,
   type BuildRunParams,

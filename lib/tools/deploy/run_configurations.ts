@@ -14,11 +14,8 @@ import { runningAvds } from "../../android/emulator_launch.ts";
 import { readAndroidModel } from "../../project/android_model.ts";
 import { findApk } from "../../project/apk_outputs.ts";
 import { readGradleProject } from "../../project/build_files.ts";
-import {
-  type BuildRecord,
-  listBuildRecords,
-  MAX_BUILD_RECORDS,
-} from "../../build/shared/build_history.ts";
+import { listBuildRecords, MAX_BUILD_RECORDS } from "../../build/shared/build_history.ts";
+import { type BuildRecord } from "../../build/shared/build_record.ts";
 import { sha256File } from "../../build/shared/built_apks.ts";
 import {
   type AppModuleVariants,

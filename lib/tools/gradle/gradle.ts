@@ -7,13 +7,12 @@ import { z } from "zod";
 import { ToolError } from "../../core/errors.ts";
 import { readSettings } from "../../core/settings.ts";
 import {
-  type BuildRecord,
-  describeOrigin,
   getBuildRecord,
   latestBuildRecord,
   listBuildRecords,
   markOrphanedBuilds,
 } from "../../build/shared/build_history.ts";
+import { type BuildRecord, describeOrigin } from "../../build/shared/build_record.ts";
 import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readLogTail } from "../../build/shared/build_log.ts";
 import { getActiveVariant } from "../../project/variants.ts";
 import type { ToolOutput } from "../../mcp/tool_def.ts";
