@@ -7,7 +7,7 @@
  * - `java`: `FATAL EXCEPTION: <thread>` / `Process: <name>, PID: <pid>` / `Type: message` /
  *   `\tat …` (RuntimeInit's uncaught-exception handler; `*** FATAL EXCEPTION IN SYSTEM PROCESS`
  *   for system_server);
- * - `anr`: ActivityManager's `ANR in <process>` / `PID:` / `Reason:`;
+ * - `anr`: ActivityManager's (or MediaTek's ANRManager's) `ANR in <process>` / `PID:` / `Reason:`;
  * - `native`: libc's `Fatal signal N (SIG…)` and debuggerd's tombstone (`*** *** ***`,
  *   `pid: N, tid: M, name: T  >>> P <<<`, `signal …`, `Abort message:`, `backtrace:` `#00 pc …`).
  * Pure: tests feed it the real logs' lines.
@@ -23,6 +23,12 @@ export {
 } from "./shared/crash_frames.ts";
 
 export type CrashKind = "java" | "anr" | "native";
+
+/**
+ * MediaTek's system server writes the ANR report (`ANR in <process>, time=…`, `Reason: …`) under
+ * its own tag in place of ActivityManager's (the corpus's logcat/democode--anr-log.log).
+ */
+export const ANR_MANAGER_TAG = "ANRManager";
 
 /** Frames kept per throwable; deeper ones are counted in `omitted_frames`. */
 export const MAX_FRAMES_PER_THROWABLE = 256;
@@ -382,7 +388,8 @@ function parseAnr(lines: readonly string[]): ParsedCrash {
   for (const raw of lines) {
     const t = raw.trim();
     if (t.startsWith("ANR in ")) {
-      const m = /^ANR in (\S+)(?: \((.*)\))?/.exec(t);
+      // MediaTek's ANRManager writes `ANR in <process>, time=<uptime>`.
+      const m = /^ANR in ([^\s,]+)(?: \((.*)\))?/.exec(t);
       if (m) {
         c.process = m[1];
         c.component = m[2] ?? null;

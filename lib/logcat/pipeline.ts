@@ -5,6 +5,7 @@
  */
 import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./shared/anr_reasons.ts";
 import {
+  ANR_MANAGER_TAG,
   crashGroupId,
   type CrashKind,
   crashSignature,
@@ -611,7 +612,7 @@ export class DevicePipeline {
     }
 
     // Crash detection: lines of an open crash, then the start of a new one (only lines of
-    // these four tags can start one: #detectStart's first test).
+    // these tags can start one: #detectStart's first test).
     let crash: CrashRecord | null = null;
     if (this.#openByThread.size !== 0) {
       const list = this.#openByThread.get(threadKey(pid, tid));
@@ -622,7 +623,8 @@ export class DevicePipeline {
     }
     if (
       !crash && kind === LineKind.entry &&
-      (tag === "AndroidRuntime" || tag === "ActivityManager" || tag === "libc" || tag === "DEBUG")
+      (tag === "AndroidRuntime" || tag === "ActivityManager" || tag === "libc" ||
+        tag === "DEBUG" || tag === ANR_MANAGER_TAG)
     ) {
       message ??= src.slice(msgStart, msgEnd);
       crash = this.#detectStart(pid, tid, level, tag, message, src.slice(timeStart, timeEnd));
@@ -810,7 +812,7 @@ export class DevicePipeline {
       if (Number.isInteger(pid)) {
         r.pid = pid;
         this.#needVersion++;
-        const proc = /^ANR in (\S+)/.exec(r.lines[0] ?? "")?.[1];
+        const proc = /^ANR in ([^\s,]+)/.exec(r.lines[0] ?? "")?.[1];
         if (proc) this.#attribute(pid, proc);
       }
     } else if (r.kind === "java" && t.startsWith("Process: ")) {
@@ -834,7 +836,9 @@ export class DevicePipeline {
     let kind: CrashKind | null = null;
     let open = true;
     if (tag === "AndroidRuntime" && isJavaStart(message)) kind = "java";
-    else if (tag === "ActivityManager" && message.startsWith("ANR in ")) kind = "anr";
+    else if (
+      (tag === "ActivityManager" || tag === ANR_MANAGER_TAG) && message.startsWith("ANR in ")
+    ) kind = "anr";
     else if (level === Level.F && tag === "libc" && message.startsWith("Fatal signal ")) {
       kind = "native";
       open = false;

@@ -62,6 +62,9 @@ function readLine(raw: string): Line | null {
   return null;
 }
 
+/** Who writes the ANR report: ActivityManager, or MediaTek's ANRManager in its place. */
+const ANR_TAGS = new Set(["ActivityManager", "ANRManager"]);
+
 /** Crash headers by kind, as the independent reading counts them. */
 function countHeaders(text: string): { java: number; anr: number; native: number } {
   let java = 0, anr = 0;
@@ -72,7 +75,7 @@ function countHeaders(text: string): { java: number; anr: number; native: number
     if (l === null) continue;
     const msg = l.message.trim();
     if (l.tag === "AndroidRuntime" && /^(\*\*\* )?FATAL EXCEPTION/.test(msg)) java++;
-    else if (l.tag === "ActivityManager" && msg.startsWith("ANR in ")) anr++;
+    else if (ANR_TAGS.has(l.tag) && msg.startsWith("ANR in ")) anr++;
     else if (l.tag === "libc" && l.level === "F" && msg.startsWith("Fatal signal ")) {
       const m = /pid (\d+) \(/.exec(msg);
       nativePids.add(m ? +m[1] : l.pid);
@@ -120,19 +123,20 @@ function tombstoneFrames(text: string): number[] {
 }
 
 /**
- * Each ActivityManager ANR report as `process|reason`: the `ANR in <process>` line and the first
- * `Reason:` line the same thread writes after it (null when none comes before its next report).
+ * Each ANR report as `process|reason`: the `ANR in <process>` line (`, time=…` after it on
+ * MediaTek) and the first `Reason:` line the same thread writes after it (null when none comes
+ * before its next report).
  */
 function anrReports(text: string): string[] {
   const out: string[] = [];
   const open = new Map<string, number>();
   for (const raw of text.split("\n")) {
     const l = readLine(raw);
-    if (l === null || l.tag !== "ActivityManager") continue;
+    if (l === null || !ANR_TAGS.has(l.tag)) continue;
     const tt = /^\S+ \S+\s+(\d+)\s+(\d+)/.exec(raw);
     const who = tt ? `${tt[1]}/${tt[2]}` : `${l.pid}`;
     const msg = l.message.trim();
-    const m = /^ANR in (\S+)/.exec(msg);
+    const m = /^ANR in ([^\s,]+)/.exec(msg);
     if (m) {
       open.set(who, out.length);
       out.push(`${m[1]}|null`);

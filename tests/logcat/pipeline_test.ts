@@ -261,3 +261,23 @@ Deno.test("libc's Fatal signal line names the package, not the thread or a cut n
   r.flush();
   assertEquals(r.parsedOf(r.crashes[0]).package, "com.example.x");
 });
+
+Deno.test("DevicePipeline reads MediaTek's ANRManager report as an ANR of its process", () => {
+  // The lines of the corpus's logcat/democode--anr-log.log (an MTK phone): no ActivityManager
+  // report, no `PID:` line, `, time=` after the process.
+  const p = new DevicePipeline("mtk");
+  p.ingestText(
+    [
+      "ANR in jrdcom.com.anrdemo, time=73295979",
+      "Reason: executing service jrdcom.com.anrdemo/com.android.tools.fd.runtime.InstantRunService",
+      "Load: 8.84 / 8.79 / 8.43",
+    ].map((m) => line(30, 1114, 1130, "E", "ANRManager", m)).join("") +
+      line(31, 1114, 1130, "I", "ANRManager", "not a report: ANR in the middle"),
+  );
+  p.flush();
+  assertEquals(p.crashes.map((r) => r.kind), ["anr"]);
+  const c = p.parsedOf(p.crashes[0]);
+  assertEquals(c.process, "jrdcom.com.anrdemo");
+  assertEquals(c.package, "jrdcom.com.anrdemo");
+  assertEquals(c.message?.startsWith("executing service jrdcom.com.anrdemo/"), true);
+});
