@@ -314,3 +314,27 @@ Deno.test("LogcatService: ANR reasons are bounded, and those of dropped ANRs sti
   for (const x of r.reasons) assert(x.reason.length <= 300);
   await svc.shutdown();
 });
+
+Deno.test("LogcatService: an app's ANRs from two real captures of one phone keep both reasons", async () => {
+  // Two captures of one MediaTek phone (tests/fixtures/corpus/logcat/democode--*), in the order
+  // they were taken: the same app stopped answering first a service start, an hour later a touch.
+  const corpus = new URL("../fixtures/corpus/logcat/", import.meta.url);
+  const adb = new FakeAdb();
+  const svc = new LogcatService({ adb: adb as never });
+  await svc.start({ serial: "emu", capacity: 20_000 });
+  for (const name of ["democode--anr-log.log", "democode--mobilelog-sys-log.log"]) {
+    adb.write(await Deno.readTextFile(new URL(name, corpus)));
+  }
+  await waitUntil(() => svc.crashes(20).total_crashes === 2, "two ANRs");
+  const groups = svc.crashes(20).groups.filter((g) => g.kind === "anr");
+  assertEquals(groups.length, 1);
+  assertEquals(groups[0].process, "jrdcom.com.anrdemo");
+  assertEquals(
+    groups[0].anr_reasons?.reasons.map((r) => [r.reason.split(" (")[0], r.count]),
+    [
+      ["executing service jrdcom.com.anrdemo/com.android.tools.fd.runtime.InstantRunService", 1],
+      ["Input dispatching timed out", 1],
+    ],
+  );
+  await svc.shutdown();
+});
