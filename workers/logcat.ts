@@ -28,7 +28,8 @@ serveWorker<LogcatMethods>(workerScope(), {
       service.trace({ crash_group_id: id })
     ),
   "logcat.session_crashes": ({ after_id }) => service.sessionCrashes(after_id),
-  "logcat.rederive": (p) => service.rederive(p),
+  "logcat.rederive": ({ traces }) =>
+    traces.slice(0, MAX_TRACES_PER_QUERY).map((p) => service.rederive(p)),
   "logcat.shutdown": async () => ({ stopped: await service.shutdown() }),
   "logcat.memory": () => workerMemory(),
 }, { name: "logcat" });

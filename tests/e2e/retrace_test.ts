@@ -62,7 +62,7 @@ interface StackTrace {
 
 interface CrashLogs {
   total_crashes: number;
-  retraced: Retrace[];
+  retraced: (Retrace & { first_app_frame: string | null })[];
 }
 
 interface BuildHistory {
@@ -195,6 +195,11 @@ Deno.test("retrace e2e: a release crash naming its map id retraces; an APK keyno
   // Two groups: the sample app's crash (twice: never built, then the debug build) and the release.
   assertEquals(retraced.length, 2, JSON.stringify(retraced).slice(0, 500));
   assertEquals(retraced.map((x) => x.status).sort(), ["retraced", "unavailable"]);
+  // The retraced group's first app frame is read again from its new names (one logcat answer for
+  // all the retraced groups): the release build's source name, as get_crash_stack_trace gave it.
+  const release = retraced.find((x) => x.status === "retraced")!;
+  assertEquals(release.first_app_frame, t.group.first_app_frame);
+  assert(!release.first_app_frame!.includes("r8-map-id-"), release.first_app_frame!);
   await assertNoInjection(world.sim);
 });
 

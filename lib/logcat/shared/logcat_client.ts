@@ -66,7 +66,7 @@ const LOGCAT_METHODS: MethodTable<LogcatMethods> = {
     budgetMs: QUERY_TIMEOUT_MS,
     whenStopped: (p) => p.crash_group_ids.map(() => null),
   },
-  "logcat.rederive": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
+  "logcat.rederive": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: (p) => p.traces.map(() => null) },
   "logcat.memory": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => null },
   "logcat.session_crashes": { budgetMs: QUERY_TIMEOUT_MS, whenStopped: () => [] },
   "logcat.shutdown": { budgetMs: SHUTDOWN_ANSWER_TIMEOUT_MS },
@@ -121,9 +121,13 @@ export class LogcatClient {
     return this.#worker.call("logcat.trace", p, { signal });
   }
 
-  /** A retraced crash's fields read again from its new names (null when no worker runs). */
-  rederive(p: RederiveParams, signal?: AbortSignal): Promise<RederiveResult | null> {
-    return this.#worker.call("logcat.rederive", p, { signal });
+  /**
+   * Retraced crashes' fields read again from their new names, in one answer (at most
+   * `MAX_TRACES_PER_QUERY`; null for each when no worker runs).
+   */
+  rederive(ps: RederiveParams[], signal?: AbortSignal): Promise<(RederiveResult | null)[]> {
+    const traces = ps.slice(0, MAX_TRACES_PER_QUERY);
+    return this.#worker.call("logcat.rederive", { traces }, { signal });
   }
 
   /** The newest trace of each group, in one answer (at most `MAX_TRACES_PER_QUERY` groups). */

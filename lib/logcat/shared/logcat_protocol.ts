@@ -157,7 +157,10 @@ export interface CrashesResult {
 /** Groups one `logcat.traces` asks for at most. */
 export const MAX_TRACES_PER_QUERY = 16;
 
-/** A crash's text with new names (retraced): the worker parses it again. */
+/**
+ * A crash's text with new names (retraced): the worker parses it again. One `logcat.rederive`
+ * reads up to MAX_TRACES_PER_QUERY of them (get_crash_logs' retraced groups in one crossing).
+ */
 export interface RederiveParams {
   kind: "java" | "anr" | "native";
   /** The crash's lines, as retrace printed them. */
@@ -234,7 +237,7 @@ export type LogcatMethods = {
   /** Several groups' newest traces in one answer (get_crash_logs with retrace). */
   "logcat.traces": { params: { crash_group_ids: string[] }; result: (TraceResult | null)[] };
   /** Parses a retraced crash again, so nothing derived keeps an obfuscated name. */
-  "logcat.rederive": { params: RederiveParams; result: RederiveResult | null };
+  "logcat.rederive": { params: { traces: RederiveParams[] }; result: (RederiveResult | null)[] };
   "logcat.shutdown": { params: null; result: { stopped: number } };
   "logcat.memory": { params: null; result: MemoryResult | null };
 };

@@ -5,7 +5,12 @@
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { describeFrame, type Frame, type Throwable } from "../../logcat/shared/crash_frames.ts";
-import type { CrashGroup, CrashSummary, TraceResult } from "../../logcat/shared/logcat_protocol.ts";
+import type {
+  CrashGroup,
+  CrashSummary,
+  RederiveParams,
+  TraceResult,
+} from "../../logcat/shared/logcat_protocol.ts";
 import { describeAnrReasons } from "../../logcat/shared/anr_reasons.ts";
 import { defineTool } from "../define_tool.ts";
 import { retraceCrashes, type RetraceResult } from "../../sessions/retrace_crash.ts";
@@ -47,7 +52,7 @@ async function retraceAll(ctx: ToolContext, ts: readonly TraceResult[]): Promise
 
 /**
  * The newest `MAX_RETRACED_CRASH_GROUPS` groups among `crashes`, each retraced: their traces in
- * one logcat answer, then one retrace request per mapping.
+ * one logcat answer, one retrace request per mapping, then their new names in one logcat answer.
  */
 async function retraceGroups(
   ctx: ToolContext,
@@ -65,52 +70,61 @@ async function retraceGroups(
     if (t) found.push({ id: groups[i], t });
   });
   const rs = await retraceAll(ctx, found.map((f) => f.t));
-  const out: (RetraceResult & { crash_group_id: string; first_app_frame: string | null })[] = [];
-  for (let i = 0; i < found.length; i++) {
-    const named = rs[i].status === "retraced"
-      ? await withRetracedNames(ctx, found[i].t, rs[i])
-      : found[i].t;
-    out.push({
-      crash_group_id: found[i].id,
-      ...rs[i],
-      first_app_frame: named.group.first_app_frame,
-    });
-  }
-  return out;
+  const named = await withRetracedNames(ctx, found.map((f) => f.t), rs);
+  return found.map((f, i) => ({
+    crash_group_id: f.id,
+    ...rs[i],
+    first_app_frame: named[i].group.first_app_frame,
+  }));
 }
 
 /**
- * The trace with every field derived from names read again from its retraced text (the logcat
- * worker parses it): the frames and which are the app's, the first app frame, the type and message,
- * and the summary's and group's first app frame. Nothing derived keeps an obfuscated name (a
- * library's `n.d.c` stays the first app frame no longer once it reads androidx.browser).
+ * Each trace with every field derived from names read again from its retraced text (the logcat
+ * worker parses them, all in one answer): the frames and which are the app's, the first app
+ * frame, the type and message, and the summary's and group's first app frame. Nothing derived
+ * keeps an obfuscated name (a library's `n.d.c` stays the first app frame no longer once it reads
+ * androidx.browser). A trace that was not retraced is returned as it was.
  */
 async function withRetracedNames(
   ctx: ToolContext,
-  t: TraceResult,
-  retrace: RetraceResult,
-): Promise<TraceResult> {
-  const kind = t.crash.kind === "anr" || t.crash.kind === "native" ? t.crash.kind : "java";
-  const d = await ctx.logcat.rederive({
-    kind,
-    trace: retrace.trace,
-    process: t.crash.process,
-    package: t.crash.package,
-  }, ctx.signal);
-  if (d === null) return t;
-  const first = describeFrame(d.first_app_frame);
-  const type = d.exception_type ?? t.crash.exception_type;
-  return {
-    ...t,
-    crash: { ...t.crash, exception_type: type, message: d.message, first_app_frame: first },
-    group: { ...t.group, exception_type: type, message: d.message, first_app_frame: first },
-    frames: d.frames,
-    omitted_frames: d.omitted_frames,
-    more: d.more,
-    causes: d.causes,
-    suppressed: d.suppressed,
-    first_app_frame: d.first_app_frame,
-  };
+  ts: readonly TraceResult[],
+  retraces: readonly RetraceResult[],
+): Promise<TraceResult[]> {
+  const at: number[] = [];
+  const asks: RederiveParams[] = [];
+  ts.forEach((t, i) => {
+    if (retraces[i].status !== "retraced") return;
+    const kind = t.crash.kind === "anr" || t.crash.kind === "native" ? t.crash.kind : "java";
+    at.push(i);
+    asks.push({
+      kind,
+      trace: retraces[i].trace,
+      process: t.crash.process,
+      package: t.crash.package,
+    });
+  });
+  const out = [...ts];
+  if (asks.length === 0) return out;
+  const derived = await ctx.logcat.rederive(asks, ctx.signal);
+  at.forEach((i, k) => {
+    const d = derived[k] ?? null;
+    if (d === null) return;
+    const t = ts[i];
+    const first = describeFrame(d.first_app_frame);
+    const type = d.exception_type ?? t.crash.exception_type;
+    out[i] = {
+      ...t,
+      crash: { ...t.crash, exception_type: type, message: d.message, first_app_frame: first },
+      group: { ...t.group, exception_type: type, message: d.message, first_app_frame: first },
+      frames: d.frames,
+      omitted_frames: d.omitted_frames,
+      more: d.more,
+      causes: d.causes,
+      suppressed: d.suppressed,
+      first_app_frame: d.first_app_frame,
+    };
+  });
+  return out;
 }
 
 const getCrashLogs = defineTool({
@@ -289,7 +303,7 @@ const getCrashStackTrace = defineTool({
     }
     if (args.retrace !== true) return { structured: { ...t }, text: renderTrace(t) };
     const [retrace] = await retraceAll(ctx, [t]);
-    const named = retrace.status === "retraced" ? await withRetracedNames(ctx, t, retrace) : t;
+    const [named] = await withRetracedNames(ctx, [t], [retrace]);
     return {
       structured: { ...named, retrace },
       text: [
