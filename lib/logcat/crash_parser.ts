@@ -25,10 +25,13 @@ export {
 export type CrashKind = "java" | "anr" | "native";
 
 /**
- * MediaTek's system server writes the ANR report (`ANR in <process>, time=…`, `Reason: …`) under
- * its own tag in place of ActivityManager's (the corpus's logcat/democode--anr-log.log).
+ * Whether MediaTek's system server wrote the line: it writes the ANR report (`ANR in <process>,
+ * time=…`, `Reason: …`) under its own tag in place of ActivityManager's, `ANRManager` (the
+ * corpus's logcat/democode--*.log), `AnrManager` on newer builds (at level I).
  */
-export const ANR_MANAGER_TAG = "ANRManager";
+export function isAnrManagerTag(tag: string): boolean {
+  return tag === "ANRManager" || tag === "AnrManager";
+}
 
 /** Frames kept per throwable; deeper ones are counted in `omitted_frames`. */
 export const MAX_FRAMES_PER_THROWABLE = 256;

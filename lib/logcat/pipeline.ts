@@ -5,10 +5,10 @@
  */
 import { addAnrReason, type AnrReasons, emptyAnrReasons } from "./shared/anr_reasons.ts";
 import {
-  ANR_MANAGER_TAG,
   crashGroupId,
   type CrashKind,
   crashSignature,
+  isAnrManagerTag,
   parseCrash,
   type ParsedCrash,
 } from "./crash_parser.ts";
@@ -624,7 +624,7 @@ export class DevicePipeline {
     if (
       !crash && kind === LineKind.entry &&
       (tag === "AndroidRuntime" || tag === "ActivityManager" || tag === "libc" ||
-        tag === "DEBUG" || tag === ANR_MANAGER_TAG)
+        tag === "DEBUG" || isAnrManagerTag(tag))
     ) {
       message ??= src.slice(msgStart, msgEnd);
       crash = this.#detectStart(pid, tid, level, tag, message, src.slice(timeStart, timeEnd));
@@ -837,7 +837,7 @@ export class DevicePipeline {
     let open = true;
     if (tag === "AndroidRuntime" && isJavaStart(message)) kind = "java";
     else if (
-      (tag === "ActivityManager" || tag === ANR_MANAGER_TAG) && message.startsWith("ANR in ")
+      (tag === "ActivityManager" || isAnrManagerTag(tag)) && message.startsWith("ANR in ")
     ) kind = "anr";
     else if (level === Level.F && tag === "libc" && message.startsWith("Fatal signal ")) {
       kind = "native";

@@ -62,8 +62,8 @@ function readLine(raw: string): Line | null {
   return null;
 }
 
-/** Who writes the ANR report: ActivityManager, or MediaTek's ANRManager in its place. */
-const ANR_TAGS = new Set(["ActivityManager", "ANRManager"]);
+/** Who writes the ANR report: ActivityManager, or MediaTek's ANRManager (AnrManager) instead. */
+const ANR_TAGS = new Set(["ActivityManager", "ANRManager", "AnrManager"]);
 
 /** Crash headers by kind, as the independent reading counts them. */
 function countHeaders(text: string): { java: number; anr: number; native: number } {

@@ -280,4 +280,19 @@ Deno.test("DevicePipeline reads MediaTek's ANRManager report as an ANR of its pr
   assertEquals(c.process, "jrdcom.com.anrdemo");
   assertEquals(c.package, "jrdcom.com.anrdemo");
   assertEquals(c.message?.startsWith("executing service jrdcom.com.anrdemo/"), true);
+  // Newer MediaTek builds spell the tag AnrManager and write it at level I.
+  const q = new DevicePipeline("mtk2");
+  q.ingestText(
+    [
+      "ANR in com.tcl.android.launcher (com.tcl.android.launcher/.Launcher), time=17659496",
+      "Reason: Input dispatching timed out (Application does not have a focused window).",
+    ].map((m) => line(30, 1485, 7148, "I", "AnrManager", m)).join(""),
+  );
+  q.flush();
+  assertEquals(q.crashes.map((r) => r.kind), ["anr"]);
+  const d = q.parsedOf(q.crashes[0]);
+  assertEquals([d.process, d.component], [
+    "com.tcl.android.launcher",
+    "com.tcl.android.launcher/.Launcher",
+  ]);
 });
