@@ -576,12 +576,3 @@ export class BuildOutputParser {
     for (const m of end.found) this.#add(m, end.task);
   }
 }
-
-/** Parse a whole console at once (a saved log): every line classified, and the summary. */
-export function parseBuildOutput(text: string): { lines: BuildLine[]; summary: BuildSummary } {
-  const parser = new BuildOutputParser();
-  const parts = text.split(/\r\n|\r|\n/);
-  if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
-  const lines = parts.map((l) => parser.push(l));
-  return { lines, summary: parser.finish() };
-}

@@ -3,8 +3,8 @@ import {
   BuildOutputParser,
   type Diagnostic,
   MAX_LINE_CHARS,
-  parseBuildOutput,
 } from "../../lib/build/build_parser.ts";
+import { parseBuildOutput } from "./parse_build_output.ts";
 import { MAX_DIAGNOSTICS } from "../../lib/build/diagnostic_tally.ts";
 import { MAX_MESSAGE_CHARS } from "../../lib/build/shared/diagnostic.ts";
 import { decodeGradleOutput, detectEncoding } from "../../lib/build/build_output_decode.ts";

@@ -14,7 +14,7 @@ import {
   GradleOutputDecoder,
   stripAnsi,
 } from "../../lib/build/build_output_decode.ts";
-import { parseBuildOutput } from "../../lib/build/build_parser.ts";
+import { parseBuildOutput } from "../build/parse_build_output.ts";
 import { fileUriToPath } from "../../lib/build/build_parser_patterns.ts";
 
 const DIR = new URL("../fixtures/corpus/gradle/", import.meta.url);
