@@ -117,9 +117,14 @@ const INFO_RE =
   /^(?:Starting a Gradle Daemon|Calculating task graph|Reusing configuration cache|Configuration cache entry|\[Incubating\]|Deprecated Gradle features|You can use '--warning-mode|For more on this, please refer|To honour the JVM settings|Daemon will be stopped|Note: |Type-safe project accessors|Parallel Configuration Cache|Lint found|Explanation for issues|Welcome to Gradle|Download |> Configure project|See the complete report at|\d+: Task failed with an exception|-{5,}$|={5,}$)|is an incubating feature\.$/;
 const STACK_RE = /^(?:\s+at \S|Caused by: |\s*\.\.\. \d+ more\s*$|\S+(?:Exception|Error): )/;
 
+/** A path from its root: a drive (`C:\\`, `C:/`) or `/`. */
+function isRooted(path: string | null): boolean {
+  return /^(?:[A-Za-z]:[\\/]|\/)/.test(path ?? "");
+}
+
 /** A manifest merger line whose path is whole: absolute, or after its `[library]`. */
 function isAnchored(m: { file: string | null; library?: string }): boolean {
-  return m.library !== undefined || /^(?:[A-Za-z]:[\\/]|\/)/.test(m.file ?? "");
+  return m.library !== undefined || isRooted(m.file);
 }
 
 /** The last path segment of a task: `:app:kspDebugKotlin` → `kspDebugKotlin`. */
@@ -409,10 +414,11 @@ export class BuildOutputParser {
       } else this.#commit(d);
       return d;
     }
-    const j = matchJavac(text);
+    const j = this.#wrappedJavacLine(text) ?? matchJavac(text);
     if (j) {
       const d = this.#make(j, task, javaSource(task), inBlock);
-      this.#pending = { diag: d, expect: "source", fromBlock: inBlock };
+      const expect = d.message === "" ? "javac_message" : "source";
+      this.#pending = { diag: d, expect, fromBlock: inBlock };
       return d;
     }
     const direct = matchManifestMerger(text);
@@ -459,6 +465,27 @@ export class BuildOutputParser {
       joined = prev + joined;
       const m = matchManifestMerger(joined);
       if (m && isAnchored(m)) return m;
+    }
+    return null;
+  }
+
+  /**
+   * A javac line a narrow console wrapped over several lines (`D:\\appoi` / `ntivahealth\\app\\…` /
+   * `ty.java:40: error: `): rejoined from the lines before it, read at the line that says
+   * `error:`, when that gives a path from its root. Null when the line is whole.
+   */
+  #wrappedJavacLine(text: string): ReturnType<typeof matchJavac> {
+    if (!/(?:^|: )(?:error|warning): /.test(text + " ")) return null;
+    const direct = matchJavac(text);
+    if (direct && isRooted(direct.file)) return null;
+    let joined = text;
+    for (let i = this.#lastLines.length - 1; i >= 0; i--) {
+      const prev = this.#lastLines[i];
+      // Only a line's first piece may be indented (a block's copy); the rest start at column 1.
+      if (prev.trim() === "" || /^\s/.test(joined)) return null;
+      joined = prev + joined;
+      const m = matchJavac(joined.trimStart());
+      if (m && isRooted(m.file)) return m;
     }
     return null;
   }

@@ -24,6 +24,12 @@ function headline(message: string): string {
   return (nl < 0 ? message : message.slice(0, nl)).replace(/\s+/g, " ").trim();
 }
 
+/** Two headlines of one message, either cut short by a console: one begins the other. */
+function sameCut(a: string, b: string): boolean {
+  if (a === b) return true;
+  return a !== "" && b !== "" && (a.startsWith(b) || b.startsWith(a));
+}
+
 export class DiagnosticTally {
   /** In console order, errors and warnings each cut at MAX_DIAGNOSTICS. */
   readonly kept: Diagnostic[] = [];
@@ -32,14 +38,16 @@ export class DiagnosticTally {
   /** Some diagnostics were counted but not kept. */
   truncated = false;
   #keys = new Set<string>();
-  /** File, line and headline → whether that diagnostic came from a `What went wrong` block. */
-  #placed = new Map<string, boolean>();
+  /** File and line → the headlines recorded there, and whether each came from a block. */
+  #placed = new Map<string, { headline: string; inBlock: boolean }[]>();
 
   /**
    * Record `d` unless the same problem (task aside) is already recorded. Gradle prints a located
    * diagnostic again inside `What went wrong` (`inBlock`), indented so its caret gives another
    * column: a copy from the other place with the same file, line and message is the same
-   * diagnostic. (Within one place, javac's two errors on one line at two columns stay two.)
+   * diagnostic. (Within one place, javac's two errors on one line at two columns stay two.) A
+   * console that cut lines at its width cuts the indented copy's message elsewhere: a headline
+   * that begins the other's is the same message.
    */
   add(d: Diagnostic, inBlock: boolean): void {
     const key = [
@@ -52,17 +60,16 @@ export class DiagnosticTally {
     ]
       .join("\u0000");
     if (this.#keys.has(key)) return;
-    const place = d.file !== null && d.line !== null
-      ? [d.file, d.line, headline(d.message).slice(0, MAX_KEY_MESSAGE_CHARS)].join("\u0000")
-      : null;
-    if (place !== null) {
-      const seen = this.#placed.get(place);
-      if (seen !== undefined && seen !== inBlock) return;
-    }
+    const place = d.file !== null && d.line !== null ? `${d.file}\u0000${d.line}` : null;
+    const head = headline(d.message).slice(0, MAX_KEY_MESSAGE_CHARS);
+    const here = place === null ? undefined : this.#placed.get(place);
+    if (here?.some((p) => p.inBlock !== inBlock && sameCut(p.headline, head))) return;
     // Remembered for deduplication up to a bound; counted always.
     if (this.#keys.size < MAX_COUNTED_DIAGNOSTICS) {
       this.#keys.add(key);
-      if (place !== null && !this.#placed.has(place)) this.#placed.set(place, inBlock);
+      if (place !== null && !here?.some((p) => p.headline === head)) {
+        this.#placed.set(place, [...(here ?? []), { headline: head, inBlock }]);
+      }
     }
     const severity = d.severity === Severity.error ? "error" : "warning";
     if (this.counts[severity]++ >= MAX_DIAGNOSTICS) {

@@ -31,7 +31,8 @@ export interface Pending {
     | "wrap"
     | "message"
     | "indented"
-    | "listed";
+    | "listed"
+    | "javac_message";
   /** For `wrap`: the diagnostic's line as read so far (a console hard-wrapped it). */
   wrapped?: string;
   /** For `wrap`: continuation lines joined so far. */
@@ -75,7 +76,16 @@ export function continuePending(p: Pending, text: string, atTopLevel: boolean): 
       return "open";
     case "caret": {
       const col = caretColumn(text);
-      if (col === null) return null;
+      if (col === null) {
+        // The source line a narrow console wrapped: its rest starts at column 1 (a new javac
+        // line would start at a drive or `/`).
+        if (
+          text.trim() === "" || /^\s|^(?:[A-Za-z]:[\\/]|\/)/.test(text) ||
+          NEW_THING_RE.test(inner) || matchJavac(inner) || (p.wraps ?? 0) >= MAX_WRAP_LINES
+        ) return null;
+        p.wraps = (p.wraps ?? 0) + 1;
+        return "open";
+      }
       p.diag.column = col;
       p.expect = "detail";
       return "open";
@@ -101,6 +111,13 @@ export function continuePending(p: Pending, text: string, atTopLevel: boolean): 
         p.diag.message ? `${p.diag.message}\n${text.trim()}` : text.trim(),
         MAX_MESSAGE_CHARS,
       );
+      return "open";
+    case "javac_message":
+      // javac's message, wrapped by the console onto the next line (`…Activity.java:40: error: `
+      // then `cannot find symbol`); its source and caret lines follow.
+      if (text.trim() === "" || NEW_THING_RE.test(inner)) return null;
+      p.diag.message = clip(inner.trim(), MAX_MESSAGE_CHARS);
+      p.expect = "source";
       return "open";
     case "listed":
       // R8 lists the rest of one diagnostic's missing definitions on the lines after it
