@@ -49,11 +49,6 @@ export interface BuildRunResult {
   tail: string[];
 }
 
-export interface BuildProgress {
-  elapsedMs: number;
-  currentTask: string | null;
-}
-
 export interface RunningBuild {
   id: number;
   project: string;
