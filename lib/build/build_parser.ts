@@ -10,8 +10,8 @@
  *
  * The parser reads sections and recognises first lines (build_parser_patterns.ts); the lines that
  * finish a diagnostic are pending_diagnostic.ts's (with a Dagger chain, injection_chain.ts), a
- * `What went wrong` block's end is failure_block.ts's, and deduplicating and counting is
- * diagnostic_tally.ts's.
+ * `What went wrong` block's end is failure_block.ts's, deduplicating and counting is
+ * diagnostic_tally.ts's, and a report line a narrow console cut is rejoined by console_wraps.ts.
  */
 import { clip } from "../core/text.ts";
 import { stripAnsi } from "./build_output_decode.ts";
@@ -52,6 +52,7 @@ import {
   type Where,
 } from "./failure_block.ts";
 import { continuePending, CUT_URI_RE, MAX_WRAP_LINES, type Pending } from "./pending_diagnostic.ts";
+import { isAnchored, rejoinJavacLine, rejoinManifestLine } from "./console_wraps.ts";
 
 export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
 
@@ -116,16 +117,6 @@ const MAX_PREFIXED_BLANKS = 2;
 const INFO_RE =
   /^(?:Starting a Gradle Daemon|Calculating task graph|Reusing configuration cache|Configuration cache entry|\[Incubating\]|Deprecated Gradle features|You can use '--warning-mode|For more on this, please refer|To honour the JVM settings|Daemon will be stopped|Note: |Type-safe project accessors|Parallel Configuration Cache|Lint found|Explanation for issues|Welcome to Gradle|Download |> Configure project|See the complete report at|\d+: Task failed with an exception|-{5,}$|={5,}$)|is an incubating feature\.$/;
 const STACK_RE = /^(?:\s+at \S|Caused by: |\s*\.\.\. \d+ more\s*$|\S+(?:Exception|Error): )/;
-
-/** A path from its root: a drive (`C:\\`, `C:/`) or `/`. */
-function isRooted(path: string | null): boolean {
-  return /^(?:[A-Za-z]:[\\/]|\/)/.test(path ?? "");
-}
-
-/** A manifest merger line whose path is whole: absolute, or after its `[library]`. */
-function isAnchored(m: { file: string | null; library?: string }): boolean {
-  return m.library !== undefined || isRooted(m.file);
-}
 
 /** The last path segment of a task: `:app:kspDebugKotlin` → `kspDebugKotlin`. */
 function taskName(task: string | undefined): string {
@@ -414,7 +405,7 @@ export class BuildOutputParser {
       } else this.#commit(d);
       return d;
     }
-    const j = this.#wrappedJavacLine(text) ?? matchJavac(text);
+    const j = rejoinJavacLine(text, this.#lastLines) ?? matchJavac(text);
     if (j) {
       const d = this.#make(j, task, javaSource(task), inBlock);
       const expect = d.message === "" ? "javac_message" : "source";
@@ -422,7 +413,9 @@ export class BuildOutputParser {
       return d;
     }
     const direct = matchManifestMerger(text);
-    const mm = direct && isAnchored(direct) ? direct : this.#wrappedManifestLine(text) ?? direct;
+    const mm = direct && isAnchored(direct)
+      ? direct
+      : rejoinManifestLine(text, this.#lastLines) ?? direct;
     if (mm) {
       const d = this.#make(mm, task, "manifest_merger", inBlock);
       if (mm.library !== undefined) d.dependency = mm.library;
@@ -445,47 +438,6 @@ export class BuildOutputParser {
       const d = this.#make(level, task, "gradle");
       this.#pending = { diag: d, expect: "more", fromBlock: false };
       return d;
-    }
-    return null;
-  }
-
-  /**
-   * A manifest merger report line a console wrapped (`C:\\x\\app\\src\\main\\Android` +
-   * `Manifest.xml Error:`): the lines before it, rejoined, when that gives an absolute path or a
-   * `[library]` prefix. Only a fragment is rejoined (a relative path, or ` Error:` alone).
-   */
-  #wrappedManifestLine(text: string): ReturnType<typeof matchManifestMerger> {
-    if (!/^(?:\s*|\S*)(?:Error|Warning):\s*$|^\S*\.xml (?:Error|Warning):\s*$/.test(text)) {
-      return null;
-    }
-    let joined = text;
-    for (let i = this.#lastLines.length - 1; i >= 0; i--) {
-      const prev = this.#lastLines[i];
-      if (prev === "" || (/^\s/.test(prev) && i < this.#lastLines.length - 1)) return null;
-      joined = prev + joined;
-      const m = matchManifestMerger(joined);
-      if (m && isAnchored(m)) return m;
-    }
-    return null;
-  }
-
-  /**
-   * A javac line a narrow console wrapped over several lines (`D:\\appoi` / `ntivahealth\\app\\…` /
-   * `ty.java:40: error: `): rejoined from the lines before it, read at the line that says
-   * `error:`, when that gives a path from its root. Null when the line is whole.
-   */
-  #wrappedJavacLine(text: string): ReturnType<typeof matchJavac> {
-    if (!/(?:^|: )(?:error|warning): /.test(text + " ")) return null;
-    const direct = matchJavac(text);
-    if (direct && isRooted(direct.file)) return null;
-    let joined = text;
-    for (let i = this.#lastLines.length - 1; i >= 0; i--) {
-      const prev = this.#lastLines[i];
-      // Only a line's first piece may be indented (a block's copy); the rest start at column 1.
-      if (prev.trim() === "" || /^\s/.test(joined)) return null;
-      joined = prev + joined;
-      const m = matchJavac(joined.trimStart());
-      if (m && isRooted(m.file)) return m;
     }
     return null;
   }
