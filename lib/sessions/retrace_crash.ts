@@ -292,7 +292,7 @@ export async function retraceCrashes(
   return out as RetraceResult[];
 }
 
-/** Finds the mapping of one crash, or says why not. */
+/** Finds the mapping of one crash, or says why not: by its map id, else by the device's APK. */
 async function matchCrash(
   dataDir: string,
   adb: DeviceShell,
@@ -308,27 +308,7 @@ async function matchCrash(
       `its frames name ${ids.length} R8 map ids (${ids.join(", ")}), so no one mapping fits`,
     );
   }
-  if (ids.length === 1) {
-    const hits = mappingsWithMapId(records, ids[0]);
-    if (hits.length === 0) {
-      return notDone(
-        "refused",
-        crash,
-        `no kept build has the R8 map id ${ids[0]} its frames name (built elsewhere, or its ` +
-          "build is no longer in the history)",
-        { map_id: ids[0] },
-      );
-    }
-    if (hits.length > 1) {
-      return notDone(
-        "refused",
-        crash,
-        `${hits.length} kept mappings have the map id ${ids[0]} (${hits.map(describe).join(", ")})`,
-        { map_id: ids[0] },
-      );
-    }
-    return matched(crash, hits[0], "map_id", "the map id its frames name", null);
-  }
+  if (ids.length === 1) return matchByMapId(records, crash, ids[0]);
   const pkg = crash.package;
   if (!pkg) {
     return notDone(
@@ -348,39 +328,90 @@ async function matchCrash(
     );
   }
   if (hashed.kind === "refused") return notDone("refused", crash, hashed.reason);
-  if (hashed.kind === "hash") {
-    const device = { serial: crash.serial, apk_sha256: hashed.sha256, version_code: null };
-    const installs = await listInstalledBuilds(dataDir);
-    const install = installs.findLast((r) => r.apk_sha256 === hashed.sha256);
-    const built = buildOfApk(records, hashed.sha256);
-    const found = built ??
-      (install && install.build_id !== null
-        ? buildOfApk(records.filter((r) => r.id === install.build_id), hashed.sha256)
-        : null);
-    if (!found) {
-      return notDone(
-        "refused",
-        crash,
-        `the APK on ${crash.serial} (sha256 ${hashed.sha256.slice(0, 12)}…) matches no build ` +
-          "keynobi kept or installed, so its mapping is unknown",
-        { device },
-      );
-    }
-    return matched(
+  if (hashed.kind === "hash") return await matchByApkHash(dataDir, records, crash, hashed.sha256);
+  // The device cannot hash its APK: keynobi's install record, if the device still has that install.
+  return await matchByInstall(dataDir, adb, records, crash, pkg, hashed.reason, signal);
+}
+
+/** The one kept mapping with the R8 map id the crash's frames name. */
+function matchByMapId(
+  records: readonly BuildRecord[],
+  crash: CrashToRetrace,
+  id: string,
+): RetraceResult | Matched {
+  const hits = mappingsWithMapId(records, id);
+  if (hits.length === 0) {
+    return notDone(
+      "refused",
       crash,
-      found,
-      "device_hash",
-      `the APK hash ${crash.serial} reports (${hashed.sha256.slice(0, 12)}…)`,
-      device,
+      `no kept build has the R8 map id ${id} its frames name (built elsewhere, or its ` +
+        "build is no longer in the history)",
+      { map_id: id },
     );
   }
-  // The device cannot hash its APK: keynobi's install record, if the device still has that install.
+  if (hits.length > 1) {
+    return notDone(
+      "refused",
+      crash,
+      `${hits.length} kept mappings have the map id ${id} (${hits.map(describe).join(", ")})`,
+      { map_id: id },
+    );
+  }
+  return matched(crash, hits[0], "map_id", "the map id its frames name", null);
+}
+
+/** The build whose APK has the hash the device reports (built here, or installed by keynobi). */
+async function matchByApkHash(
+  dataDir: string,
+  records: readonly BuildRecord[],
+  crash: CrashToRetrace,
+  sha256: string,
+): Promise<RetraceResult | Matched> {
+  const device = { serial: crash.serial, apk_sha256: sha256, version_code: null };
+  const installs = await listInstalledBuilds(dataDir);
+  const install = installs.findLast((r) => r.apk_sha256 === sha256);
+  const built = buildOfApk(records, sha256);
+  const found = built ??
+    (install && install.build_id !== null
+      ? buildOfApk(records.filter((r) => r.id === install.build_id), sha256)
+      : null);
+  if (!found) {
+    return notDone(
+      "refused",
+      crash,
+      `the APK on ${crash.serial} (sha256 ${sha256.slice(0, 12)}…) matches no build ` +
+        "keynobi kept or installed, so its mapping is unknown",
+      { device },
+    );
+  }
+  return matched(
+    crash,
+    found,
+    "device_hash",
+    `the APK hash ${crash.serial} reports (${sha256.slice(0, 12)}…)`,
+    device,
+  );
+}
+
+/**
+ * Keynobi's install record of `pkg` on the crash's device, when the device confirms it still has
+ * that install (its versionCode and lastUpdateTime), and the kept build it came from.
+ */
+async function matchByInstall(
+  dataDir: string,
+  adb: DeviceShell,
+  records: readonly BuildRecord[],
+  crash: CrashToRetrace,
+  pkg: string,
+  noHash: string,
+  signal: AbortSignal | undefined,
+): Promise<RetraceResult | Matched> {
   const install = (await listInstalledBuilds(dataDir, { serial: crash.serial, package: pkg }))[0];
   if (!install) {
     return notDone(
       "refused",
       crash,
-      `${hashed.reason}, and keynobi has no install of ${pkg} on ${crash.serial} on record`,
+      `${noHash}, and keynobi has no install of ${pkg} on ${crash.serial} on record`,
     );
   }
   let info;
@@ -395,7 +426,7 @@ async function matchCrash(
     return notDone(
       "refused",
       crash,
-      `${hashed.reason}, and dumpsys package failed: ${(e as Error).message}`,
+      `${noHash}, and dumpsys package failed: ${(e as Error).message}`,
     );
   }
   const device = { serial: crash.serial, apk_sha256: null, version_code: info.version_code };
@@ -406,7 +437,7 @@ async function matchCrash(
     return notDone(
       "refused",
       crash,
-      `${hashed.reason}, and ${pkg} on ${crash.serial} is not keynobi's install any more ` +
+      `${noHash}, and ${pkg} on ${crash.serial} is not keynobi's install any more ` +
         `(versionCode ${info.version_code ?? "?"} updated ${info.last_update_time ?? "?"}; ` +
         `recorded ${install.version_code ?? "?"} updated ${
           install.device_last_update_time ?? "?"
