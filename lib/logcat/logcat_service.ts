@@ -41,7 +41,8 @@ import type {
   TraceParams,
   TraceResult,
 } from "./shared/logcat_protocol.ts";
-import { type CrashRecord, DevicePipeline } from "./pipeline.ts";
+import type { CrashRecord } from "./crash_record.ts";
+import { DevicePipeline } from "./pipeline.ts";
 import { QueuedReads } from "./queued_reads.ts";
 import { clampRingEntries } from "./ring_store.ts";
 import { TextIndex } from "./text_index.ts";

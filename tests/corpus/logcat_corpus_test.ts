@@ -14,7 +14,8 @@ import {
   parseCrash,
   type ParsedCrash,
 } from "../../lib/logcat/crash_parser.ts";
-import { DevicePipeline, MAX_CRASHES_PER_DEVICE } from "../../lib/logcat/pipeline.ts";
+import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { MAX_CRASHES_PER_DEVICE } from "../../lib/logcat/crash_assembly.ts";
 import { EntryFlag } from "../../lib/logcat/ring_store.ts";
 
 const DIR = new URL("../fixtures/corpus/logcat/", import.meta.url);

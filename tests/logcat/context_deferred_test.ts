@@ -1,6 +1,6 @@
 /**
  * A crash's context before it is read when it is first asked for, or before the ring evicts an
- * entry its scan may read (MAX_PENDING_CONTEXT in lib/logcat/pipeline.ts); a crash dropped
+ * entry its scan may read (MAX_PENDING_CONTEXT in lib/logcat/crash_context.ts); a crash dropped
  * before then is never read. That must never change an answer: the same lines go through two
  * pipelines, one asking every new crash for its context at once (context_scan_test.ts checks
  * those answers against a plain scan of the rule), the other asking only now and then; every
@@ -8,7 +8,8 @@
  * than the scan's reach, a clear and resizes.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { CRASH_CONTEXT_SCAN_LINES, DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { CRASH_CONTEXT_SCAN_LINES } from "../../lib/logcat/crash_context.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
 
 function realText(): string {

@@ -8,15 +8,15 @@
  * and two resizes.
  */
 import { assert, assertEquals } from "../assert.ts";
+import { clockMs } from "../../lib/logcat/log_clock.ts";
 import {
-  clockMs,
   CRASH_CONTEXT_BEFORE,
   CRASH_CONTEXT_SCAN_LINES,
   CRASH_CONTEXT_WINDOW_MS,
-  type CrashRecord,
-  DevicePipeline,
   formatLine,
-} from "../../lib/logcat/pipeline.ts";
+} from "../../lib/logcat/crash_context.ts";
+import type { CrashRecord } from "../../lib/logcat/crash_record.ts";
+import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
 
 /** Lines of other processes between a crash and the lines about it (three 128-entry blocks). */

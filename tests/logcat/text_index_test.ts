@@ -4,7 +4,8 @@
  * after a clear and a resize; and a text found nowhere skips almost every block.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { DevicePipeline, MAX_TEXT_SCAN_ENTRIES } from "../../lib/logcat/pipeline.ts";
+import { DevicePipeline } from "../../lib/logcat/pipeline.ts";
+import { MAX_TEXT_SCAN_ENTRIES } from "../../lib/logcat/entry_query.ts";
 import { TEXT_BLOCK_ENTRIES, TextIndex, textPairs } from "../../lib/logcat/text_index.ts";
 import { HAVE_REAL, REAL_LOGCAT } from "./_fixtures.ts";
 
