@@ -1,6 +1,6 @@
 /**
  * The logcat worker: the message loop over lib/logcat/logcat_service.ts. Started by
- * lib/logcat/logcat_client.ts with network access to the ADB server only; it opens its own ADB
+ * lib/logcat/shared/logcat_client.ts with network access to the ADB server only; it opens its own ADB
  * connections (one stream per device) and never starts an ADB server itself.
  */
 import { AdbClient } from "../lib/adb/client.ts";

@@ -5,27 +5,11 @@
  */
 import type { AdbClient, ShellStream } from "../adb/client.ts";
 import { ToolError } from "../core/errors.ts";
-import {
-  crashSignature,
-  describeFrame,
-  type Frame,
-  markJavaApp,
-  MAX_CRASH_LINES_REDERIVED,
-  parseCrash,
-  type ParsedCrash,
-} from "./crash_parser.ts";
-import {
-  addAnrReason,
-  anrReasonKey,
-  type AnrReasons,
-  emptyAnrReasons,
-} from "./shared/anr_reasons.ts";
+import { crashesAnswer, rederive, sessionCrashes, traceAnswer } from "./crash_answers.ts";
 import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
   CrashesResult,
-  CrashGroup,
-  CrashSummary,
   DeviceStats,
   EntriesParams,
   EntriesResult,
@@ -41,7 +25,6 @@ import type {
   TraceParams,
   TraceResult,
 } from "./shared/logcat_protocol.ts";
-import type { CrashRecord } from "./crash_record.ts";
 import { DevicePipeline } from "./pipeline.ts";
 import { QueuedReads } from "./queued_reads.ts";
 import { clampRingEntries } from "./ring_store.ts";
@@ -57,20 +40,8 @@ export const PS_REFRESH_MIN_INTERVAL_MS = 5_000;
 export const MAX_STREAMS = 16;
 /** Entries one query returns at most (the tool's maximum). */
 export const MAX_ENTRIES_PER_QUERY = 10_000;
-/** Crashes one query returns at most. */
-export const MAX_CRASHES_PER_QUERY = 200;
-/** Characters of a crash's raw trace returned. */
-export const MAX_TRACE_CHARS = 64 * 1024;
-/** Frames returned per throwable by get_crash_stack_trace. */
-export const MAX_FRAMES_RETURNED = 100;
-/** pids listed per crash group. */
-export const MAX_GROUP_PIDS = 20;
 /** Tags listed by the stats. */
 export const TOP_TAGS = 10;
-/** Crashes one `logcat.session_crashes` answer carries at most. */
-export const MAX_SESSION_CRASHES_PER_QUERY = 50;
-/** Characters of a crash's one-line summary for the sessions. */
-export const MAX_SESSION_SUMMARY_CHARS = 300;
 /** Quiet time of a stream before its text index is built in the background. */
 export const INDEX_IDLE_MS = 20;
 /** Quiet time after which a resumed stream that never replayed its anchor stores what it held. */
@@ -407,214 +378,26 @@ export class LogcatService {
     return { devices, heap_used_bytes: mem.heapUsed, rss_bytes: mem.rss };
   }
 
-  #allCrashes(): { pipeline: DevicePipeline; record: CrashRecord }[] {
-    const out: { pipeline: DevicePipeline; record: CrashRecord }[] = [];
-    for (const d of this.#devices.values()) {
-      for (const record of d.pipeline.crashes) out.push({ pipeline: d.pipeline, record });
-    }
-    return out.sort((a, b) => a.record.seq - b.record.seq);
-  }
-
-  #summary(pipeline: DevicePipeline, r: CrashRecord): CrashSummary {
-    const c = pipeline.parsedOf(r);
-    return {
-      crash_id: r.id,
-      crash_group_id: pipeline.groupOf(r),
-      device: r.device,
-      time: r.time,
-      received_at: r.receivedAt,
-      kind: r.kind,
-      pid: c.pid ?? r.pid,
-      process: c.process,
-      package: c.package,
-      exception_type: c.exception_type,
-      message: c.message,
-      first_app_frame: describeFrame(c.first_app_frame),
-      process_died: r.died,
-    };
-  }
-
-  #groups(all: { pipeline: DevicePipeline; record: CrashRecord }[]): Map<string, CrashGroup> {
-    const groups = new Map<string, CrashGroup>();
-    const droppedReasons = new Map<string, AnrReasons>();
-    const reasonKeys = new Map<string, Map<string, number>>();
-    const keysOf = (id: string) => {
-      let k = reasonKeys.get(id);
-      if (!k) reasonKeys.set(id, k = new Map());
-      return k;
-    };
-    // Dropped crashes are older than every kept one: their reasons are counted first.
-    for (const d of this.#devices.values()) {
-      for (const [id, dropped] of d.pipeline.droppedGroups) {
-        if (!dropped.reasons) continue;
-        let into = droppedReasons.get(id);
-        if (!into) droppedReasons.set(id, into = emptyAnrReasons());
-        for (const x of dropped.reasons.reasons) addAnrReason(into, keysOf(id), x.reason, x.count);
-        if (dropped.reasons.other_reasons) into.other_reasons += dropped.reasons.other_reasons;
-      }
-    }
-    for (const { pipeline, record } of all) {
-      const id = pipeline.groupOf(record);
-      const c: ParsedCrash = pipeline.parsedOf(record);
-      let g = groups.get(id);
-      if (!g) {
-        g = {
-          crash_group_id: id,
-          kind: record.kind,
-          exception_type: c.exception_type,
-          message: c.message,
-          package: c.package,
-          process: c.process,
-          count: 0,
-          first_seen: record.time,
-          last_seen: record.time,
-          pids: [],
-          devices: [],
-          first_app_frame: describeFrame(c.first_app_frame),
-          signature: "",
-          anr_reasons: record.kind === "anr" ? droppedReasons.get(id) ?? emptyAnrReasons() : null,
-        };
-        groups.set(id, g);
-      }
-      g.count++;
-      g.last_seen = record.time;
-      g.message = c.message;
-      if (g.anr_reasons) addAnrReason(g.anr_reasons, keysOf(id), c.message);
-      const pid = c.pid ?? record.pid;
-      if (!g.pids.includes(pid) && g.pids.length < MAX_GROUP_PIDS) g.pids.push(pid);
-      if (!g.devices.includes(record.device)) g.devices.push(record.device);
-    }
-    for (const d of this.#devices.values()) {
-      for (const [id, dropped] of d.pipeline.droppedGroups) {
-        const g = groups.get(id);
-        if (!g) continue;
-        g.count += dropped.count;
-        g.first_seen = dropped.firstSeen;
-      }
-    }
-    return groups;
+  #pipelines(): DevicePipeline[] {
+    return [...this.#devices.values()].map((d) => d.pipeline);
   }
 
   crashes(count: number): CrashesResult {
-    const n = Math.max(0, Math.min(MAX_CRASHES_PER_QUERY, Math.floor(count)));
-    const all = this.#allCrashes();
-    const groups = this.#groups(all);
-    const newest = all.slice(-n).reverse();
-    const crashes = newest.map(({ pipeline, record }) => this.#summary(pipeline, record));
-    const shown = new Set(crashes.map((c) => c.crash_group_id));
-    return {
-      crashes,
-      groups: [...groups.values()].filter((g) => shown.has(g.crash_group_id))
-        .sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)),
-      total_crashes: all.length,
-      total_groups: groups.size,
-    };
+    return crashesAnswer(this.#pipelines(), count);
   }
 
-  /**
-   * The crashes read after crash id `afterId`, oldest first (at most
-   * `MAX_SESSION_CRASHES_PER_QUERY`), with their kept lines, for the debug sessions.
-   */
+  /** The crashes read after crash id `afterId`, oldest first, for the debug sessions. */
   sessionCrashes(afterId: number): SessionCrash[] {
-    const out: SessionCrash[] = [];
-    for (const { pipeline, record } of this.#allCrashes()) {
-      if (record.id <= afterId) continue;
-      const c = pipeline.parsedOf(record);
-      const head = `${c.exception_type ?? record.kind}${
-        c.message ? `: ${c.message.split("\n")[0]}` : ""
-      }`;
-      out.push({
-        crash_id: record.id,
-        device: record.device,
-        kind: record.kind,
-        pid: c.pid ?? record.pid,
-        package: c.package,
-        time: record.time,
-        received_at: record.receivedAt,
-        summary: head.slice(0, MAX_SESSION_SUMMARY_CHARS),
-        // An ANR's group is its app's; the session's signature also names which deadline ran
-        // out, so that comparing two installs tells a new kind of ANR from an old one.
-        signature: c.kind === "anr"
-          ? `${crashSignature(c)}|${anrReasonKey(c.message ?? "")}`
-          : crashSignature(c),
-        crash_group_id: pipeline.groupOf(record),
-        open: record.open,
-        lines: [...record.contextBefore, ...record.lines, ...record.contextAfter],
-      });
-      if (out.length >= MAX_SESSION_CRASHES_PER_QUERY) break;
-    }
-    return out;
+    return sessionCrashes(this.#pipelines(), afterId);
   }
 
   trace(p: TraceParams): TraceResult | null {
-    const all = this.#allCrashes();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const { pipeline, record } = all[i];
-      const c = pipeline.parsedOf(record);
-      if (p.crash_group_id !== undefined && pipeline.groupOf(record) !== p.crash_group_id) continue;
-      if (p.package !== undefined && c.package !== p.package && c.process !== p.package) continue;
-      const group = this.#groups(all).get(pipeline.groupOf(record))!;
-      let trace = record.lines.join("\n");
-      const truncated = trace.length > MAX_TRACE_CHARS;
-      if (truncated) trace = trace.slice(0, MAX_TRACE_CHARS);
-      return {
-        crash: this.#summary(pipeline, record),
-        group,
-        thread: c.thread,
-        signal: c.signal,
-        component: c.component,
-        frames: c.frames.slice(0, MAX_FRAMES_RETURNED),
-        omitted_frames: c.omitted_frames + Math.max(0, c.frames.length - MAX_FRAMES_RETURNED),
-        more: c.more,
-        causes: c.causes.map((t) => ({
-          ...t,
-          frames: t.frames.slice(0, MAX_FRAMES_RETURNED),
-          omitted_frames: t.omitted_frames + Math.max(0, t.frames.length - MAX_FRAMES_RETURNED),
-        })),
-        suppressed: c.suppressed.map((t) => ({
-          ...t,
-          frames: t.frames.slice(0, MAX_FRAMES_RETURNED),
-          omitted_frames: t.omitted_frames + Math.max(0, t.frames.length - MAX_FRAMES_RETURNED),
-          causes: t.causes.map((x) => ({ ...x, frames: x.frames.slice(0, MAX_FRAMES_RETURNED) })),
-        })),
-        first_app_frame: c.first_app_frame,
-        trace,
-        trace_truncated: truncated,
-        context_before: record.contextBefore,
-        context_after: record.contextAfter,
-      };
-    }
-    return null;
+    return traceAnswer(this.#pipelines(), p);
   }
 
-  /**
-   * A crash's fields read again from its retraced text: its frames, which of them are the app's,
-   * its first app frame, its type and message (retrace renames them too). The process and package
-   * the worker knew stand where the text names none (a tombstone's, a trace without `Process:`).
-   */
+  /** A crash's fields read again from its retraced text (crash_answers.ts). */
   rederive(p: RederiveParams): RederiveResult {
-    const lines = p.trace.split("\n", MAX_CRASH_LINES_REDERIVED);
-    const c = parseCrash(p.kind, lines);
-    if (c.process === null && p.process !== null) {
-      c.process = p.process;
-      c.package = p.package;
-      if (c.kind === "java") markJavaApp(c);
-    }
-    const cut = (frames: Frame[]) => frames.slice(0, MAX_FRAMES_RETURNED);
-    return {
-      exception_type: c.exception_type,
-      message: c.message,
-      frames: cut(c.frames),
-      omitted_frames: c.omitted_frames + Math.max(0, c.frames.length - MAX_FRAMES_RETURNED),
-      more: c.more,
-      causes: c.causes.map((t) => ({ ...t, frames: cut(t.frames) })),
-      suppressed: c.suppressed.map((t) => ({
-        ...t,
-        frames: cut(t.frames),
-        causes: t.causes.map((x) => ({ ...x, frames: cut(x.frames) })),
-      })),
-      first_app_frame: c.first_app_frame,
-    };
+    return rederive(p);
   }
 
   /** Stops every stream (the worker is stopping). */

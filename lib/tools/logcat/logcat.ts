@@ -1,7 +1,7 @@
 /**
  * The logcat stream and buffer tools: `start_logcat`, `stop_logcat`, `clear_logcat`,
  * `get_logcat_entries`, `get_logcat_stats`. Thin adapters over the logcat worker
- * (lib/logcat/logcat_client.ts). Arguments are checked here, before anything reaches the worker or
+ * (lib/logcat/shared/logcat_client.ts). Arguments are checked here, before anything reaches the worker or
  * a device.
  */
 import { z } from "zod";
