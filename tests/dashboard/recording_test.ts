@@ -4,13 +4,31 @@
  * session's timeline (and nothing outside the recordings folder).
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { runKeynobi, startWorld } from "../e2e/harness.ts";
+import {
+  BUILD_TIMEOUT_MS,
+  call as callTool,
+  errorOf,
+  ok as okOf,
+  startWorld,
+  trusted,
+} from "../e2e/harness.ts";
 import { startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import type { ScreenRecordService } from "../sim/screenrecord/service.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
+/** stop_screen_recording (and start_screen_recording's pid). */
+interface Recording {
+  pid: number;
+  ended_by: string;
+  path: string;
+  file: string;
+  bytes: number;
+}
+
+/** GET /api/sessions/:id, the fields read. */
+interface SessionView {
+  timeline: { kind: string; data: { file: string } }[];
+}
 
 const SERIAL = "emulator-5554";
 const PKG = "com.example.keynobi.sample.demo.debug";
@@ -30,20 +48,16 @@ async function ffprobe(path: string): Promise<string | null> {
 
 Deno.test("screen recording: start, stop, kept in the data dir and the session, served by the dashboard", async () => {
   await using world = await startWorld();
-  const project = await Deno.realPath(world.sim.projects["sample-kts"]);
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const project = await trusted(world, "sample-kts", { realPath: true });
   await world.sim.gradle("sample-kts").setTaskDelay(0);
   await using app = await startApp(world, ["--project", project]);
   const url = await dashboardUrl(app);
   const cookie = await login(url);
   await using a = await agent(world, "recorder");
-  const call = async (name: string, args: Record<string, unknown>) =>
-    await a.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }) as J;
-  const ok = async (name: string, args: Record<string, unknown>) => {
-    const r = await call(name, args);
-    assert(!r.isError, `${name}: ${r.content?.[0]?.text}`);
-    return r;
-  };
+  const call = (name: string, args: Record<string, unknown>) =>
+    callTool(a, name, args, { timeoutMs: BUILD_TIMEOUT_MS });
+  const ok = async <T = Recording>(name: string, args: Record<string, unknown>) =>
+    okOf<T>(await call(name, args), name);
   await ok("run_gradle_task", { task: "assembleDemoDebug" });
   await ok("install_apk", {
     device_serial: SERIAL,
@@ -53,22 +67,22 @@ Deno.test("screen recording: start, stop, kept in the data dir and the session, 
 
   const bad = await call("start_screen_recording", { device_serial: SERIAL, size: "721x1280" });
   assertEquals(bad.isError, true);
-  assertEquals(bad.structuredContent.error.code, "invalid_params");
+  assertEquals(errorOf(bad).code, "invalid_params");
   const none = await call("stop_screen_recording", { device_serial: SERIAL });
-  assertEquals(none.structuredContent.error.code, "not_found");
+  assertEquals(errorOf(none).code, "not_found");
 
   const rec = world.sim.device(SERIAL).service<ScreenRecordService>("screenrecord")!;
   const started = await ok("start_screen_recording", { device_serial: SERIAL, time_limit_s: 60 });
   assertEquals(rec.recordings.size, 1, "screenrecord runs on the device");
-  assertEquals([...rec.recordings.keys()][0], started.structuredContent.pid);
+  assertEquals([...rec.recordings.keys()][0], started.pid);
   const twice = await call("start_screen_recording", { device_serial: SERIAL });
-  assertEquals(twice.structuredContent.error.code, "device_busy");
+  assertEquals(errorOf(twice).code, "device_busy");
   await ok("ui_tap", { device_serial: SERIAL, x: 100, y: 300 });
-  const stopped = await ok("stop_screen_recording", { device_serial: SERIAL });
-  const saved = stopped.structuredContent;
+  const stopped = await call("stop_screen_recording", { device_serial: SERIAL });
+  const saved = okOf<Recording>(stopped, "stop_screen_recording");
   assertEquals([saved.ended_by, rec.recordings.size], ["stop", 0]);
   assertEquals(saved.path, `${world.dataDir}/recordings/${saved.file}`);
-  assertStringIncludes(stopped.content[0].text, `Saved ${saved.path}`);
+  assertStringIncludes(stopped.content[0].text!, `Saved ${saved.path}`);
   const bytes = await Deno.readFile(saved.path);
   assertEquals(new TextDecoder().decode(bytes.subarray(4, 8)), "ftyp");
   assertEquals(bytes.length, saved.bytes);
@@ -83,15 +97,16 @@ Deno.test("screen recording: start, stop, kept in the data dir and the session, 
   await ok("start_screen_recording", { device_serial: SERIAL, time_limit_s: 1 });
   await new Promise((r) => setTimeout(r, 1_500));
   const limited = await ok("stop_screen_recording", { device_serial: SERIAL });
-  assertEquals(limited.structuredContent.ended_by, "time_limit");
+  assertEquals(limited.ended_by, "time_limit");
 
   // The session's timeline names the recording; the dashboard serves the file from it.
-  const list = await ok("list_debug_sessions", { package: PKG });
-  const id = list.structuredContent.sessions[0].id;
-  const view = await (await fetch(new URL(`/api/sessions/${id}`, url), { headers: { cookie } }))
-    .json();
-  const shown = view.timeline.filter((e: J) => e.kind === "recording");
-  assertEquals(shown.map((e: J) => e.data.file), [saved.file, limited.structuredContent.file]);
+  const list = await ok<{ sessions: { id: string }[] }>("list_debug_sessions", { package: PKG });
+  const id = list.sessions[0].id;
+  const view: SessionView = await (await fetch(new URL(`/api/sessions/${id}`, url), {
+    headers: { cookie },
+  })).json();
+  const shown = view.timeline.filter((e) => e.kind === "recording");
+  assertEquals(shown.map((e) => e.data.file), [saved.file, limited.file]);
   const got = await fetch(new URL(`/api/recordings/${encodeURIComponent(saved.file)}`, url), {
     headers: { cookie },
   });

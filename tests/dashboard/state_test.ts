@@ -3,27 +3,91 @@
  * `keynobi app` with the simulator (the page calls the same routes; browser_test.ts drives it).
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
+import {
+  BUILD_TIMEOUT_MS,
+  call as callTool,
+  ok,
+  runKeynobi,
+  simLogcat,
+  startWorld,
+  trusted,
+  type World,
+} from "../e2e/harness.ts";
 import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { pollUntil } from "../wait.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
 import { buildLogPath, MAX_BUILD_LOG_BYTES } from "../../lib/build/shared/build_log.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
-
 const SERIAL = "emulator-5554";
+
+/** What GET /api/state answers, the fields these tests read. */
+interface DashboardState {
+  app: {
+    attached: unknown[];
+    standalone: { version: string }[];
+    mismatches: unknown[];
+    mismatch_hint: string;
+  };
+  projects: { open: string | null; trusted: { root: string }[] };
+  setup: { skill: { state: string }; commands: string[] };
+  crashes: { groups?: { count: number; package: string }[] };
+  devices: { serial: string; screenshot?: { kept: boolean; bytes: number } }[];
+  sessions: {
+    id: string;
+    package: string;
+    serial: string;
+    build_id: number;
+    launch_ms: number | null;
+    counts?: { crashes: number };
+  }[];
+  builds: {
+    history: {
+      status: string;
+      origin_label: string;
+      errors: { at: string }[];
+      error_count: number;
+    }[];
+  };
+}
+
+/** The other API answers (an action's, a refusal's, a session's view), the fields read. */
+interface ApiBody {
+  ok?: boolean;
+  message?: string;
+  token?: string;
+  needs_replace?: boolean;
+  error?: string;
+  timeline?: { kind: string }[];
+  crashes?: unknown[];
+}
+
+/** A line of the activity log (mcp-activity.jsonl). */
+interface ActivityEntry {
+  kind: string;
+  name: string;
+  status: string;
+  summary: string;
+}
+
+/** The data of a live-feed event (`lines`, `log_held`, `activity_reset`). */
+interface FeedData {
+  build_id: number;
+  lines: string[];
+  reset?: boolean;
+  skipped_lines: number;
+  entries: ActivityEntry[];
+}
 
 class Api {
   constructor(readonly url: URL, readonly cookie: string) {}
 
-  async get(path: string): Promise<{ status: number; body: J }> {
+  async get<T = ApiBody>(path: string): Promise<{ status: number; body: T }> {
     const r = await fetch(new URL(path, this.url), { headers: { cookie: this.cookie } });
     return { status: r.status, body: await r.json() };
   }
 
-  async post(path: string, body: unknown): Promise<{ status: number; body: J }> {
+  async post(path: string, body: unknown): Promise<{ status: number; body: ApiBody }> {
     const r = await fetch(new URL(path, this.url), {
       method: "POST",
       headers: {
@@ -37,7 +101,7 @@ class Api {
   }
 
   /** Prepare and confirm, as the page does after the user says yes. */
-  async act(action: Record<string, unknown>): Promise<J> {
+  async act(action: Record<string, unknown>): Promise<ApiBody> {
     const p = await this.post("/api/actions/prepare", action);
     assertEquals(p.status, 200, JSON.stringify(p.body));
     const r = await this.post("/api/actions/run", { token: p.body.token });
@@ -45,14 +109,14 @@ class Api {
     return r.body;
   }
 
-  async state(): Promise<J> {
-    return (await this.get("/api/state")).body;
+  async state(): Promise<DashboardState> {
+    return (await this.get<DashboardState>("/api/state")).body;
   }
 }
 
-async function userEntries(world: World): Promise<J[]> {
+async function userEntries(world: World): Promise<ActivityEntry[]> {
   return (await Deno.readTextFile(`${world.dataDir}/mcp-activity.jsonl`)).trim().split("\n")
-    .map((l) => JSON.parse(l)).filter((e) => e.kind === "user");
+    .map((l): ActivityEntry => JSON.parse(l)).filter((e) => e.kind === "user");
 }
 
 Deno.test("dashboard state: a version mismatch says what to do; standalone servers are listed", async () => {
@@ -114,7 +178,7 @@ Deno.test("dashboard actions: open, trust, untrust, skill install (replace only 
   assertEquals((await api.state()).projects.open, other, "a refused open changes nothing");
 
   assertEquals((await api.act({ action: "trust_project", path: other })).ok, true);
-  assertEquals((await api.state()).projects.trusted.map((p: J) => p.root), [other]);
+  assertEquals((await api.state()).projects.trusted.map((p) => p.root), [other]);
   assertEquals(await api.act({ action: "untrust_project", path: other }), {
     ok: true,
     message: `Untrusted: ${other}`,
@@ -165,7 +229,7 @@ Deno.test("dashboard actions: open, trust, untrust, skill install (replace only 
   // No build runs, so there is nothing to cancel: a clear refusal.
   const cancel = await api.post("/api/actions/prepare", { action: "cancel_build", build_id: 1 });
   assertEquals(cancel.status, 400);
-  assertStringIncludes(cancel.body.error, "Build #1 is not running in the app");
+  assertStringIncludes(cancel.body.error!, "Build #1 is not running in the app");
 });
 
 Deno.test("dashboard state: crashes grouped with counts, devices with the agent's last screenshot; bad reads are clear", async () => {
@@ -174,10 +238,7 @@ Deno.test("dashboard state: crashes grouped with counts, devices with the agent'
   const url = await dashboardUrl(app);
   const api = new Api(url, await login(url));
   await using a = await agent(world, "crash-watcher");
-  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
-    crash(pkg: string, kind: "java"): { pid: number };
-    setRate(n: number): void;
-  };
+  const logcat = simLogcat(world, SERIAL);
   logcat.setRate(0);
   await a.client.callTool({ name: "start_logcat", arguments: { device_serial: SERIAL } });
   logcat.crash("com.example.crashy", "java");
@@ -187,14 +248,14 @@ Deno.test("dashboard state: crashes grouped with counts, devices with the agent'
     (s) => s.crashes.groups?.[0]?.count === 2,
     "one crash group counted twice",
   );
-  assertEquals(st.crashes.groups[0].package, "com.example.crashy");
+  assertEquals(st.crashes.groups![0].package, "com.example.crashy");
   await a.client.callTool({ name: "screenshot", arguments: { device_serial: SERIAL } });
   const dev = await pollUntil(
     () => api.state(),
-    (s) => s.devices.some((d: J) => d.serial === SERIAL && d.screenshot?.kept),
+    (s) => s.devices.some((d) => d.serial === SERIAL && d.screenshot?.kept),
     "the screenshot",
   );
-  const shot = dev.devices.find((d: J) => d.serial === SERIAL).screenshot;
+  const shot = dev.devices.find((d) => d.serial === SERIAL)!.screenshot!;
   const img = await fetch(new URL(`/api/devices/${SERIAL}/screenshot`, url), {
     headers: { cookie: api.cookie },
   });
@@ -203,32 +264,23 @@ Deno.test("dashboard state: crashes grouped with counts, devices with the agent'
   assertEquals((await api.get("/api/builds/999/log")).status, 404);
   const badLines = await api.get("/api/builds/1/log?lines=0");
   assertEquals(badLines.status, 400);
-  assertStringIncludes(badLines.body.error, "lines must be an integer from 1 to 2000");
+  assertStringIncludes(badLines.body.error!, "lines must be an integer from 1 to 2000");
   assertEquals((await api.get("/api/sessions/s-nope")).status, 404);
 });
 
 Deno.test("dashboard state: debug sessions with launch time and crash count; a session's timeline", async () => {
   await using world = await startWorld();
-  const project = await Deno.realPath(world.sim.projects["sample-kts"]);
-  assertEquals((await runKeynobi(world, ["trust", project])).code, 0);
+  const project = await trusted(world, "sample-kts", { realPath: true });
   await world.sim.gradle("sample-kts").setTaskDelay(0);
   await using app = await startApp(world, ["--project", project]);
   const url = await dashboardUrl(app);
   const api = new Api(url, await login(url));
   await using a = await agent(world, "installer");
-  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
-    crash(pkg: string, kind: "java"): { pid: number };
-    setRate(n: number): void;
-  };
+  const logcat = simLogcat(world, SERIAL);
   logcat.setRate(0);
   const PKG = "com.example.keynobi.sample.demo.debug";
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = await a.client.callTool({ name, arguments: args }, undefined, {
-      timeout: 120_000,
-    }) as J;
-    assert(!r.isError, `${name}: ${r.content?.[0]?.text}`);
-    return r;
-  };
+  const call = async (name: string, args: Record<string, unknown>) =>
+    ok(await callTool(a, name, args, { timeoutMs: BUILD_TIMEOUT_MS }), name);
   await call("start_logcat", { device_serial: SERIAL });
   await call("run_gradle_task", { task: "assembleDemoDebug" });
   await call("install_apk", {
@@ -247,18 +299,16 @@ Deno.test("dashboard state: debug sessions with launch time and crash count; a s
   assertEquals(typeof s.launch_ms, "number");
   const view = await api.get(`/api/sessions/${s.id}`);
   assertEquals(view.status, 200);
-  const kinds = view.body.timeline.map((e: J) => e.kind);
+  const kinds = view.body.timeline!.map((e) => e.kind);
   for (const k of ["install", "launch", "crash"]) assert(kinds.includes(k), kinds.join(","));
-  assertEquals(view.body.crashes.length, 1);
+  assertEquals(view.body.crashes!.length, 1);
   assertEquals(st.builds.history[0].origin_label, "Started by an agent (installer)");
 
   // A failed build: its errors at file:line in the history.
   await world.sim.gradle("sample-kts").setScenario("assembleDemoDebug", "kotlin_error");
-  const failed = await a.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  ) as J;
+  const failed = await callTool(a, "run_gradle_task", { task: "assembleDemoDebug" }, {
+    timeoutMs: BUILD_TIMEOUT_MS,
+  });
   assertEquals(failed.isError, true);
   const after = await pollUntil(
     () => api.state(),
@@ -267,7 +317,7 @@ Deno.test("dashboard state: debug sessions with launch time and crash count; a s
   );
   const errors = after.builds.history[0].errors;
   assert(
-    errors.length > 0 && errors.every((e: J) => /\.kt:\d+$/.test(e.at)),
+    errors.length > 0 && errors.every((e) => /\.kt:\d+$/.test(e.at)),
     JSON.stringify(errors),
   );
   assertEquals(after.builds.history[0].error_count >= errors.length, true);
@@ -283,7 +333,7 @@ Deno.test("dashboard live feed: a running build's lines stream; past the log's o
     headers: { cookie: api.cookie },
     signal: stop.signal,
   });
-  const seen: { event: string; data: J }[] = [];
+  const seen: { event: string; data: FeedData }[] = [];
   const reading = (async () => {
     const dec = new TextDecoder();
     let buf = "";
@@ -397,7 +447,7 @@ Deno.test("dashboard live feed: the app's own activity shows devices and package
   });
   const dec = new TextDecoder();
   let buf = "";
-  let reset: J = null;
+  let reset: FeedData | null = null;
   for await (const chunk of events.body!) {
     buf += dec.decode(chunk, { stream: true });
     const m = /event: activity_reset\ndata: (.*?)\n\n/s.exec(buf);
@@ -407,8 +457,9 @@ Deno.test("dashboard live feed: the app's own activity shows devices and package
     }
   }
   stop.abort();
-  const entry = reset.entries.find((e: J) => e.name === "get_app_runtime_state");
-  assert(entry, JSON.stringify(reset.entries.map((e: J) => e.name)));
+  const entries = (reset as FeedData | null)!.entries;
+  const entry = entries.find((e) => e.name === "get_app_runtime_state");
+  assert(entry, JSON.stringify(entries.map((e) => e.name)));
   const shown = JSON.parse(logged[0]).summary.replaceAll("‹arg›", "");
   assert(entry.summary !== JSON.parse(logged[0]).summary, entry.summary);
   assert(entry.summary.includes(serial) || entry.summary.includes(pkg), entry.summary);

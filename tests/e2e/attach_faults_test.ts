@@ -4,26 +4,23 @@
  * goes. `keynobi --mcp` is driven over raw stdin/stdout lines, as a client that pipelines does.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { keynobiArgv, startWorld, type World } from "./harness.ts";
+import { INITIALIZED, initializeRequest, keynobiArgv, startWorld, type World } from "./harness.ts";
 import { waitUntil } from "../wait.ts";
 import { startApp } from "./app_harness.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
-
 const SERIAL = "emulator-5554";
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "1" },
-  },
-};
-const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const INITIALIZE = initializeRequest("raw");
+
+/** A JSON-RPC line the server wrote: the fields of the answers these tests read. */
+interface RpcLine {
+  id?: number;
+  result: {
+    serverInfo: { title: string };
+    instructions: string;
+    structuredContent?: unknown;
+  };
+}
 
 /** `keynobi --mcp` with its stdin and stdout as JSON lines. */
 function spawnMcp(world: World, args: readonly string[] = []) {
@@ -37,7 +34,7 @@ function spawnMcp(world: World, args: readonly string[] = []) {
     stderr: "piped",
   }).spawn();
   const w = child.stdin.getWriter();
-  const lines: J[] = [];
+  const lines: RpcLine[] = [];
   const reading = (async () => {
     let buf = "";
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { RUN_FLAGS } from "../../lib/cli/permissions.ts";
 import { startSimulator } from "../sim/mod.ts";
 import { childEnv } from "../child_env.ts";
-import type { WaitOptions } from "../wait.ts";
+import { pollUntil, type WaitOptions } from "../wait.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { findRealAdb } from "../sim/real_adb_server.ts";
 import type { LogcatService } from "../sim/logcat/service.ts";
@@ -161,6 +161,23 @@ export async function runKeynobi(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/** The `initialize` request (id 1) a raw client sends first, naming itself `clientName`. */
+export function initializeRequest(clientName: string, clientVersion = "1") {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: clientName, version: clientVersion },
+    },
+  };
+}
+
+/** The notification a client sends once it has the `initialize` answer. */
+export const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+
 /**
  * What `deno <argv>` writes for a first handshake sent at once (`initialize`, `initialized`,
  * `tools/list`) followed by the end of input, as a client that pipelines its first messages sees
@@ -182,17 +199,8 @@ export async function handshakeLines(
   }).spawn();
   const w = child.stdin.getWriter();
   const line = (m: unknown) => new TextEncoder().encode(JSON.stringify(m) + "\n");
-  await w.write(line({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "1" },
-    },
-  }));
-  await w.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  await w.write(line(initializeRequest("t")));
+  await w.write(line(INITIALIZED));
   await w.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
   await w.close();
   const out = await child.output();
@@ -218,7 +226,7 @@ export interface CallResult {
 
 /** Call a tool; `timeoutMs` for a long one (a build) instead of the SDK's default request timeout. */
 export async function call(
-  s: Session,
+  s: Pick<Session, "client">,
   name: string,
   args: Record<string, unknown> = {},
   opts: { timeoutMs?: number } = {},
@@ -235,7 +243,10 @@ export async function call(
 export const BUILD_TIMEOUT_MS = 120_000;
 
 /** run_gradle_task `task` (a debug build by default), asserted to succeed; its result. */
-export async function built(s: Session, task = "assembleDemoDebug"): Promise<CallResult> {
+export async function built(
+  s: Pick<Session, "client">,
+  task = "assembleDemoDebug",
+): Promise<CallResult> {
   const r = await call(s, "run_gradle_task", { task }, { timeoutMs: BUILD_TIMEOUT_MS });
   assert(!r.isError, textOf(r));
   return r;
@@ -491,4 +502,36 @@ export async function tempDir(
       await Deno.remove(path, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** A row of list_devices. */
+export interface DeviceRow {
+  serial: string;
+  state: string;
+  kind: string;
+  [k: string]: unknown;
+}
+
+/** list_devices */
+export interface DeviceList {
+  count: number;
+  devices: DeviceRow[];
+}
+
+/** Poll list_devices until `serial` is listed in `state` (null: not listed); that answer. */
+export async function listedAs(
+  s: Session,
+  serial: string,
+  state: string | null,
+  what = `${serial} ${state ?? "gone"} on list_devices`,
+): Promise<CallResult> {
+  return await pollUntil(
+    () => call(s, "list_devices"),
+    (r) => {
+      const d = (json<Partial<DeviceList>>(r)?.devices ?? []).find((x) => x.serial === serial);
+      return (d?.state ?? null) === state;
+    },
+    what,
+    E2E_WAIT,
+  );
 }
