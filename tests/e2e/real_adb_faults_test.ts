@@ -7,16 +7,22 @@
  */
 import { join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type CallResult, connect, E2E_WAIT, type Session, startWorld } from "./harness.ts";
+import {
+  call,
+  type CallResult,
+  connect,
+  E2E_WAIT,
+  errorOf,
+  haveAdb,
+  json,
+  listedAs,
+  ok,
+  simLogcat,
+  startWorld,
+} from "./harness.ts";
 import { pollUntil } from "../wait.ts";
-import { findRealAdb } from "../sim/real_adb_server.ts";
 import { SAMPLE_PACKAGE, sampleApkBytes } from "../sim/apps/sample.ts";
 import type { AppsService } from "../sim/apps/service.ts";
-
-// deno-lint-ignore no-explicit-any
-type J = any;
-
-const haveAdb = findRealAdb() !== null;
 if (!haveAdb) {
   console.error("real_adb_faults_test: no adb installed (apt-get install adb): skipping");
 }
@@ -29,7 +35,7 @@ const opts = { ignore: !haveAdb, sanitizeResources: false, sanitizeOps: false };
 function assertGone(r: CallResult, serial: string, what: string) {
   const text = r.content[0].text!;
   assertEquals(r.isError, true, text);
-  assert(["device_not_found", "device_offline"].includes(sc(r).error.code), text);
+  assert(["device_not_found", "device_offline"].includes(errorOf(r).code), text);
   assert(
     text.includes(`Device '${serial}' disconnected during ${what}`) ||
       text.includes(`Device '${serial}' became offline during ${what}`),
@@ -37,14 +43,13 @@ function assertGone(r: CallResult, serial: string, what: string) {
   );
 }
 
-function sc(r: CallResult): J {
-  return r.structuredContent as J;
+/** get_crash_logs and get_logcat_stats, as these tests read them. */
+interface LogcatAnswer {
+  total_crashes: number;
+  devices: { state: string }[];
 }
 
-function ok(r: CallResult, what: string): J {
-  assert(!r.isError, `${what} failed: ${r.content.find((c) => c.type === "text")?.text}`);
-  return sc(r);
-}
+const sc = json<LogcatAnswer>;
 
 /** A named pipe: a device command that prints it blocks until the test writes to it. */
 async function fifo(dir: string, name: string): Promise<{ path: string; release(): void }> {
@@ -58,16 +63,6 @@ async function fifo(dir: string, name: string): Promise<{ path: string; release(
       Deno.open(path, { write: true }).then((f) => f.close()).catch(() => {});
     },
   };
-}
-
-async function listedAs(s: Session, serial: string, state: string | null) {
-  await pollUntil(
-    () => call(s, "list_devices"),
-    (r) =>
-      (((sc(r)?.devices as J[]) ?? []).find((d) => d.serial === serial)?.state ?? null) === state,
-    `${serial} ${state ?? "gone"} on list_devices`,
-    E2E_WAIT,
-  );
 }
 
 Deno.test({
@@ -141,10 +136,7 @@ Deno.test({
     await using world = await startWorld({ realAdb: true });
     await using s = await connect(world, []);
     const emu = world.sim.serialOf("emulator-5554");
-    const logcat = world.sim.device(emu).service("logcat" as never) as unknown as {
-      crash(pkg: string, kind: "java"): { pid: number };
-      setRate(n: number): void;
-    };
+    const logcat = simLogcat(world, emu);
     logcat.setRate(0);
     ok(await call(s, "start_logcat", { device_serial: emu }), "start_logcat");
     logcat.crash("com.example.crashy", "java");
@@ -158,7 +150,7 @@ Deno.test({
     await world.sim.realAdb!.kill();
     const down = await call(s, "list_devices");
     assertEquals(down.isError, true, down.content[0].text);
-    assertEquals(sc(down).error.code, "adb_unavailable", down.content[0].text);
+    assertEquals(errorOf(down).code, "adb_unavailable", down.content[0].text);
     assertStringIncludes(down.content[0].text!, "adb");
     const ended = await pollUntil(
       () => call(s, "get_logcat_stats"),
@@ -191,10 +183,7 @@ Deno.test({
     await using s = await connect(world, []);
     const emu = world.sim.serialOf("emulator-5554");
     const adb = world.sim.realAdb!;
-    const logcat = world.sim.device(emu).service("logcat" as never) as unknown as {
-      crash(pkg: string, kind: "java"): { pid: number };
-      setRate(n: number): void;
-    };
+    const logcat = simLogcat(world, emu);
     logcat.setRate(0);
     ok(await call(s, "start_logcat", { device_serial: emu }), "start_logcat");
     // The user, in a terminal, at the same time.
@@ -215,7 +204,7 @@ Deno.test({
       "keynobi's stream still reads",
       E2E_WAIT,
     );
-    const stats = ok(await call(s, "get_logcat_stats"), "stats");
+    const stats = ok<LogcatAnswer>(await call(s, "get_logcat_stats"), "stats");
     assertEquals(stats.devices[0].state, "streaming");
   },
 });

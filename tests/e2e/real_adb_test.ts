@@ -10,22 +10,23 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   assertNoInjection,
   call,
-  type CallResult,
   connect,
+  type DeviceList,
   E2E_WAIT,
+  errorOf,
+  haveAdb,
+  json,
+  listedAs as listed,
+  ok,
+  rows,
+  simLogcat,
   startWorld,
+  uiOf,
 } from "./harness.ts";
-import type { Session, World } from "./harness.ts";
+import type { World } from "./harness.ts";
 import { pollUntil } from "../wait.ts";
-import { findRealAdb } from "../sim/real_adb_server.ts";
 import { SAMPLE_PACKAGE, sampleApkBytes } from "../sim/apps/sample.ts";
 import type { AppsService } from "../sim/apps/service.ts";
-import type { UiService } from "../sim/ui/service.ts";
-
-// deno-lint-ignore no-explicit-any
-type J = any;
-
-const haveAdb = findRealAdb() !== null;
 if (!haveAdb) {
   console.error("real_adb_test: no adb installed (apt-get install adb): real half skipped");
 }
@@ -35,13 +36,17 @@ const MODES = [
   { name: "Google's server", realAdb: true, ignore: !haveAdb },
 ];
 
-function ok(r: CallResult, what: string): J {
-  assert(!r.isError, `${what} failed: ${r.content.find((c) => c.type === "text")?.text}`);
-  return r.structuredContent as J;
+interface DeviceInfo {
+  model: string;
+  api_level: number;
+  emulator: boolean;
+  screen: { width: number };
 }
 
-function errorCode(r: CallResult): string {
-  return ((r.structuredContent as J)?.error?.code) as string;
+/** get_crash_logs and get_logcat_stats, as these tests read them. */
+interface LogcatAnswer {
+  total_crashes: number;
+  devices: { state: string; reason?: string }[];
 }
 
 interface Serials {
@@ -58,18 +63,6 @@ function serials(world: World): Serials {
   };
 }
 
-async function listed(s: Session, serial: string, state: string | null, what: string) {
-  return await pollUntil(
-    () => call(s, "list_devices"),
-    (r) => {
-      const d = ((r.structuredContent as J)?.devices as J[] ?? []).find((x) => x.serial === serial);
-      return (d?.state ?? null) === state;
-    },
-    what,
-    E2E_WAIT,
-  );
-}
-
 for (const mode of MODES) {
   const opts = { ignore: mode.ignore, sanitizeResources: false, sanitizeOps: false };
 
@@ -80,14 +73,14 @@ for (const mode of MODES) {
       await using world = await startWorld({ realAdb: mode.realAdb });
       await using s = await connect(world, []);
       const { emu, pixel } = serials(world);
-      const r = ok(await call(s, "list_devices"), "list_devices");
-      const bySerial = new Map((r.devices as J[]).map((d) => [d.serial, d]));
+      const r = ok<DeviceList>(await call(s, "list_devices"), "list_devices");
+      const bySerial = new Map(r.devices.map((d) => [d.serial, d]));
       assertEquals(r.count, world.sim.devices.length);
       for (const d of world.sim.devices) {
         assertEquals(bySerial.get(d.serial)?.state, "device", d.serial);
         assertEquals(bySerial.get(d.serial)?.kind, d.kind, d.serial);
       }
-      const info = ok(await call(s, "get_device_info", { device_serial: emu }), "info");
+      const info = ok<DeviceInfo>(await call(s, "get_device_info", { device_serial: emu }), "info");
       const dev = world.sim.device(emu);
       assertEquals(info.model, dev.props.get("ro.product.model"));
       assertEquals(info.api_level, dev.api);
@@ -97,7 +90,7 @@ for (const mode of MODES) {
       world.sim.setState(pixel, "unauthorized");
       await listed(s, pixel, "unauthorized", `${pixel} unauthorized`);
       const denied = await call(s, "get_device_info", { device_serial: pixel });
-      assertEquals(errorCode(denied), "device_unauthorized", denied.content[0].text);
+      assertEquals(errorOf(denied)?.code, "device_unauthorized", denied.content[0].text);
       world.sim.setState(pixel, "device");
       await listed(s, pixel, "device", `${pixel} authorized again`);
       ok(await call(s, "get_device_info", { device_serial: pixel }), "info after authorizing");
@@ -134,7 +127,7 @@ for (const mode of MODES) {
       );
       assert(apps.pidOf(SAMPLE_PACKAGE) !== null, "the app runs");
       assert(apps.crash(SAMPLE_PACKAGE), "the simulator crashed the app");
-      const exits = ok(
+      const exits = ok<{ has_crash_or_anr: boolean; records: { reason_code: number }[] }>(
         await call(s, "get_exit_reasons", { device_serial: phone, package: SAMPLE_PACKAGE }),
         "get_exit_reasons",
       );
@@ -151,16 +144,13 @@ for (const mode of MODES) {
       await using world = await startWorld({ realAdb: mode.realAdb });
       await using s = await connect(world, []);
       const { emu } = serials(world);
-      const logcat = world.sim.device(emu).service("logcat" as never) as unknown as {
-        crash(pkg: string, kind: "java"): { pid: number };
-        setRate(n: number): void;
-      };
+      const logcat = simLogcat(world, emu);
       logcat.setRate(0);
       ok(await call(s, "start_logcat", { device_serial: emu }), "start_logcat");
       logcat.crash("com.example.crashy", "java");
       await pollUntil(
         () => call(s, "get_crash_logs", {}),
-        (x) => (x.structuredContent as J)?.total_crashes === 1,
+        (x) => json<LogcatAnswer>(x)?.total_crashes === 1,
         "the first crash",
         E2E_WAIT,
       );
@@ -168,7 +158,7 @@ for (const mode of MODES) {
       const ended = await pollUntil(
         () => call(s, "get_logcat_stats"),
         (x) => {
-          const d = (x.structuredContent as J).devices[0];
+          const d = json<LogcatAnswer>(x).devices[0];
           return d.state !== "streaming" && typeof d.reason === "string";
         },
         "the stream ended with the device, and why",
@@ -180,12 +170,12 @@ for (const mode of MODES) {
       logcat.crash("com.example.crashy", "java");
       const both = await pollUntil(
         () => call(s, "get_crash_logs", {}),
-        (x) => (x.structuredContent as J)?.total_crashes >= 2,
+        (x) => json<LogcatAnswer>(x)?.total_crashes >= 2,
         "the second crash after the device came back",
         E2E_WAIT,
       );
       assertEquals(
-        (both.structuredContent as J).total_crashes,
+        json<LogcatAnswer>(both).total_crashes,
         2,
         "the replay stored nothing twice",
       );
@@ -200,16 +190,16 @@ for (const mode of MODES) {
       await using world = await startWorld({ realAdb: mode.realAdb });
       await using s = await connect(world, []);
       const { emu } = serials(world);
-      const ui = world.sim.device(emu).service<UiService>("ui")!;
+      const ui = uiOf(world, emu);
       const home = ok(await call(s, "get_ui_hierarchy", { device_serial: emu }), "read");
-      const signIn = (home.elements as J[]).find((r) => r.label.startsWith("Sign in"));
+      const signIn = rows(home).find((r) => r.label.startsWith("Sign in"));
       assert(signIn, "a Sign in row");
       const form = ok(
         await call(s, "ui_tap_element", { device_serial: emu, tree_path: signIn.handle }),
         "tap",
       );
       assertEquals(ui.state().screen, "form");
-      const email = (form.elements as J[]).find((r) => r.resource_id === "email");
+      const email = rows(form).find((r) => r.resource_id === "email")!;
       ok(
         await call(s, "ui_fill_input", {
           device_serial: emu,
