@@ -5,33 +5,73 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import {
+  BUILD_TIMEOUT_MS,
   call,
   connect,
   E2E_WAIT,
+  errorOf,
+  json,
   keynobiArgv,
   runKeynobi,
+  simLogcat,
   startWorld,
+  trusted as trustedAt,
   type World,
 } from "./harness.ts";
 import { pollUntil, waitUntil } from "../wait.ts";
 import { attachLine, rawExchange, startApp } from "./app_harness.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
-
 const PROJECT = "sample-kts";
 const OTHER = "sample-groovy";
 const SERIAL = "emulator-5554";
 
-async function trusted(world: World, name = PROJECT): Promise<string> {
-  const project = world.sim.projects[name];
-  const r = await runKeynobi(world, ["trust", project]);
-  assertEquals(r.code, 0, r.stderr);
-  return await Deno.realPath(project);
+/** A trusted simulated project, by its real path (as the app and `status` print it). */
+function trusted(world: World, name = PROJECT): Promise<string> {
+  return trustedAt(world, name, { realPath: true });
 }
 
-function s(r: { structuredContent?: Record<string, unknown> }): J {
-  return r.structuredContent as J;
+/** The fields of get_project_info, get_build_status and the logcat tools these tests read. */
+interface Answer {
+  mode: string;
+  standalone_reason: string | null;
+  follows_app: boolean;
+  pinned_project: string | null;
+  project: { selected_by: string; root: string };
+  open: boolean;
+  app_project: string;
+  hint: string;
+  status: string;
+  cancelled_by: unknown;
+  latest: { origin: { client_name: string } };
+  already: boolean;
+  total_crashes: number;
+  stopped: string[];
+  kept_for_others: unknown[];
+}
+
+const s = json<Answer>;
+
+/** `keynobi status --json` */
+interface StatusJson {
+  app: { pid: number; project: string };
+  attached: { pid: number; client_name: string }[];
+  standalone: unknown[];
+  version_mismatches: string[];
+}
+
+/** A request's JSON-RPC error, as the SDK client throws it. */
+interface RpcFailure {
+  code: number;
+  message: string;
+}
+
+/** run_gradle_task of a debug build on `c`, not awaited (its rejection handled). */
+function startBuild(c: Parameters<typeof call>[0]) {
+  const building = call(c, "run_gradle_task", { task: "assembleDemoDebug" }, {
+    timeoutMs: BUILD_TIMEOUT_MS,
+  });
+  building.catch(() => {});
+  return building;
 }
 
 async function activity(world: World): Promise<string[]> {
@@ -79,7 +119,7 @@ Deno.test("keynobi app: a stale socket is replaced; a socket path over sun_path 
   await using app = await startApp(world);
   assertMatch(app.stderr(), /ready: pid \d+/);
   const r = await rawExchange(world.dataDir, '{"status":1}\n');
-  assertEquals(r.answer!.app && (r.answer!.app as J).pid, app.pid);
+  assertEquals(r.answer!.app && (r.answer!.app as { pid: number }).pid, app.pid);
 
   const long = `${world.home}/${"d".repeat(120)}`;
   const tooLong = await runKeynobi(
@@ -114,13 +154,13 @@ Deno.test("attached session: mode in initialize, get_project_info and get_build_
 
   const st = await runKeynobi(world, ["status", "--json"]);
   assertEquals(st.code, 0, st.stderr);
-  const j = JSON.parse(st.stdout);
+  const j: StatusJson = JSON.parse(st.stdout);
   assertEquals(j.app.pid, app.pid);
   assertEquals(j.app.project, project);
   assertEquals(j.attached.length, 2);
-  const pids = j.attached.map((x: J) => x.pid).sort();
+  const pids = j.attached.map((x) => x.pid).sort();
   assertEquals(pids, [a.pid(), f.pid()].sort());
-  assertEquals(j.attached.map((x: J) => x.client_name), ["keynobi-e2e", "keynobi-e2e"]);
+  assertEquals(j.attached.map((x) => x.client_name), ["keynobi-e2e", "keynobi-e2e"]);
   assertEquals(j.standalone, [], "attached sessions are not standalone servers");
   assertEquals(j.version_mismatches, []);
   const text = await runKeynobi(world, ["status"]);
@@ -150,12 +190,7 @@ Deno.test("two attached clients share one build slot (the second is told who sta
   await using app = await startApp(world, ["--project", project]);
   await using a = await connect(world, ["--project", project]);
   await using b = await connect(world, []);
-  const building = a.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  );
-  building.catch(() => {});
+  const building = startBuild(a);
   await pollUntil(
     () => call(b, "get_build_status"),
     (r) => s(r).status === "running",
@@ -164,7 +199,7 @@ Deno.test("two attached clients share one build slot (the second is told who sta
   );
   const busy = await call(b, "run_gradle_task", { task: "assembleDemoDebug" });
   assertEquals(busy.isError, true);
-  assertEquals(s(busy).error.code, "build_busy");
+  assertEquals(errorOf(busy).code, "build_busy");
   // The build runs in the app, not in this session's own process.
   assertStringIncludes(
     busy.content[0].text!,
@@ -173,13 +208,10 @@ Deno.test("two attached clients share one build slot (the second is told who sta
   assertStringIncludes(busy.content[0].text!, "started by an agent (keynobi-e2e)");
   const cancelled = await call(b, "cancel_build");
   assert(!cancelled.isError, cancelled.content[0].text);
-  const done = await building as J;
-  assertStringIncludes(done.content[0].text, "[mode: attached]");
+  const done = await building;
+  assertStringIncludes(done.content[0].text!, "[mode: attached]");
 
-  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
-    crash(pkg: string, kind: "java"): { pid: number };
-    setRate(n: number): void;
-  };
+  const logcat = simLogcat(world, SERIAL);
   logcat.setRate(0);
   assert(!(await call(a, "start_logcat", { device_serial: SERIAL })).isError);
   const again = await call(b, "start_logcat", { device_serial: SERIAL });
@@ -220,7 +252,7 @@ Deno.test("a session pinned to another project is refused naming the app's proje
   await using c = await connect(world, ["--project", other]);
   const p = s(await call(c, "get_project_info"));
   assertEquals(p.mode, "standalone");
-  assertStringIncludes(p.standalone_reason, `has ${project} open`);
+  assertStringIncludes(p.standalone_reason!, `has ${project} open`);
 });
 
 Deno.test("hostile handshakes are refused or closed; the app keeps serving and writes nothing outside the data dir", async () => {
@@ -302,12 +334,7 @@ Deno.test("the app quitting mid-build leaves both clients working standalone, se
   const settings = JSON.parse(await Deno.readTextFile(settingsPath));
   settings.last_active_project = await Deno.realPath(world.sim.projects[OTHER]);
   await Deno.writeTextFile(settingsPath, JSON.stringify(settings));
-  const building = a.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  );
-  building.catch(() => {});
+  const building = startBuild(a);
   await pollUntil(
     () => call(b, "get_build_status"),
     (r) => s(r).status === "running",
@@ -316,11 +343,11 @@ Deno.test("the app quitting mid-build leaves both clients working standalone, se
   );
   const st = await app.stop("SIGTERM");
   assertEquals(st.code, 0, app.stderr());
-  let failure: J = null;
+  let failure: RpcFailure | null = null;
   try {
     await building;
   } catch (e) {
-    failure = e;
+    failure = e as RpcFailure;
   }
   assert(failure !== null, "the call in flight is answered with an error");
   assertEquals(failure.code, -32603);
@@ -357,12 +384,7 @@ Deno.test("the app killed with SIGKILL mid-request: the relay answers it and fal
   await using a = await connect(world, ["--project", project]);
   const errors: string[] = [];
   a.client.onerror = (e: Error) => errors.push(e.message);
-  const building = a.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  );
-  building.catch(() => {});
+  const building = startBuild(a);
   await pollUntil(
     () => call(a, "get_build_status"),
     (r) => s(r).status === "running",
@@ -402,11 +424,11 @@ Deno.test("the app killed with SIGKILL mid-request: the relay answers it and fal
   outReader.releaseLock();
   await only.stdout.cancel().catch(() => {});
   await only.stderr.cancel().catch(() => {});
-  let failure: J = null;
+  let failure: RpcFailure | null = null;
   try {
     await building;
   } catch (e) {
-    failure = e;
+    failure = e as RpcFailure;
   }
   assert(failure !== null);
   assertEquals(failure.code, -32603);
@@ -430,8 +452,8 @@ Deno.test("keynobi open switches the app's project: a pinned session refuses pro
   });
   assertEquals(answer!.accepted, true);
   try {
-    const st = JSON.parse((await runKeynobi(world, ["status", "--json"])).stdout);
-    const mismatch = st.version_mismatches as string[];
+    const st: StatusJson = JSON.parse((await runKeynobi(world, ["status", "--json"])).stdout);
+    const mismatch = st.version_mismatches;
     assertEquals(mismatch.length, 1, mismatch.join("\n"));
     assertStringIncludes(mismatch[0], "runs 0.0.1");
     assertStringIncludes(mismatch[0], "restart your MCP client to use the new binary");
@@ -447,7 +469,7 @@ Deno.test("keynobi open switches the app's project: a pinned session refuses pro
 
   const refused = await call(pinned, "get_build_status");
   assertEquals(refused.isError, true);
-  assertEquals(s(refused).error.code, "invalid_params");
+  assertEquals(errorOf(refused).code, "invalid_params");
   assertStringIncludes(
     refused.content[0].text!,
     `Keynobi now has ${other} open; this session is for ${project}`,
@@ -458,11 +480,11 @@ Deno.test("keynobi open switches the app's project: a pinned session refuses pro
   assert(!(await call(pinned, "list_devices")).isError, "device tools keep working");
   const listed = await pinned.client.listResources();
   assert(!listed.resources.some((r: { uri: string }) => r.uri === "android://gradle-settings"));
-  let readError: J = null;
+  let readError: Error | null = null;
   try {
     await pinned.client.readResource({ uri: "android://gradle-settings" });
   } catch (e) {
-    readError = e;
+    readError = e as Error;
   }
   assertStringIncludes(String(readError?.message), `Keynobi now has ${other} open`);
   const skill = await pinned.client.readResource({ uri: "keynobi://skill" });
@@ -485,12 +507,7 @@ Deno.test("attached: a client that closes normally mid-build leaves the build to
   await using _app = await startApp(world, ["--project", project]);
   const a = await connect(world, ["--project", project]);
   await using b = await connect(world, []);
-  const building = a.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug" } },
-    undefined,
-    { timeout: 120_000 },
-  );
-  building.catch(() => {});
+  startBuild(a);
   await pollUntil(
     () => call(b, "get_build_status"),
     (r) => s(r).status === "running",
@@ -515,10 +532,7 @@ Deno.test("the app quitting: the session's logcat streams start again standalone
   const project = await trusted(world);
   const app = await startApp(world, ["--project", project]);
   await using a = await connect(world, ["--project", project]);
-  const logcat = world.sim.device(SERIAL).service("logcat" as never) as unknown as {
-    crash(pkg: string, kind: "java"): { pid: number };
-    setRate(n: number): void;
-  };
+  const logcat = simLogcat(world, SERIAL);
   logcat.setRate(0);
   assert(!(await call(a, "start_logcat", { device_serial: SERIAL })).isError);
   logcat.crash("com.example.crashy", "java");

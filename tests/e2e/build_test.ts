@@ -7,34 +7,16 @@ import {
   call,
   connect,
   E2E_WAIT,
+  errorOf,
   runKeynobi,
   type Session,
   startWorld,
+  trusted,
   type World,
 } from "./harness.ts";
 import { pollUntil, waitUntil } from "../wait.ts";
 
-// deno-lint-ignore no-explicit-any
-type J = any;
-
 const PROJECT = "sample-kts";
-
-interface CallResultLike {
-  isError?: boolean;
-  content: { text: string }[];
-  structuredContent: Record<string, unknown>;
-}
-
-async function trusted(world: World): Promise<string> {
-  const project = world.sim.projects[PROJECT];
-  const r = await runKeynobi(world, ["trust", project]);
-  assertEquals(r.code, 0, r.stderr);
-  return project;
-}
-
-function errorOf(r: { structuredContent?: Record<string, unknown> }) {
-  return r.structuredContent?.error as Record<string, unknown>;
-}
 
 async function settings(world: World, mcp: Record<string, unknown>) {
   const path = `${world.dataDir}/settings.json`;
@@ -451,11 +433,9 @@ Deno.test("find_apk_path with a task path as module finds that task's variant, n
   await using world = await startWorld();
   const project = await trusted(world);
   await using s = await connect(world, ["--project", project]);
-  const built = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assembleDemoDebug assembleFullDebug" } },
-    undefined,
-    { timeout: 60_000 },
-  ) as CallResultLike;
+  const built = await call(s, "run_gradle_task", { task: "assembleDemoDebug assembleFullDebug" }, {
+    timeoutMs: 60_000,
+  });
   assert(!built.isError, built.content[0].text);
   const r = await call(s, "find_apk_path", { module: ":app:assembleFullDebug" });
   assertEquals(r.structuredContent!.found, true, r.content[0].text);
@@ -484,11 +464,9 @@ Deno.test("the full-deploy prompt without a variant works on a flavored project 
   const active = variants.structuredContent!.active as string;
   assert(typeof active === "string" && active !== "debug", String(active));
   assertStringIncludes(text, "list_build_variants");
-  const built = await s.client.callTool(
-    { name: "run_gradle_task", arguments: { task: "assemble", variant: active } },
-    undefined,
-    { timeout: 60_000 },
-  ) as CallResultLike;
+  const built = await call(s, "run_gradle_task", { task: "assemble", variant: active }, {
+    timeoutMs: 60_000,
+  });
   assert(!built.isError, built.content[0].text);
   const apk = await call(s, "find_apk_path");
   assertEquals(apk.structuredContent!.found, true, apk.content[0].text);
@@ -501,9 +479,15 @@ async function groupAlive(pgid: number): Promise<boolean> {
   return out.success;
 }
 
+/** A build lock file: the server holding it and, once it runs, the Gradle group it started. */
+interface LockHolder {
+  pid: number;
+  gradle?: { pgid: number; start: string };
+}
+
 /** The build lock files' holders in the data directory. */
-async function lockHolders(dataDir: string): Promise<J[]> {
-  const out: J[] = [];
+async function lockHolders(dataDir: string): Promise<LockHolder[]> {
+  const out: LockHolder[] = [];
   for await (const e of Deno.readDir(`${dataDir}/build-locks`)) {
     if (e.name.endsWith(".lock")) {
       out.push(JSON.parse(await Deno.readTextFile(`${dataDir}/build-locks/${e.name}`)));
@@ -538,9 +522,9 @@ Deno.test("a server killed during a build: the next server ends that Gradle, rep
     "the lock to name the Gradle group",
     E2E_WAIT,
   ).then((hs) => hs[0]);
-  const pgid: number = holder.gradle.pgid;
+  const pgid: number = holder.gradle!.pgid;
   assertEquals(holder.pid, pid);
-  assertMatch(holder.gradle.start, /^(proc:\d+|ps:.+)$/);
+  assertMatch(holder.gradle!.start, /^(proc:\d+|ps:.+)$/);
   try {
     // SIGKILL: nothing of the server runs any more; its record stays running, its lock stays, and
     // the detached Gradle group keeps running.
