@@ -1,6 +1,6 @@
 import { bundleIsCurrent, checkoutOf, isBundleEntry } from "./lib/cli/bundle.ts";
 import { main } from "./lib/cli/main.ts";
-import { GRPC_CHILD_ARG } from "./lib/emulator/limits.ts";
+import { GRPC_CHILD_ARG } from "./lib/emulator/shared/limits.ts";
 
 if (isBundleEntry(import.meta.url) && !bundleIsCurrent(checkoutOf(import.meta.url))) {
   // A bundle built from other sources than the checkout's (an update since): run the source.

@@ -7,7 +7,7 @@
  */
 import { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
-import { endpointForSerial, readDiscovery } from "../lib/emulator/discovery.ts";
+import { endpointForSerial, readDiscovery } from "../lib/emulator/shared/discovery.ts";
 import { closeEmulatorChannels, emulatorRpc } from "../lib/emulator/grpc_client.ts";
 import { readRgbFrame, requestBounds, rgbToRgba } from "../lib/emulator/frames.ts";
 import { tapSteps } from "../lib/emulator/touch.ts";

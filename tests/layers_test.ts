@@ -41,7 +41,29 @@ export const ONLY_IMPORTS: Readonly<Record<string, readonly string[]>> = {
  * of its folder outside `shared/`. Every import counts, `import type` too: the types the two
  * threads exchange are part of what they share. A folder joins this list once it holds.
  */
-export const WORKER_FOLDERS: readonly string[] = ["lib/build", "lib/logcat"];
+export const WORKER_FOLDERS: readonly string[] = [
+  "lib/build",
+  "lib/emulator",
+  "lib/logcat",
+  "lib/ui",
+];
+
+/**
+ * Worker folders whose worker-only code runs in another worker folder's thread, which may then
+ * import it past shared/: lib/emulator's gRPC link, frames and touch run in the UI worker (and
+ * its child process), called by lib/ui's fast paths.
+ */
+export const RUNS_IN: Readonly<Record<string, string>> = { "lib/emulator": "lib/ui" };
+
+/**
+ * npm packages only worker-only code of a worker folder may import (the folder rule then keeps
+ * them off the main thread): the gRPC stack in lib/emulator, the XML fallback parser in lib/ui.
+ */
+export const WORKER_PACKAGES: Readonly<Record<string, string>> = {
+  "@grpc/grpc-js": "lib/emulator",
+  "@grpc/proto-loader": "lib/emulator",
+  "fast-xml-parser": "lib/ui",
+};
 
 /** Where a path lies for the thread rule: outside every worker folder, shared, or worker-only. */
 function threadSide(
@@ -57,10 +79,12 @@ function threadSide(
 export function threadProblem(
   i: Import,
   folders: readonly string[] = WORKER_FOLDERS,
+  runsIn: Readonly<Record<string, string>> = RUNS_IN,
 ): string | null {
   const to = threadSide(i.to, folders);
   if (to === null || to.shared || i.from.startsWith("workers/")) return null;
   const from = threadSide(i.from, folders);
+  if (from !== null && !from.shared && runsIn[to.folder] === from.folder) return null;
   if (from === null || from.folder !== to.folder) {
     return `${at(i)}: worker-only code of ${to.folder} imported from outside it ` +
       `(the main thread may import only ${to.folder}/shared/)`;
@@ -70,6 +94,27 @@ export function threadProblem(
       `nothing of ${to.folder} outside shared/)`;
   }
   return null;
+}
+
+/** The npm package an import resolves to (`npm:@grpc/grpc-js@1.14.7` → `@grpc/grpc-js`), or `null`. */
+export function packageOf(resolved: string): string | null {
+  const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)/.exec(resolved);
+  return m ? m[1] : null;
+}
+
+/** What is wrong with importing an npm package under `WORKER_PACKAGES`, or `null`. */
+export function packageProblem(
+  i: Import,
+  homes: Readonly<Record<string, string>> = WORKER_PACKAGES,
+  folders: readonly string[] = WORKER_FOLDERS,
+): string | null {
+  const name = packageOf(i.to);
+  const home = name === null ? undefined : homes[name];
+  if (home === undefined) return null;
+  const side = threadSide(i.from, folders);
+  if (side !== null && side.folder === home && !side.shared) return null;
+  return `${at(i)}: ${name} is imported only by worker-only code of ${home} (never on the main ` +
+    "thread)";
 }
 
 /** One import as read: the importing file, its line (1-based), what it wrote, what it names. */
@@ -178,8 +223,13 @@ interface InfoDependency {
   type?: { specifier?: string; span?: { start: { line: number } } };
 }
 
-/** Every import of `files` between files of this repository, read by `deno info --json`. */
-async function readImports(files: readonly string[]): Promise<Import[]> {
+/**
+ * Every import of `files`, read by `deno info --json`: those between files of this repository, and
+ * those of an npm package (`to` is then the resolved `npm:` specifier).
+ */
+async function readImports(
+  files: readonly string[],
+): Promise<{ imports: Import[]; packages: Import[] }> {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-layers-" });
   try {
     const entry = `${dir}/all.ts`;
@@ -200,20 +250,23 @@ async function readImports(files: readonly string[]): Promise<Import[]> {
     };
     const rel = (href: string | undefined) =>
       href?.startsWith(ROOT.href) ? decodeURIComponent(href.slice(ROOT.href.length)) : null;
-    const imports: Import[] = [];
+    const imports: Import[] = [], packages: Import[] = [];
     for (const m of graph.modules) {
       const from = rel(m.specifier);
       if (from === null) continue;
       assertEquals(m.error, undefined, `${from} cannot be read: ${m.error}`);
       for (const d of m.dependencies ?? []) {
         for (const r of [d.code, d.type]) {
-          const to = rel(r?.specifier);
-          if (to === null || !r?.span) continue;
-          imports.push({ from, line: r.span.start.line + 1, specifier: d.specifier, to });
+          if (!r?.specifier || !r.span) continue;
+          const line = r.span.start.line + 1, to = rel(r.specifier);
+          if (to !== null) imports.push({ from, line, specifier: d.specifier, to });
+          else if (r.specifier.startsWith("npm:")) {
+            packages.push({ from, line, specifier: d.specifier, to: r.specifier });
+          }
         }
       }
     }
-    return imports;
+    return { imports, packages };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -270,6 +323,38 @@ Deno.test("layers: the thread rule lets only workers/ and the folder itself past
   );
 });
 
+Deno.test("layers: lib/emulator's worker code is lib/ui's; its npm packages stay off the main thread", () => {
+  const imp = (from: string, to: string): Import => ({ from, line: 5, specifier: "x", to });
+  const both = ["lib/ui", "lib/emulator"], runsIn = { "lib/emulator": "lib/ui" };
+  const link = "lib/emulator/link.ts";
+  assertEquals(threadProblem(imp("lib/ui/fast_paths.ts", link), both, runsIn), null);
+  assertEquals(threadProblem(imp("lib/emulator/touch.ts", link), both, runsIn), null);
+  assertEquals(
+    threadProblem(imp("lib/ui/shared/client.ts", link), both, runsIn),
+    'lib/ui/shared/client.ts:5 imports "x" (lib/emulator/link.ts): worker-only code of ' +
+      "lib/emulator imported from outside it (the main thread may import only lib/emulator/shared/)",
+  );
+  assert(threadProblem(imp("lib/tools/ui/paths.ts", link), both, runsIn) !== null);
+  assert(threadProblem(imp("lib/ui/fast_paths.ts", link), both, {}) !== null);
+  assertEquals(packageOf("npm:@grpc/grpc-js@1.14.7"), "@grpc/grpc-js");
+  assertEquals(
+    packageOf("npm:/@modelcontextprotocol/sdk@1.32.2/types.js"),
+    "@modelcontextprotocol/sdk",
+  );
+  assertEquals(packageOf("npm:fast-xml-parser@5.12.1"), "fast-xml-parser");
+  assertEquals(packageOf("lib/ui/hierarchy.ts"), null);
+  const grpc = "npm:@grpc/grpc-js@1.14.7";
+  assertEquals(packageProblem(imp("lib/emulator/grpc_client.ts", grpc)), null);
+  assertEquals(packageProblem(imp("lib/tools/a.ts", "npm:zod@4.6.7")), null);
+  assertEquals(
+    packageProblem(imp("lib/emulator/shared/discovery.ts", grpc)),
+    'lib/emulator/shared/discovery.ts:5 imports "x" (npm:@grpc/grpc-js@1.14.7): @grpc/grpc-js is ' +
+      "imported only by worker-only code of lib/emulator (never on the main thread)",
+  );
+  assert(packageProblem(imp("lib/tools/a.ts", "npm:fast-xml-parser@5.12.1")) !== null);
+  assert(packageProblem(imp("lib/ui/grpc.ts", grpc)) !== null);
+});
+
 Deno.test("layers: a circle is reported with the imports that tie it", () => {
   const imp = (from: string, to: string, line: number): Import => ({
     from,
@@ -304,16 +389,21 @@ Deno.test("layers: every folder of lib/ has a row, and every row's folder exists
 
 Deno.test("layers: no import in lib/, workers/ or main.ts points up or sideways, crosses a thread, or is in a circle", async () => {
   const files = await layerFiles();
-  const imports = await readImports(files);
+  const { imports, packages } = await readImports(files);
   const read = new Set(imports.map((i) => i.from));
   assert(read.has("lib/cli/main.ts") && read.has("workers/ui.ts"), "the graph was read");
   assert(
-    imports.some((i) => i.from === "lib/tools/ui/act.ts" && i.to === "lib/ui/act_types.ts"),
+    imports.some((i) => i.from === "lib/tools/ui/act.ts" && i.to === "lib/ui/shared/act_types.ts"),
     "type-only imports are read",
+  );
+  assert(
+    packages.some((i) => i.from === "lib/emulator/grpc_client.ts" && i.to.includes("grpc-js")),
+    "npm imports are read",
   );
   const problems = [
     ...imports.map(importProblem).filter((p) => p !== null),
     ...imports.map((i) => threadProblem(i)).filter((p) => p !== null),
+    ...packages.map((i) => packageProblem(i)).filter((p) => p !== null),
     ...circleProblems(imports),
   ];
   assert(problems.length === 0, `\n${problems.join("\n")}\n`);

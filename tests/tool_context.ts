@@ -10,7 +10,7 @@ import { BuildClient } from "../lib/build/shared/build_client.ts";
 import { LogcatClient } from "../lib/logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../lib/retrace/retrace_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
-import { UiClient } from "../lib/ui/client.ts";
+import { UiClient } from "../lib/ui/shared/client.ts";
 import { SessionRecorder } from "../lib/sessions/session_recorder.ts";
 
 /** An adb whose every call rejects: a test that reaches a device passes its own `adb`. */

@@ -14,7 +14,7 @@
 import { type FromChild, readFrames, type ToChild } from "../lib/emulator/child_wire.ts";
 import { encodeFrame } from "../lib/emulator/child_wire.ts";
 import type { EmulatorRpc, ImageMsg } from "../lib/emulator/grpc_client.ts";
-import type { GrpcEndpoint } from "../lib/emulator/discovery.ts";
+import type { GrpcEndpoint } from "../lib/emulator/shared/discovery.ts";
 
 /** The process ends after this long without a call (the next call starts another). */
 export const CHILD_IDLE_EXIT_MS = 60_000;

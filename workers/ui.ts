@@ -1,6 +1,6 @@
 /**
  * The UI worker: the message loop over lib/ui/ui_service.ts and lib/ui/fast_paths.ts. Started by
- * lib/ui/client.ts with network access to the ADB server and the emulators' gRPC ports only, read
+ * lib/ui/shared/client.ts with network access to the ADB server and the emulators' gRPC ports only, read
  * of the emulator discovery directories and the program's proto/, and read/write of the data
  * directory (UI Automator locks). It never starts the ADB server (that needs `run`); the main
  * thread already has. grpc-js loads on the first emulator call that has an endpoint.
@@ -9,11 +9,11 @@ import "../lib/ui/xml_fallback.ts";
 import { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
-import type { GrpcEndpoint } from "../lib/emulator/discovery.ts";
+import type { GrpcEndpoint } from "../lib/emulator/shared/discovery.ts";
 import { EmulatorLink } from "../lib/emulator/link.ts";
 import { FastPaths } from "../lib/ui/fast_paths.ts";
 import { ActService } from "../lib/ui/act_service.ts";
-import type { UiMethods } from "../lib/ui/protocol.ts";
+import type { UiMethods } from "../lib/ui/shared/protocol.ts";
 import { UiService } from "../lib/ui/ui_service.ts";
 import { look } from "../lib/ui/look.ts";
 

@@ -9,7 +9,7 @@ import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";
 import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
 import { setLastActiveProject } from "../project/project_root.ts";
-import type { GrpcEndpoint } from "../emulator/discovery.ts";
+import type { GrpcEndpoint } from "../emulator/shared/discovery.ts";
 import { projectRootFor, type ProjectSelection, selectProject } from "../project/project_root.ts";
 import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";

@@ -2,7 +2,7 @@
 import type { ToolsetName } from "../mcp/toolsets.ts";
 import { parseToolsets } from "../mcp/toolsets.ts";
 import { type HttpAddress, parseHttpAddress } from "../mcp/http_address.ts";
-import { MAX_MIN_ACTION_INTERVAL_MS } from "../ui/limits.ts";
+import { MAX_MIN_ACTION_INTERVAL_MS } from "../ui/shared/limits.ts";
 
 export type Command =
   | {
@@ -39,7 +39,7 @@ export type Command =
 /** The largest `--ui-port`. */
 export const MAX_UI_PORT = 65_535;
 
-/** `--grpc`: a loopback host and a port (lib/emulator/discovery.ts explicitEndpoint checks it). */
+/** `--grpc`: a loopback host and a port (lib/emulator/shared/discovery.ts explicitEndpoint checks it). */
 export const GRPC_FLAG =
   /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/;
 

@@ -5,7 +5,7 @@
  * becomes a standalone server in place when the app goes away. Every MCP session is one
  * `createSession` (lib/mcp/session.ts) on the process's runtime (lib/cli/runtime.ts).
  */
-import { explicitEndpoint, type GrpcEndpoint } from "../emulator/discovery.ts";
+import { explicitEndpoint, type GrpcEndpoint } from "../emulator/shared/discovery.ts";
 import { setLastActiveProject } from "../project/project_root.ts";
 import { boundedWait } from "../core/abortable.ts";
 import { ensureDataDir, resolveDataDir } from "../core/data_dir.ts";

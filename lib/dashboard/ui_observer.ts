@@ -3,7 +3,7 @@
  * last element list an agent was shown, as the app's UI client returned them. Kept in memory only
  * (one of each per device, bounded), never written anywhere: the app's window, not a record.
  */
-import type { UiClient } from "../ui/client.ts";
+import type { UiClient } from "../ui/shared/client.ts";
 
 /** Largest screenshot kept per device; a larger one is noted by size only. */
 export const MAX_KEPT_SCREENSHOT_BYTES = 4 * 1024 * 1024;

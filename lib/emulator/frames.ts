@@ -5,7 +5,7 @@
  * Pure. Facts: ../shared/EMULATOR.md §4.1–4.2.
  */
 import type { ImageMsg, SkinRotationName } from "./grpc_client.ts";
-import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./limits.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./shared/limits.ts";
 
 export const ROTATIONS: Record<SkinRotationName, number> = {
   PORTRAIT: 0,

@@ -8,8 +8,8 @@
  * `authorization: Bearer <token>`; the receive limit is raised so a full frame fits. Failures are
  * `GrpcFailure`s carrying the gRPC status code and its name.
  */
-import type { GrpcEndpoint } from "./discovery.ts";
-import { MAX_FRAME_PIXELS } from "./limits.ts";
+import type { GrpcEndpoint } from "./shared/discovery.ts";
+import { MAX_FRAME_PIXELS } from "./shared/limits.ts";
 
 /** Default deadline of one call. */
 export const DEFAULT_GRPC_DEADLINE_MS = 5_000;

@@ -14,8 +14,8 @@ import { GRPC_ENV_NAMES } from "../core/worker_permissions.ts";
 import { log } from "../core/log.ts";
 import { type FromChild, readFrames, type ToChild } from "./child_wire.ts";
 import { encodeFrame } from "./child_wire.ts";
-import type { GrpcEndpoint } from "./discovery.ts";
-import { GRPC_CHILD_ARG } from "./limits.ts";
+import type { GrpcEndpoint } from "./shared/discovery.ts";
+import { GRPC_CHILD_ARG } from "./shared/limits.ts";
 import {
   type CallOpts,
   type ClipDataMsg,

@@ -10,31 +10,13 @@ import {
   type GrpcEndpoint,
   isEmulatorSerial,
   readDiscovery,
-} from "./discovery.ts";
+} from "./shared/discovery.ts";
 import type { EmulatorRpc, EmulatorStatusMsg } from "./grpc_client.ts";
 import { GrpcFailure, GrpcStatus, MAX_GRPC_RECEIVE_BYTES } from "./grpc_client.ts";
-import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./limits.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./shared/limits.ts";
 import { naturalSizeFromStatus } from "./frames.ts";
 import { childRpc, GrpcClientDied } from "./grpc_process.ts";
-
-/** Why a call went over ADB instead of gRPC. */
-export interface Fallback {
-  code:
-    | "not_emulator"
-    | "no_endpoint"
-    | "jwt_auth"
-    | "not_granted"
-    | "unauthenticated"
-    | "permission_denied"
-    | "unimplemented"
-    | "unavailable"
-    | "deadline_exceeded"
-    | "client_died"
-    | "frame_too_large"
-    | "bad_frame"
-    | "grpc_error";
-  reason: string;
-}
+import type { Fallback } from "./shared/fallback.ts";
 
 export type LinkResult<T> =
   | { ok: true; value: T; endpoint: GrpcEndpoint }

@@ -6,8 +6,9 @@
  * mapping, natural display space) and §4.4 (slots, pressure, NEVER_EXPIRE, lift = pressure 0).
  */
 import type { TouchEventMsg, TouchMsg } from "./grpc_client.ts";
-import { MAX_PINCH_SCALE, MIN_PINCH_SCALE } from "./limits.ts";
-import { type Point, pointsAlong } from "./points.ts";
+import { MAX_PINCH_SCALE, MIN_PINCH_SCALE } from "./shared/limits.ts";
+import { type Point, pointsAlong } from "./shared/points.ts";
+import type { PinchPlan } from "./shared/pinch_plan.ts";
 
 export type { Point };
 
@@ -107,16 +108,6 @@ export function swipeSteps(from: Point, to: Point, ms: number, fling = false): T
   });
   out.push(step([up(0, to)], 0));
   return out;
-}
-
-export interface PinchPlan {
-  /** Finger 0 and finger 1, start and end (screen space). */
-  start: [Point, Point];
-  end: [Point, Point];
-  startSpan: number;
-  endSpan: number;
-  /** endSpan / startSpan after keeping the fingers on the screen. */
-  scale: number;
 }
 
 /**

@@ -5,7 +5,7 @@
  * sessions of that device (and of the `package` it names, when it names one) as an `agentAction`:
  * the tool, its kind (`write`, `destructive`, `openWorld`), whether it succeeded, its duration, the
  * serial, and the agent as the actor. A successful UI action also keeps what it was as a flow step
- * (`flow_step`, lib/ui/flows/flow_record.ts: the element's Maestro selector, typed text unless it
+ * (`flow_step`, lib/ui/shared/flows/flow_record.ts: the element's Maestro selector, typed text unless it
  * went into a password field, the key, the app), which export_ui_flow writes as a flow. No other
  * argument is recorded. A call that leaves the device
  * out is attributed to the one online device, when exactly one is online (asked in the background,
@@ -19,7 +19,7 @@ import { isToolError } from "../core/errors.ts";
 import type { ToolKind } from "../mcp/tool_def.ts";
 import type { AnyTool } from "../mcp/server.ts";
 import { agentOrigin, type ToolContext } from "./context.ts";
-import { flowStepOf, type RecordedStep } from "../ui/flows/flow_record.ts";
+import { flowStepOf, type RecordedStep } from "../ui/shared/flows/flow_record.ts";
 
 /** The parameters that name the device a tool acts on. */
 export const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;

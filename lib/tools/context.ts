@@ -8,7 +8,7 @@ import type { BuildClient } from "../build/shared/build_client.ts";
 import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import type { RetraceClient } from "../retrace/retrace_client.ts";
 import type { Env } from "../core/env.ts";
-import type { UiClient } from "../ui/client.ts";
+import type { UiClient } from "../ui/shared/client.ts";
 import type { ProjectSelection } from "../project/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";

@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { validated } from "../mcp/tool_def.ts";
 import { validatePackage, validatePermission, validateSerial } from "../core/validation.ts";
-import { validateSelector } from "../ui/selector_rules.ts";
-import { DEFAULT_MAX_ROWS, MAX_ROWS, MAX_WAIT_TIMEOUT_MS } from "../ui/limits.ts";
+import { validateSelector } from "../ui/shared/selector_rules.ts";
+import { DEFAULT_MAX_ROWS, MAX_ROWS, MAX_WAIT_TIMEOUT_MS } from "../ui/shared/limits.ts";
 import {
   checkPackageScope,
   emptyPackageScope,

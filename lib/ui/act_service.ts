@@ -1,5 +1,5 @@
 /**
- * The UI worker's side of `ui.act` (lib/ui/act_types.ts): one request does the whole action —
+ * The UI worker's side of `ui.act` (lib/ui/shared/act_types.ts): one request does the whole action —
  * capture and check the screen (handle, hash, enabled/editable, points on screen), wait the
  * minimum gap since the device's last action, run the steps (gestures over gRPC or ADB, `input`,
  * keys, a shell command), settle and remember the settled list. The main thread only says what.
@@ -24,16 +24,17 @@ import type {
   ActResult,
   ActStep,
   TypedVia,
-} from "./act_types.ts";
-import { inputTextCanType } from "./text_rules.ts";
+} from "./shared/act_types.ts";
+import { inputTextCanType } from "./shared/text_rules.ts";
 import { requireAdbKeyboard } from "../android/input_method.ts";
 import { delay } from "../core/abortable.ts";
-import type { FastPaths, Gesture, GestureResult, PathResult } from "./fast_paths.ts";
-import type { Bounds } from "./hierarchy.ts";
+import type { FastPaths, Gesture } from "./fast_paths.ts";
+import type { GestureResult, PathResult } from "./shared/fast_path_types.ts";
+import type { Bounds } from "./shared/bounds.ts";
 import type { CallContext, UiService } from "./ui_service.ts";
-import type { FlowFindResult, Match, ResolveResult } from "./protocol.ts";
-import { describeFlowSelector, type FlowSelector } from "./flows/flow_selector.ts";
-import { MAX_ROWS } from "./limits.ts";
+import type { FlowFindResult, Match, ResolveResult } from "./shared/protocol.ts";
+import { describeFlowSelector, type FlowSelector } from "./shared/flows/flow_selector.ts";
+import { MAX_ROWS } from "./shared/limits.ts";
 
 /**
  * After `setClipboard`, before the paste: the emulator hands the text to the device's clipboard

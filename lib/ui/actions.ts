@@ -8,12 +8,12 @@
  * `INPUT_TIMEOUT_MS` deadline.
  */
 import { delay } from "../core/abortable.ts";
-import { type Point, pointsAlong } from "../emulator/points.ts";
+import { type Point, pointsAlong } from "../emulator/shared/points.ts";
 import { ToolError } from "../core/errors.ts";
 import type { DeviceShell } from "../adb/client.ts";
-import { MAX_SWIPE_MS } from "./gesture_limits.ts";
-import { checkInputText, checkTextLength } from "./text_rules.ts";
-import { clampInterval } from "./limits.ts";
+import { MAX_SWIPE_MS } from "./shared/gesture_limits.ts";
+import { checkInputText, checkTextLength } from "./shared/text_rules.ts";
+import { clampInterval } from "./shared/limits.ts";
 
 /** Every `input` command's deadline (spec). */
 export const INPUT_TIMEOUT_MS = 30_000;

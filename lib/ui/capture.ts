@@ -25,7 +25,8 @@ import type { UiTree } from "./hierarchy.ts";
 import { statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
 import { delay } from "../core/abortable.ts";
-import { CAPTURE_TOTAL_DEADLINE_MS } from "./limits.ts";
+import { CAPTURE_TOTAL_DEADLINE_MS } from "./shared/limits.ts";
+import type { DumpForm } from "./shared/result_types.ts";
 export { CAPTURE_TOTAL_DEADLINE_MS };
 
 /** Each dump attempt (spec). */
@@ -41,8 +42,6 @@ export const DUMP_FILE = "/sdcard/window_dump.xml";
 
 /** What the capture needs of the ADB client (AdbClient satisfies it; tests pass tests/fake_adb.ts). */
 export type UiAdb = DeviceShell & Pick<AdbClient, "exec">;
-
-export type DumpForm = "tty" | "file";
 
 /** Which form each device needs, learned from the first capture. */
 export class DumpFormMemory {

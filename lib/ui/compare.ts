@@ -2,19 +2,12 @@
  * compare_ui_state's diff of two element lists, by class + label + id (handles change between
  * lists). Pure; the UI worker runs it against the last list shown for the device.
  */
-import type { ElementList, ElementRow } from "./element_list.ts";
-import { MAX_COMPARE_RESULTS } from "./limits.ts";
+import type { ElementList, ElementRow } from "./shared/element_types.ts";
+import { MAX_COMPARE_RESULTS } from "./shared/limits.ts";
+import type { CompareDiff } from "./shared/result_types.ts";
 
 function rowKey(r: ElementRow): string {
   return `${r.className}|${r.label}|${r.resourceId}`;
-}
-
-export interface CompareDiff {
-  sameScreen: boolean;
-  added: ElementRow[];
-  removed: ElementRow[];
-  changed: { row: ElementRow; before: ElementRow; what: string[] }[];
-  totals: { added: number; removed: number; changed: number };
 }
 
 /** What changed between two lists, by class + label + id (handles change between lists). */

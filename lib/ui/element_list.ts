@@ -27,7 +27,6 @@
  */
 import { boundedInt } from "../core/bounds.ts";
 import {
-  type Bounds,
   boundsHeight,
   boundsWidth,
   intersect,
@@ -36,6 +35,7 @@ import {
   type UiNode,
   type UiTree,
 } from "./hierarchy.ts";
+import type { Bounds } from "./shared/bounds.ts";
 import { findKeyboard, isLoadingNode, mainWindow, statusBarNodes } from "./screen_parts.ts";
 import { screenHash } from "./screen_hash.ts";
 import {
@@ -46,8 +46,9 @@ import {
   PAGE_SIZED_AREA_FRACTION,
   screenGeometry,
 } from "./occlusion.ts";
-import { DEFAULT_MAX_ROWS, MAX_ROWS } from "./limits.ts";
+import { DEFAULT_MAX_ROWS, MAX_ROWS } from "./shared/limits.ts";
 import { appendAll } from "../core/arrays.ts";
+import type { ElementFlag, ElementList, ElementRow } from "./shared/element_types.ts";
 export { DEFAULT_MAX_ROWS, MAX_ROWS };
 
 export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
@@ -65,73 +66,6 @@ export const MAX_LABEL_PARTS = 4;
 export const WRAPPER_SLACK_PX = 4;
 /** A scroll container filling this share of an outer one makes the outer one a wrapper. */
 export const SCROLL_NEST_AREA_FRACTION = 0.9;
-
-export type ElementFlag =
-  | "click"
-  | "long"
-  | "edit"
-  | "scroll"
-  | "vertical"
-  | "horizontal"
-  | "focused"
-  | "checked"
-  | "unchecked"
-  | "selected"
-  | "disabled"
-  | "password"
-  | "ime-action"
-  | "under-keyboard";
-
-export interface ElementRow {
-  /** `e7`: valid for the latest list of this device. */
-  handle: string;
-  /** The node's id in the capture's tree. */
-  node: number;
-  /** The node's tree path. */
-  path: string;
-  /** Short class name (`Button`); `Key` for the keyboard's action key. */
-  className: string;
-  /** What the element says; for a text field, the text typed in it (empty when none). */
-  label: string;
-  /** A text field's hint, shown while the field is empty; empty otherwise. */
-  hint: string;
-  /** Whether text can be typed into it (its label is its value, quoted even when empty). */
-  editable: boolean;
-  /** Short resource id (`sign_in`), empty when none or obfuscated. */
-  resourceId: string;
-  /**
-   * Where a tap lands: the center of the largest part of it nothing covers (for an
-   * `under-keyboard` row, of the part that shows once the keyboard is hidden).
-   */
-  x: number;
-  y: number;
-  /** Size of that part. */
-  width: number;
-  height: number;
-  /** The node's full bounds as dumped. */
-  bounds: Bounds;
-  flags: ElementFlag[];
-}
-
-export interface ElementList {
-  /** The app in front (the main window's package). */
-  package: string;
-  /** The resumed activity when known (`com.example/.MainActivity`), else null. */
-  activity: string | null;
-  screenHash: string;
-  /** Rows that matter on this screen (`rows` may show fewer). */
-  total: number;
-  rows: ElementRow[];
-  /** The soft keyboard's area, when one is shown. */
-  keyboard: Bounds | null;
-  /** Windows in the dump (a dump of one window cannot show the keyboard). */
-  windows: number;
-  /** A progress bar or spinner is visible. */
-  loading: boolean;
-  rotation: number;
-  /** The capture had more nodes than the tree keeps. */
-  truncatedTree: boolean;
-}
 
 export interface ElementListOptions {
   /** Default `DEFAULT_MAX_ROWS`, clamped to 1..`MAX_ROWS`. */

@@ -8,7 +8,8 @@
 import type { DeviceShell } from "../adb/client.ts";
 import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
-import type { EmulatorLink, Fallback } from "../emulator/link.ts";
+import type { EmulatorLink } from "../emulator/link.ts";
+import type { Fallback } from "../emulator/shared/fallback.ts";
 import { GrpcClientDied } from "../emulator/grpc_process.ts";
 import type { EmulatorRpc, KeyboardEventMsg } from "../emulator/grpc_client.ts";
 import {
@@ -19,13 +20,12 @@ import {
   rgbToRgba,
   rotatedSize,
 } from "../emulator/frames.ts";
-import { SMALL_FRAME_DIMENSION } from "../emulator/limits.ts";
+import { SMALL_FRAME_DIMENSION } from "../emulator/shared/limits.ts";
 import { FrameError } from "../emulator/frames.ts";
 import {
   dragSteps,
   longPressSteps,
   mapSteps,
-  type PinchPlan,
   pinchSteps,
   planPinch,
   type Point,
@@ -34,6 +34,7 @@ import {
   toNatural,
   type TouchStep,
 } from "../emulator/touch.ts";
+import type { PinchPlan } from "../emulator/shared/pinch_plan.ts";
 import {
   drag as adbDrag,
   dragPath,
@@ -45,16 +46,20 @@ import {
 } from "./actions.ts";
 import { encodePng } from "./png.ts";
 import { encodeJpeg } from "./jpeg.ts";
+import { captureScreenshot, DEFAULT_MAX_DIMENSION, type ScreenshotAdb } from "./screenshot.ts";
+
 import {
-  captureScreenshot,
-  DEFAULT_MAX_DIMENSION,
-  type ScreenshotAdb,
-  type ScreenshotResult,
-} from "./screenshot.ts";
-
-import { DEFAULT_JPEG_QUALITY, MAX_JPEG_QUALITY, MIN_JPEG_QUALITY } from "./fast_path_limits.ts";
-
-export type UiPath = "grpc" | "adb";
+  DEFAULT_JPEG_QUALITY,
+  MAX_JPEG_QUALITY,
+  MIN_JPEG_QUALITY,
+} from "./shared/fast_path_limits.ts";
+import type {
+  FastScreenshotParams,
+  FastScreenshotResult,
+  GestureResult,
+  PathResult,
+  RotateParams,
+} from "./shared/fast_path_types.ts";
 
 export type Gesture =
   | { kind: "tap"; at: Point }
@@ -66,51 +71,6 @@ export type Gesture =
 export interface GestureParams {
   serial: string;
   gesture: Gesture;
-}
-
-export interface GestureResult {
-  path: UiPath;
-  /** Why ADB ran on an emulator (null on gRPC, or on a device that is not an emulator). */
-  fallback: Fallback | null;
-  /** What ran: `sendTouch`, `input tap`, `motionevent`, `swipe`, `draganddrop`. */
-  method: string;
-  /** Touch events sent (gRPC) or input commands run (ADB). */
-  events: number;
-  durationMs: number;
-  /** A pinch's fingers as sent (screen space). */
-  pinch?: PinchPlan;
-}
-
-export interface FastScreenshotParams {
-  serial: string;
-  maxDimension?: number;
-  fullSize?: boolean;
-  format?: "png" | "jpeg";
-  quality?: number;
-}
-
-export interface FastScreenshotResult extends ScreenshotResult {
-  /** The encoded image (PNG or JPEG, per `mimeType`). */
-  image: Uint8Array;
-  mimeType: "image/png" | "image/jpeg";
-  path: UiPath;
-  fallback: Fallback | null;
-  /** The emulator frame's rotation (0..3); null over ADB. */
-  rotation: number | null;
-  /** Milliseconds to get the pixels and to encode them. */
-  captureMs: number;
-  encodeMs: number;
-}
-
-export interface RotateParams {
-  serial: string;
-  /** 0 portrait, 1 landscape, 2 reverse portrait, 3 reverse landscape. */
-  rotation: number;
-}
-
-export interface PathResult {
-  path: UiPath;
-  fallback: Fallback | null;
 }
 
 export interface KeyParams {

@@ -7,12 +7,13 @@
  * a target from a screen that changed is refused with `screen_changed` and what to do.
  */
 import { invalidParams, ToolError } from "../core/errors.ts";
-import { type Bounds, center, isTreePath, MAX_TREE_PATH_CHARS, nodeAtPath } from "./hierarchy.ts";
+import { center, isTreePath, MAX_TREE_PATH_CHARS, nodeAtPath } from "./hierarchy.ts";
 import type { UiNode, UiTree } from "./hierarchy.ts";
-import type { ElementList } from "./element_list.ts";
+import type { ElementList } from "./shared/element_types.ts";
 import { isEditable } from "./element_list.ts";
 import { CoverIndex } from "./occlusion.ts";
 import { findKeyboard } from "./screen_parts.ts";
+import type { NodeInfo, TapState } from "./shared/node_types.ts";
 
 /** Devices whose latest list is remembered (the least recently listed is forgotten first). */
 export const MAX_REMEMBERED_DEVICES = 32;
@@ -37,34 +38,6 @@ export function parseTarget(value: unknown, param = "target"): TargetRef {
     } is neither a handle (e7) nor a tree path (0.1.2); read the screen with get_ui_hierarchy ` +
       "and use a handle from its list",
   );
-}
-
-/** What a resolved node looks like to callers (plain data; crosses the worker boundary). */
-export interface NodeInfo {
-  path: string;
-  parentPath: string | null;
-  className: string;
-  text: string;
-  resourceId: string;
-  packageName: string;
-  contentDesc: string;
-  hint: string;
-  bounds: Bounds;
-  /** The center of the bounds (a match of a listed node carries its row's tap point instead). */
-  x: number;
-  y: number;
-  clickable: boolean;
-  longClickable: boolean;
-  enabled: boolean;
-  checkable: boolean;
-  checked: boolean;
-  focusable: boolean;
-  focused: boolean;
-  scrollable: boolean;
-  selected: boolean;
-  password: boolean;
-  editable: boolean;
-  childCount: number;
 }
 
 export function nodeInfo(tree: UiTree, node: UiNode): NodeInfo {
@@ -118,13 +91,6 @@ export class HandleTable {
     this.#lists.delete(serial);
   }
 }
-
-/**
- * Whether a tap can land on the element now: `visible` (at x, y, a point inside it that nothing
- * drawn over it covers), `under-keyboard` (only the keyboard covers it: x, y is where it shows
- * once the keyboard is hidden), or `hidden` (covered everywhere by `coveredBy`, or off screen).
- */
-export type TapState = "visible" | "under-keyboard" | "hidden";
 
 export interface Resolved {
   node: UiNode;

@@ -16,6 +16,7 @@
 import { clip } from "../core/text.ts";
 import { sanitizeHierarchyXml, type SanitizeRepair } from "./xml_sanitize.ts";
 import { scanUiXml, type XmlAttrs, type XmlScanVisitor } from "./xml_scan.ts";
+import type { Bounds } from "./shared/bounds.ts";
 
 /** Largest dump accepted (characters of XML; a 1,000-node screen is about 400 k). */
 export const MAX_HIERARCHY_XML_CHARS = 8 * 1024 * 1024;
@@ -27,13 +28,6 @@ export const MAX_TREE_DEPTH = 200;
 export const MAX_XML_NESTING = 1_000;
 /** Longest attribute value kept; longer ones end with `…`. */
 export const MAX_ATTRIBUTE_CHARS = 4_096;
-
-export interface Bounds {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
 
 export interface UiNode {
   /** Position in `UiTree.nodes` (document order). */
@@ -375,4 +369,4 @@ export function center(b: Bounds): { x: number; y: number } {
   return { x: Math.floor((b.left + b.right) / 2), y: Math.floor((b.top + b.bottom) / 2) };
 }
 
-export { shortClass, shortResourceId } from "./names.ts";
+export { shortClass, shortResourceId } from "./shared/names.ts";

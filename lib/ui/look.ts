@@ -7,8 +7,8 @@
  */
 import type { CallContext, UiService } from "./ui_service.ts";
 import type { FastPaths } from "./fast_paths.ts";
-import type { LookParams, LookResult } from "./protocol.ts";
-import { DEFAULT_LOOK_DIMENSION } from "./limits.ts";
+import type { LookParams, LookResult } from "./shared/protocol.ts";
+import { DEFAULT_LOOK_DIMENSION } from "./shared/limits.ts";
 
 export async function look(
   service: UiService,

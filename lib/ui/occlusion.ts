@@ -28,7 +28,8 @@
  * The tap point is the center of the largest visible piece of the element that no such view
  * covers; an element with no piece at least `MIN_TAP_EXTENT_PX` wide and tall has no tap point.
  */
-import { type Bounds, boundsHeight, boundsWidth, center, intersect } from "./hierarchy.ts";
+import { boundsHeight, boundsWidth, center, intersect } from "./hierarchy.ts";
+import type { Bounds } from "./shared/bounds.ts";
 import type { UiNode, UiTree } from "./hierarchy.ts";
 import { isSystemWindow, type KeyboardInfo, mainWindow } from "./screen_parts.ts";
 

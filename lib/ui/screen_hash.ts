@@ -8,7 +8,8 @@
  * `index` (implied by order and depth), `drawing-order` and the window's `rotation` (the bounds
  * already move). Not a cryptographic hash: it names screens, it does not protect them.
  */
-import { type Bounds, contains, type UiNode, type UiTree } from "./hierarchy.ts";
+import { contains, type UiNode, type UiTree } from "./hierarchy.ts";
+import type { Bounds } from "./shared/bounds.ts";
 import { statusBarNodes } from "./screen_parts.ts";
 
 /** Two 32-bit FNV-1a lanes with different seeds, fed the same characters. */

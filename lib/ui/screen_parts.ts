@@ -16,13 +16,8 @@
  * - The keyboard's action key (Search, Go, Send, Next, Done): what `enter` should tap.
  * - Loading: a visible progress bar or spinner, or a node that says it is loading.
  */
-import {
-  type Bounds,
-  boundsHeight,
-  boundsWidth,
-  shortClass,
-  shortResourceId,
-} from "./hierarchy.ts";
+import { boundsHeight, boundsWidth, shortClass, shortResourceId } from "./hierarchy.ts";
+import type { Bounds } from "./shared/bounds.ts";
 import type { UiNode, UiTree } from "./hierarchy.ts";
 
 const SYSTEMUI = "com.android.systemui";

@@ -28,7 +28,8 @@ import {
   MAX_MAX_DIMENSION,
   MIN_MAX_DIMENSION,
   SCREENSHOT_TIMEOUT_MS,
-} from "./limits.ts";
+} from "./shared/limits.ts";
+import type { ScreenshotResult } from "./shared/fast_path_types.ts";
 export { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION, MIN_MAX_DIMENSION, SCREENSHOT_TIMEOUT_MS };
 
 /** A capture larger than this is a tool error (spec). */
@@ -50,20 +51,6 @@ export interface ScreenshotOptions {
   /** Long edge of the returned image; ignored with `fullSize`. */
   maxDimension?: number;
   fullSize?: boolean;
-}
-
-export interface ScreenshotResult {
-  png: Uint8Array;
-  /** The capture's size: the screen in its current rotation (the space ui_tap uses). */
-  deviceWidth: number;
-  deviceHeight: number;
-  imageWidth: number;
-  imageHeight: number;
-  /** Device pixels per image pixel. */
-  scale: number;
-  /** The device's PNG returned as it came. */
-  original: boolean;
-  captureBytes: number;
 }
 
 /** The returned image's size for a capture of `w`×`h` and a long-edge limit. */

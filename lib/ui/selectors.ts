@@ -18,8 +18,12 @@ export {
   SELECTOR_STRING_KEYS,
   type UiSelector,
   validateSelector,
-} from "./selector_rules.ts";
-import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS, type UiSelector } from "./selector_rules.ts";
+} from "./shared/selector_rules.ts";
+import {
+  DEFAULT_FIND_RESULTS,
+  MAX_FIND_RESULTS,
+  type UiSelector,
+} from "./shared/selector_rules.ts";
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 

@@ -25,7 +25,9 @@
  */
 import { delay } from "../core/abortable.ts";
 import { boundedInt } from "../core/bounds.ts";
-import { MAX_SETTLE_MAX_MS } from "./limits.ts";
+import { MAX_SETTLE_MAX_MS } from "./shared/limits.ts";
+import type { SettleReason } from "./shared/result_types.ts";
+import type { SettleOptions } from "./shared/protocol.ts";
 export { MAX_SETTLE_MAX_MS };
 
 /** Whole settle, default. */
@@ -52,13 +54,6 @@ export const MAX_SETTLE_FRAMES = 120;
  */
 export const FRAME_MOTION_MAX_MS = 1_500;
 
-export interface SettleOptions {
-  maxMs?: number;
-  quietMs?: number;
-  responseWaitMs?: number;
-  loadingWaitMs?: number;
-}
-
 export interface SettleObservation {
   /** Milliseconds since the action ended (when the capture completed). */
   atMs: number;
@@ -67,8 +62,6 @@ export interface SettleObservation {
   outsideHash: string;
   loading: boolean;
 }
-
-export type SettleReason = "stable" | "loading_timeout" | "timeout";
 
 export interface SettleDecision {
   done: boolean;

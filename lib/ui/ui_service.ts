@@ -29,18 +29,18 @@ import type {
   TreeResult,
   WaitParams,
   WaitResult,
-} from "./protocol.ts";
+} from "./shared/protocol.ts";
 import { hashOutside } from "./screen_hash.ts";
 import { isLoading } from "./screen_parts.ts";
 import { findNodes, validateSelector } from "./selectors.ts";
 import { settle, SettleTracker } from "./settle.ts";
-import type { ElementList } from "./element_list.ts";
+import type { ElementList } from "./shared/element_types.ts";
 import { compareLists } from "./compare.ts";
 import { FlowMatcher, selectorFor } from "./flows/flow_match.ts";
-import { DEFAULT_COMPARE_RESULTS } from "./limits.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./limits.ts";
+import { DEFAULT_COMPARE_RESULTS } from "./shared/limits.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./shared/limits.ts";
 export { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS };
-export { instrumentationBusyError } from "./busy.ts";
+export { instrumentationBusyError } from "./shared/busy.ts";
 
 /** Nodes `ui.tree` returns, at most. */
 export const MAX_TREE_RESULT_NODES = 5_000;

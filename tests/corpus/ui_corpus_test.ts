@@ -15,7 +15,8 @@ import {
   parseHierarchy,
   type UiTree,
 } from "../../lib/ui/hierarchy.ts";
-import { buildElementList, type ElementList, MAX_ROWS } from "../../lib/ui/element_list.ts";
+import { buildElementList, MAX_ROWS } from "../../lib/ui/element_list.ts";
+import type { ElementList } from "../../lib/ui/shared/element_types.ts";
 import { CoverIndex, isEditable, screenGeometry } from "../../lib/ui/occlusion.ts";
 import { findKeyboard, statusBarNodes } from "../../lib/ui/screen_parts.ts";
 

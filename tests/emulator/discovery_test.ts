@@ -9,7 +9,7 @@ import {
   parseDiscoveryIni,
   readDiscovery,
   readDiscoveryDir,
-} from "../../lib/emulator/discovery.ts";
+} from "../../lib/emulator/shared/discovery.ts";
 import { raceRounds, withSwapper } from "../core/_swap_race.ts";
 
 // A token-mode file as the emulator writes it (key order unspecified, base64 ends in '=').

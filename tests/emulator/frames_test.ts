@@ -9,7 +9,7 @@ import {
   rgbToRgba,
   rotatedSize,
 } from "../../lib/emulator/frames.ts";
-import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "../../lib/emulator/limits.ts";
+import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "../../lib/emulator/shared/limits.ts";
 
 Deno.test("frames: sizes come from format.width/height, the deprecated fields only as a fallback", () => {
   const rgb = new Uint8Array(4 * 2 * 3);

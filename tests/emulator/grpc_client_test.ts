@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import { startSimulator } from "../sim/mod.ts";
-import { endpointForSerial, readDiscovery } from "../../lib/emulator/discovery.ts";
+import { endpointForSerial, readDiscovery } from "../../lib/emulator/shared/discovery.ts";
 import {
   closeEmulatorChannels,
   emulatorRpc,

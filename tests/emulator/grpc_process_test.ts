@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertRejects } from "../assert.ts";
 import { startSimulator } from "../sim/mod.ts";
-import { endpointForSerial, readDiscovery } from "../../lib/emulator/discovery.ts";
+import { endpointForSerial, readDiscovery } from "../../lib/emulator/shared/discovery.ts";
 import { GrpcFailure } from "../../lib/emulator/grpc_client.ts";
 import { readRgbFrame } from "../../lib/emulator/frames.ts";
 import { childCommand, ChildEmulatorRpc, GrpcClientDied } from "../../lib/emulator/grpc_process.ts";

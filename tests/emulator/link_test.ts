@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
 import { EmulatorLink } from "../../lib/emulator/link.ts";
 import { type EmulatorRpc, GrpcFailure, GrpcStatus } from "../../lib/emulator/grpc_client.ts";
-import type { GrpcEndpoint } from "../../lib/emulator/discovery.ts";
+import type { GrpcEndpoint } from "../../lib/emulator/shared/discovery.ts";
 
 async function discoveryDir(lines: Record<string, string>): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-disc-" });

@@ -19,13 +19,13 @@ import {
   chooseInterval,
   DEFAULT_MIN_ACTION_INTERVAL_MS,
   MAX_MIN_ACTION_INTERVAL_MS,
-} from "../../lib/ui/limits.ts";
+} from "../../lib/ui/shared/limits.ts";
 import {
   hasAdbKeyboard,
   parseInputShown,
   parseSelectedIme,
 } from "../../lib/android/input_method.ts";
-import { MAX_TYPE_TEXT_BYTES } from "../../lib/ui/text_rules.ts";
+import { MAX_TYPE_TEXT_BYTES } from "../../lib/ui/shared/text_rules.ts";
 import { ToolError } from "../../lib/core/errors.ts";
 import { quoteShellArg } from "../../lib/adb/shell_quote.ts";
 import { parseSh } from "../sim/sh_parse.ts";

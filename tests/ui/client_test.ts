@@ -1,7 +1,7 @@
 import "../../lib/ui/xml_fallback.ts";
 import { assertEquals, assertRejects } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import { UiClient } from "../../lib/ui/client.ts";
+import { UiClient } from "../../lib/ui/shared/client.ts";
 
 Deno.test("UiClient starts the UI worker and brings back the worker's errors", async () => {
   const dir = await Deno.makeTempDir({ prefix: "keynobi-ui-" });

@@ -4,12 +4,16 @@
  * and the export's YAML (which the parser accepts).
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "../assert.ts";
-import { parseFlow } from "../../lib/ui/flows/flow_parse.ts";
-import { flowTextMatches } from "../../lib/ui/flows/flow_selector.ts";
+import { parseFlow } from "../../lib/ui/shared/flows/flow_parse.ts";
+import { flowTextMatches } from "../../lib/ui/shared/flows/flow_selector.ts";
 import { FlowMatcher, selectorFor } from "../../lib/ui/flows/flow_match.ts";
-import { exportFlow } from "../../lib/ui/flows/flow_export.ts";
-import { flowStepOf, secretName } from "../../lib/ui/flows/flow_record.ts";
-import { MAX_FLOW_BYTES, MAX_FLOW_DEPTH, MAX_FLOW_STEPS } from "../../lib/ui/flows/flow_limits.ts";
+import { exportFlow } from "../../lib/ui/shared/flows/flow_export.ts";
+import { flowStepOf, secretName } from "../../lib/ui/shared/flows/flow_record.ts";
+import {
+  MAX_FLOW_BYTES,
+  MAX_FLOW_DEPTH,
+  MAX_FLOW_STEPS,
+} from "../../lib/ui/shared/flows/flow_limits.ts";
 import { parseHierarchy } from "../../lib/ui/hierarchy.ts";
 import { isToolError } from "../../lib/core/errors.ts";
 import { dump, type N, screen } from "./_xml.ts";

@@ -2,7 +2,7 @@ import "../../lib/ui/xml_fallback.ts";
 import { assertEquals } from "../assert.ts";
 import { parseHierarchy } from "../../lib/ui/hierarchy.ts";
 import { buildElementList } from "../../lib/ui/element_list.ts";
-import { keyboardState } from "../../lib/ui/keyboard_signal.ts";
+import { keyboardState } from "../../lib/ui/shared/keyboard_signal.ts";
 import { dump, screen } from "./_xml.ts";
 
 const IME = "com.google.android.inputmethod.latin";

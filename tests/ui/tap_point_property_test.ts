@@ -8,7 +8,8 @@
  */
 import "../../lib/ui/xml_fallback.ts";
 import { assert } from "../assert.ts";
-import { type Bounds, parseHierarchy, type UiNode, type UiTree } from "../../lib/ui/hierarchy.ts";
+import { parseHierarchy, type UiNode, type UiTree } from "../../lib/ui/hierarchy.ts";
+import type { Bounds } from "../../lib/ui/shared/bounds.ts";
 import { buildElementList, MAX_ROWS } from "../../lib/ui/element_list.ts";
 import { HAVE_REAL, readReal, REAL_DIR } from "./_xml.ts";
 import { simScreens } from "./_sim_screens.ts";

@@ -8,7 +8,13 @@
  * answer (unless `observe_after: false`).
  */
 import { type ToolOutput } from "../../mcp/tool_def.ts";
-import type { ActParams, ActResult, ActStep, ActTarget, NamedPoint } from "../../ui/act_types.ts";
+import type {
+  ActParams,
+  ActResult,
+  ActStep,
+  ActTarget,
+  NamedPoint,
+} from "../../ui/shared/act_types.ts";
 import { pathFields } from "./paths.ts";
 import type { ToolContext } from "../context.ts";
 import { listData } from "./render.ts";

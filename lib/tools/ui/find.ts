@@ -8,7 +8,7 @@ import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { expectHashParam, selectorParam, serialParam, targetParam } from "../params.ts";
 import { matchData, matchLine } from "./render.ts";
-import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS } from "../../ui/selector_rules.ts";
+import { DEFAULT_FIND_RESULTS, MAX_FIND_RESULTS } from "../../ui/shared/selector_rules.ts";
 
 const findUiElements = defineTool({
   name: "find_ui_elements",

@@ -1,6 +1,6 @@
 /**
  * UI flows: `run_ui_flow` runs a Maestro flow (a project file or inline YAML) on keynobi's own UI
- * engine (lib/ui/flows/) and records the run in the device's open debug session; `export_ui_flow`
+ * engine (lib/ui/shared/flows/) and records the run in the device's open debug session; `export_ui_flow`
  * writes the UI actions an agent took in a debug session as a flow run_ui_flow accepts.
  * Everything is checked before the first step runs: the YAML, every step and selector, the
  * runFlow files, the variables, each link's scheme and the package scope of clearState.
@@ -14,14 +14,14 @@ import { clearAppData, openDeepLink, stopApp } from "../../android/app_control.t
 import { launchApp } from "../../android/launch.ts";
 import { readInputMethodDump } from "../../android/input_method.ts";
 import { projectLinkSchemes } from "../../project/link_schemes.ts";
-import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
+import { dumpTellsKeyboard, keyboardState } from "../../ui/shared/keyboard_signal.ts";
 import {
   type FlowDevice,
   type FlowReport,
   runFlow,
   type StepReport,
-} from "../../ui/flows/flow_runner.ts";
-import { type Flow, flowAppIds, type FlowStep } from "../../ui/flows/flow_types.ts";
+} from "../../ui/shared/flows/flow_runner.ts";
+import { type Flow, flowAppIds, type FlowStep } from "../../ui/shared/flows/flow_types.ts";
 import {
   DEFAULT_FLOW_LOOKUP_MS,
   DEFAULT_FLOW_TIMEOUT_MS,
@@ -32,13 +32,13 @@ import {
   MAX_FLOW_ENV_VARS,
   MAX_FLOW_LOOKUP_MS,
   MAX_FLOW_TIMEOUT_MS,
-} from "../../ui/flows/flow_limits.ts";
+} from "../../ui/shared/flows/flow_limits.ts";
 import { agentOrigin, type ToolContext } from "../context.ts";
 import { ToolError } from "../../core/errors.ts";
 import { isSessionId } from "../../sessions/session_model.ts";
 import { listSessionSummaries, readSession } from "../../sessions/session_store.ts";
-import { exportFlow } from "../../ui/flows/flow_export.ts";
-import type { RecordedStep } from "../../ui/flows/flow_record.ts";
+import { exportFlow } from "../../ui/shared/flows/flow_export.ts";
+import type { RecordedStep } from "../../ui/shared/flows/flow_record.ts";
 import { defineTool } from "../define_tool.ts";
 import { callOpts, deviceFor } from "../device_args.ts";
 import { requireScope, serialParam } from "../params.ts";
@@ -51,7 +51,7 @@ import { UI_QUERY_TIMEOUT_MS } from "./act.ts";
  * which tools/list (answered once the registry is loaded) must not wait for.
  */
 async function parser() {
-  return (await import("../../ui/flows/flow_parse.ts")).parseFlow;
+  return (await import("../../ui/shared/flows/flow_parse.ts")).parseFlow;
 }
 
 /** Where a runFlow `file` points: beside the including file, inside the project. */

@@ -10,7 +10,13 @@ import { z } from "zod";
 import { defineTool } from "../define_tool.ts";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { validateCoordinates } from "../../core/validation.ts";
-import type { ActAt, ActPoint, ActResult, ActTarget, NamedPoint } from "../../ui/act_types.ts";
+import type {
+  ActAt,
+  ActPoint,
+  ActResult,
+  ActTarget,
+  NamedPoint,
+} from "../../ui/shared/act_types.ts";
 import {
   DEFAULT_DRAG_DWELL_MS,
   DEFAULT_DRAG_HOLD_MS,
@@ -25,7 +31,7 @@ import {
   MIN_DRAG_MOVE_MS,
   MIN_PINCH_MS,
   MIN_PINCH_SCALE,
-} from "../../emulator/limits.ts";
+} from "../../emulator/shared/limits.ts";
 import { deviceFor } from "../device_args.ts";
 import {
   expectHashParam,
@@ -38,8 +44,8 @@ import {
 import { act, inputPath, named, screenTarget } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { listData, matchData, matchLine } from "./render.ts";
-import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS } from "../../ui/gesture_limits.ts";
-import type { Bounds } from "../../ui/hierarchy.ts";
+import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS } from "../../ui/shared/gesture_limits.ts";
+import type { Bounds } from "../../ui/shared/bounds.ts";
 
 /** `ui_scroll_until_element`: swipes by default and at most (spec). */
 export const DEFAULT_SCROLL_SWIPES = 10;

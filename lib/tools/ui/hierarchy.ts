@@ -12,8 +12,8 @@ import {
   MAX_COMPARE_RESULTS,
   MAX_MAX_DIMENSION,
   MAX_ROWS,
-} from "../../ui/limits.ts";
-import { SMALL_FRAME_DIMENSION } from "../../emulator/limits.ts";
+} from "../../ui/shared/limits.ts";
+import { SMALL_FRAME_DIMENSION } from "../../emulator/shared/limits.ts";
 import { encodeBase64 } from "./screenshot.ts";
 import { pathFields } from "./paths.ts";
 import { deviceFor } from "../device_args.ts";

@@ -3,7 +3,7 @@
  * ran on an emulator, why: `path` and `fallback` in the structured result, a short note in the
  * text. Pure.
  */
-import type { Fallback } from "../../emulator/link.ts";
+import type { Fallback } from "../../emulator/shared/fallback.ts";
 
 export interface PathInfo {
   path: "grpc" | "adb";

@@ -3,9 +3,9 @@
  * selector matches. Pure.
  */
 import type { ToolContext } from "../context.ts";
-import type { ElementList, ElementRow } from "../../ui/element_list.ts";
-import { shortClass, shortResourceId } from "../../ui/names.ts";
-import type { Match } from "../../ui/protocol.ts";
+import type { ElementList, ElementRow } from "../../ui/shared/element_types.ts";
+import { shortClass, shortResourceId } from "../../ui/shared/names.ts";
+import type { Match } from "../../ui/shared/protocol.ts";
 
 export function rowData(r: ElementRow) {
   return {

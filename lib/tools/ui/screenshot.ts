@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { invalidParams } from "../../core/errors.ts";
-import { SMALL_FRAME_DIMENSION } from "../../emulator/limits.ts";
+import { SMALL_FRAME_DIMENSION } from "../../emulator/shared/limits.ts";
 import { defineTool } from "../define_tool.ts";
 import { deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
@@ -13,8 +13,8 @@ import {
   DEFAULT_JPEG_QUALITY,
   MAX_JPEG_QUALITY,
   MIN_JPEG_QUALITY,
-} from "../../ui/fast_path_limits.ts";
-import { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION } from "../../ui/limits.ts";
+} from "../../ui/shared/fast_path_limits.ts";
+import { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION } from "../../ui/shared/limits.ts";
 
 /** Base64 of `bytes` (chunked so large images do not overflow the argument list). */
 export function encodeBase64(bytes: Uint8Array): string {

@@ -21,7 +21,7 @@ import {
   DEFAULT_LONG_PRESS_MS,
   MAX_LONG_PRESS_MS,
   MIN_LONG_PRESS_MS,
-} from "../../ui/gesture_limits.ts";
+} from "../../ui/shared/gesture_limits.ts";
 
 const uiTap = defineTool({
   name: "ui_tap",

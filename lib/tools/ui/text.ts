@@ -18,11 +18,15 @@ import {
 import { act, elementTarget, inputPath, screenTarget, UI_QUERY_TIMEOUT_MS } from "./act.ts";
 import { pathNote } from "./paths.ts";
 import { matchData } from "./render.ts";
-import type { ActResult, ActTarget } from "../../ui/act_types.ts";
-import { checkTextLength, inputTextCanType, MAX_TYPE_TEXT_BYTES } from "../../ui/text_rules.ts";
+import type { ActResult, ActTarget } from "../../ui/shared/act_types.ts";
+import {
+  checkTextLength,
+  inputTextCanType,
+  MAX_TYPE_TEXT_BYTES,
+} from "../../ui/shared/text_rules.ts";
 import { readInputMethodDump, requireAdbKeyboard } from "../../android/input_method.ts";
-import { dumpTellsKeyboard, keyboardState } from "../../ui/keyboard_signal.ts";
-import { MAX_ROWS } from "../../ui/limits.ts";
+import { dumpTellsKeyboard, keyboardState } from "../../ui/shared/keyboard_signal.ts";
+import { MAX_ROWS } from "../../ui/shared/limits.ts";
 
 function asciiOnly(text: string): boolean {
   return [...text].every(inputTextCanType);
@@ -199,7 +203,7 @@ const hideSoftKeyboard = defineTool({
   },
   async run(args, ctx) {
     const serial = await deviceFor(ctx, args.device_serial);
-    // The same signal as the element list's `keyboard:` (lib/ui/keyboard_signal.ts).
+    // The same signal as the element list's `keyboard:` (lib/ui/shared/keyboard_signal.ts).
     // All rows, so the handles of the list the agent holds stay what they were.
     const now = await ctx.ui.observe(
       { serial, maxRows: MAX_ROWS, activity: false, internal: true },

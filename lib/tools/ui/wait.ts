@@ -9,8 +9,8 @@ import type { ToolContext } from "../context.ts";
 import { deviceFor } from "../device_args.ts";
 import { maxRowsParam, selectorParam, serialParam, timeoutParam } from "../params.ts";
 import { listData, matchData, matchLine, progressOf } from "./render.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../../ui/limits.ts";
-import type { UiSelector } from "../../ui/selector_rules.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../../ui/shared/limits.ts";
+import type { UiSelector } from "../../ui/shared/selector_rules.ts";
 
 /** `ui_wait_for_idle` and `ui_assert_element` default wait (spec). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;

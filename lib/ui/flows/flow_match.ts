@@ -14,7 +14,7 @@ import {
 } from "../hierarchy.ts";
 import { CoverIndex, type TapPoint } from "../occlusion.ts";
 import { findKeyboard, type KeyboardInfo } from "../screen_parts.ts";
-import { flowRegex, type FlowSelector, flowTextMatches } from "./flow_selector.ts";
+import { flowRegex, type FlowSelector, flowTextMatches } from "../shared/flows/flow_selector.ts";
 
 export interface FlowCandidate {
   node: UiNode;

@@ -2,11 +2,11 @@
  * The main thread's handle on the UI worker. The worker starts on the first UI call, with network
  * access to the ADB server only and read/write of the data directory (the UI Automator locks),
  * and lives until `close()`. Every method takes the tool's cancellation signal and answers with
- * plain data (lib/ui/protocol.ts).
+ * plain data (lib/ui/shared/protocol.ts).
  */
-import type { AdbServerAddress } from "../adb/server_address.ts";
-import { startWorker, uiWorkerPermissions } from "../core/worker_permissions.ts";
-import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
+import type { AdbServerAddress } from "../../adb/server_address.ts";
+import { startWorker, uiWorkerPermissions } from "../../core/worker_permissions.ts";
+import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
 import type { ActParams, ActResult } from "./act_types.ts";
 import type {
   CompareParams,
@@ -38,13 +38,13 @@ import {
   MAX_WAIT_TIMEOUT_MS,
   SCREENSHOT_TIMEOUT_MS,
 } from "./limits.ts";
-import { existingDirs, type GrpcEndpoint, readDiscovery } from "../emulator/discovery.ts";
+import { existingDirs, type GrpcEndpoint, readDiscovery } from "../../emulator/shared/discovery.ts";
 import type {
   FastScreenshotParams,
   FastScreenshotResult,
   PathResult,
   RotateParams,
-} from "./fast_paths.ts";
+} from "./fast_path_types.ts";
 import { MAX_GESTURE_BUDGET_MS } from "./gesture_limits.ts";
 
 /** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
@@ -61,7 +61,7 @@ export interface UiClientOptions {
   /** Where workers/ui.ts is (tests and the compiled binary may point elsewhere). */
   workerUrl?: URL;
   /**
-   * Where emulators advertise their gRPC endpoints (lib/emulator/discovery.ts discoveryDirs);
+   * Where emulators advertise their gRPC endpoints (lib/emulator/shared/discovery.ts discoveryDirs);
    * those that exist when the worker starts are granted read, their endpoints' ports net.
    */
   discoveryDirs?: readonly string[];
@@ -70,7 +70,7 @@ export interface UiClientOptions {
 }
 
 /** The program's data files the worker reads (the emulator proto). */
-export const PROTO_DIR = new URL("../../proto/", import.meta.url);
+export const PROTO_DIR = new URL("../../../proto/", import.meta.url);
 
 export interface UiCallOptions {
   signal?: AbortSignal;
@@ -136,7 +136,7 @@ export class UiClient {
     const dirs = await existingDirs(this.#opts.discoveryDirs ?? []);
     const advertised = (await readDiscovery(dirs)).map((e) => e.address);
     const explicit = this.#opts.grpc ?? null;
-    const url = new URL(this.#opts.workerUrl ?? new URL("../../workers/ui.ts", import.meta.url));
+    const url = new URL(this.#opts.workerUrl ?? new URL("../../../workers/ui.ts", import.meta.url));
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("adbHost", this.#opts.adbServer.host);
     url.searchParams.set("adbPort", String(this.#opts.adbServer.port));

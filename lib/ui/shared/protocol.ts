@@ -1,25 +1,37 @@
 /**
- * The UI worker's messages (workers/ui.ts ↔ lib/ui/client.ts). The worker owns UI Automator
+ * The UI worker's messages (workers/ui.ts ↔ lib/ui/shared/client.ts). The worker owns UI Automator
  * captures, the per-device lock, each device's latest element list (what handles mean) and its
  * latest capture (the baseline for settling). Everything here is plain data.
  */
-import type { Bounds } from "./hierarchy.ts";
-import type { ElementList } from "./element_list.ts";
-import type { CompareDiff } from "./compare.ts";
+import type { Bounds } from "./bounds.ts";
+import type { ElementList } from "./element_types.ts";
 import type { ActParams, ActResult } from "./act_types.ts";
-import type { CaptureInfo, Match, ObserveResult, SettleResultMessage } from "./result_types.ts";
-import type { NodeInfo, TapState } from "./handles.ts";
-import type { UiSelector } from "./selectors.ts";
+import type {
+  CaptureInfo,
+  CompareDiff,
+  Match,
+  ObserveResult,
+  SettleResultMessage,
+} from "./result_types.ts";
+import type { NodeInfo, TapState } from "./node_types.ts";
+import type { UiSelector } from "./selector_rules.ts";
 import type { FlowSelector } from "./flows/flow_selector.ts";
-import type { SettleOptions } from "./settle.ts";
 import type {
   FastScreenshotParams,
   FastScreenshotResult,
   PathResult,
   RotateParams,
-} from "./fast_paths.ts";
+} from "./fast_path_types.ts";
 
 export type { CaptureInfo, Match, ObserveResult, SettleResultMessage };
+
+/** How long settling may take and what counts as quiet (lib/ui/settle.ts applies it). */
+export interface SettleOptions {
+  maxMs?: number;
+  quietMs?: number;
+  responseWaitMs?: number;
+  loadingWaitMs?: number;
+}
 
 export interface ObserveParams {
   serial: string;
@@ -122,7 +134,7 @@ export interface WaitResult {
   total: number;
 }
 
-/** What `ui.flowFind` waits for (a Maestro selector, lib/ui/flows/flow_selector.ts). */
+/** What `ui.flowFind` waits for (a Maestro selector, lib/ui/shared/flows/flow_selector.ts). */
 export type FlowWant =
   /** A match nothing covers. */
   | "visible"

@@ -1,5 +1,5 @@
 /** The refusal while this process runs instrumentation (a leaf: both sides raise it). */
-import { ToolError } from "../core/errors.ts";
+import { ToolError } from "../../core/errors.ts";
 
 /** "busy: instrumentation running" (spec): captures refused while this process runs tests. */
 export function instrumentationBusyError(serial: string): ToolError {

@@ -8,8 +8,8 @@
  * or after an app hid it itself), so it decides only when the dump holds one window, which can
  * never show the keyboard.
  */
-import type { Bounds } from "./hierarchy.ts";
-import { parseInputShown } from "../android/input_method.ts";
+import type { Bounds } from "./bounds.ts";
+import { parseInputShown } from "../../android/input_method.ts";
 
 export interface KeyboardState {
   shown: boolean;

@@ -3,7 +3,7 @@
  * thread; captures, settling and screenshots in the worker). A leaf: the main thread imports
  * this instead of the worker's capture and settle code, which re-export from here.
  */
-import { boundedInt } from "../core/bounds.ts";
+import { boundedInt } from "../../core/bounds.ts";
 
 /** Rows shown when the caller names no limit (the spec's interactive rows default). */
 export const DEFAULT_MAX_ROWS = 80;

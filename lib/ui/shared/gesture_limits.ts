@@ -7,7 +7,7 @@ import {
   MAX_DRAG_HOLD_MS,
   MAX_DRAG_MOVE_MS,
   MAX_PINCH_MS,
-} from "../emulator/limits.ts";
+} from "../../emulator/shared/limits.ts";
 
 /** Longest gesture the worker may run (a drag at its bounds), plus input deadlines. */
 export const MAX_GESTURE_BUDGET_MS = MAX_DRAG_HOLD_MS + MAX_DRAG_MOVE_MS + MAX_DRAG_DWELL_MS +

@@ -6,7 +6,7 @@
  * content description), a point only where nothing identified the element, said in a comment;
  * typed text kept, a password field's text as `${NAME}`. Pure.
  */
-import { appendAll } from "../../core/arrays.ts";
+import { appendAll } from "../../../core/arrays.ts";
 import type { FlowSelector } from "./flow_selector.ts";
 import { maestroKey, type RecordedStep, type RecordedTarget } from "./flow_record.ts";
 

@@ -6,7 +6,7 @@
  * the ui_* tools do. The run stops at the first step that does not hold, with the settled screen
  * there. Every step is timed; the run has a deadline and a bound on steps run.
  */
-import { isToolError, ToolError } from "../../core/errors.ts";
+import { isToolError, ToolError } from "../../../core/errors.ts";
 import type { ActParams, ActResult, NamedPoint } from "../act_types.ts";
 import type { FlowFindParams, FlowFindResult, SettleResultMessage } from "../protocol.ts";
 import { describeFlowSelector, type FlowSelector } from "./flow_selector.ts";

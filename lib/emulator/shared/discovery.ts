@@ -6,8 +6,8 @@
  * Parsing and choosing are pure; `readDiscoveryDir` is the file adapter. Facts:
  * ../shared/EMULATOR.md §1 (keys, directories, stale files) and §2 (auth modes).
  */
-import { join } from "../core/path.ts";
-import { openRegularNoFollow, readHead } from "../core/safe_open.ts";
+import { join } from "../../core/path.ts";
+import { openRegularNoFollow, readHead } from "../../core/safe_open.ts";
 
 /** Discovery files read per directory, at most. */
 export const MAX_DISCOVERY_FILES = 64;

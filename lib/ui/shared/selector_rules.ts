@@ -3,7 +3,7 @@
  * runs, the UI worker matches it, lib/ui/selectors.ts): the keys, the limits and
  * `validateSelector`.
  */
-import { invalidParams } from "../core/errors.ts";
+import { invalidParams } from "../../core/errors.ts";
 
 /** Results a search returns when the caller names no limit. */
 export const DEFAULT_FIND_RESULTS = 20;

@@ -5,9 +5,9 @@
  * Plain data shared by the main thread (lib/tools/ui/act.ts builds it) and the worker
  * (lib/ui/act_service.ts runs it); type-only imports, so neither side loads the other's code.
  */
-import type { Bounds } from "./hierarchy.ts";
+import type { Bounds } from "./bounds.ts";
 import type { Match, SettleResultMessage } from "./result_types.ts";
-import type { GestureResult, PathResult } from "./fast_paths.ts";
+import type { GestureResult, PathResult } from "./fast_path_types.ts";
 import type { FlowSelector } from "./flows/flow_selector.ts";
 
 export interface ActPoint {
@@ -27,7 +27,7 @@ export type ActGesture =
 
 export type ActStep =
   | { kind: "gesture"; gesture: ActGesture }
-  /** Types text with `input text` (checked by lib/ui/text_rules.ts before the request). */
+  /** Types text with `input text` (checked by lib/ui/shared/text_rules.ts before the request). */
   | { kind: "text"; text: string }
   /** Types any text with the ADB keyboard's broadcast (its IME checked before the request). */
   | { kind: "unicode_text"; text: string }

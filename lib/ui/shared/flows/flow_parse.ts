@@ -1,5 +1,5 @@
 /**
- * Maestro flow YAML → a checked flow (lib/ui/flows/flow_types.ts), all of it before anything runs:
+ * Maestro flow YAML → a checked flow (lib/ui/shared/flows/flow_types.ts), all of it before anything runs:
  * the header (`appId`, `name`, `tags`, `env`) and `---`, then the steps; every runFlow file read
  * and parsed too, `${VAR}`s replaced, every selector, text, key and bound checked. A step outside
  * the supported subset, an unknown key or variable, or a bound passed is `invalid_params` that
@@ -7,8 +7,8 @@
  * with its alias limit on.
  */
 import { parseAllDocuments } from "yaml";
-import { invalidParams } from "../../core/errors.ts";
-import { validateKeyName } from "../../core/validation.ts";
+import { invalidParams } from "../../../core/errors.ts";
+import { validateKeyName } from "../../../core/validation.ts";
 import { checkTextLength } from "../text_rules.ts";
 import { FLOW_SELECTOR_KEYS, parseFlowSelector } from "./flow_selector.ts";
 import {

@@ -1,4 +1,4 @@
-/** Bounds of a UI flow (run_ui_flow, lib/ui/flows/): every count, size and time has one. */
+/** Bounds of a UI flow (run_ui_flow, lib/ui/shared/flows/): every count, size and time has one. */
 
 /** Largest flow file or inline text, in bytes (each file of a runFlow counts on its own). */
 export const MAX_FLOW_BYTES = 256 * 1024;

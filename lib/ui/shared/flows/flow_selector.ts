@@ -9,7 +9,7 @@
  * `index` picks among the matches in screen order; `below` / `above` / `left_of` / `right_of` /
  * `child_of` relate the element to another selector's first match, nearest first.
  */
-import { invalidParams } from "../../core/errors.ts";
+import { invalidParams } from "../../../core/errors.ts";
 
 /** Longest selector string (a regex) a flow may use. */
 export const MAX_FLOW_SELECTOR_CHARS = 1_000;

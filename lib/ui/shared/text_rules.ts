@@ -3,7 +3,7 @@
  * UI worker's input code (lib/ui/actions.ts): a leaf, so the main thread does not load the worker's
  * input code to read it.
  */
-import { invalidParams } from "../core/errors.ts";
+import { invalidParams } from "../../core/errors.ts";
 
 /** Most bytes `ui_type_text` / `ui_fill_input` / `ui_type_text_unicode` type in one call (spec). */
 export const MAX_TYPE_TEXT_BYTES = 1_000;

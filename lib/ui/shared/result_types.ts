@@ -1,12 +1,16 @@
 /**
- * What a UI capture, find and settle answer: the result types `ui.act` (lib/ui/act_types.ts) and
- * the worker protocol (lib/ui/protocol.ts) both name. A leaf, so those two import it and not
+ * What a UI capture, find and settle answer: the result types `ui.act` (lib/ui/shared/act_types.ts) and
+ * the worker protocol (lib/ui/shared/protocol.ts) both name. A leaf, so those two import it and not
  * each other.
  */
-import type { DumpForm } from "./capture.ts";
-import type { ElementList } from "./element_list.ts";
-import type { NodeInfo } from "./handles.ts";
-import type { SettleReason } from "./settle.ts";
+import type { ElementList, ElementRow } from "./element_types.ts";
+import type { NodeInfo } from "./node_types.ts";
+
+/** How the hierarchy was dumped: to the terminal, or to a file read back. */
+export type DumpForm = "tty" | "file";
+
+/** Why settling ended. */
+export type SettleReason = "stable" | "loading_timeout" | "timeout";
 
 export interface CaptureInfo {
   screenHash: string;
@@ -46,4 +50,13 @@ export interface SettleResultMessage extends ObserveResult {
   frames?: number;
   /** What settled it: two equal captures or still frames after one (null when not settled). */
   settledBy?: "tree" | "frames" | null;
+}
+
+/** compare_ui_state's diff of two element lists (lib/ui/compare.ts). */
+export interface CompareDiff {
+  sameScreen: boolean;
+  added: ElementRow[];
+  removed: ElementRow[];
+  changed: { row: ElementRow; before: ElementRow; what: string[] }[];
+  totals: { added: number; removed: number; changed: number };
 }
