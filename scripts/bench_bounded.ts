@@ -312,6 +312,7 @@ function screenFrame(w: number, h: number): Uint8Array {
 
 async function screenshotProcessing(): Promise<Row[]> {
   const png = await import("../lib/ui/png.ts");
+  const resize = await import("../lib/ui/resize.ts");
   const { prepareRawScreenshot, targetSize, DEFAULT_MAX_DIMENSION } = await import(
     "../lib/ui/screenshot.ts"
   );
@@ -335,14 +336,14 @@ async function screenshotProcessing(): Promise<Row[]> {
     const img = await png.decodePng(devicePng);
     dec.push(performance.now() - t);
     t = performance.now();
-    const small = png.resizeAreaAverage(img, size.width, size.height);
+    const small = resize.resizeAreaAverage(img, size.width, size.height);
     rsOld.push(performance.now() - t);
     t = performance.now();
     oldBytes = (await png.encodePng(small, { filter: "adaptive" })).length;
     encOld.push(performance.now() - t);
     t = performance.now();
     const frame = parseRawScreencap(raw)!;
-    const box = png.resizeBox(frame, size.width, size.height);
+    const box = resize.resizeBox(frame, size.width, size.height);
     rsNew.push(performance.now() - t);
     const t2 = performance.now();
     newBytes = (await png.encodePng(box)).length;

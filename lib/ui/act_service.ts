@@ -23,6 +23,7 @@ import type {
   ActPoint,
   ActResult,
   ActStep,
+  ActTarget,
   TypedVia,
 } from "./shared/act_types.ts";
 import { inputTextCanType } from "./shared/text_rules.ts";
@@ -129,6 +130,21 @@ function noFocusedField(): ToolError {
   );
 }
 
+/** How a text step types: pasted from the clipboard or through the ADB keyboard. */
+interface TypingPlan {
+  via: "clipboard" | "adb_keyboard";
+  fallback: TypedVia["fallback"];
+}
+
+/** What an action is aimed at, checked before anything runs. */
+interface Aim {
+  node: Match | null;
+  at: ActPoint | null;
+  screen: ActResult["screen"];
+  hidKeyboard: boolean;
+  flowTarget: ActResult["flowTarget"];
+}
+
 export class ActService {
   #o: ActServiceOptions;
   #pacer: ActionPacer<never>;
@@ -140,125 +156,189 @@ export class ActService {
   }
 
   async act(p: ActParams, ctx: CallContext): Promise<ActResult> {
-    const signal = ctx.signal;
-    const ui = this.#o.service;
-    let node: Match | null = null;
-    let at: ActPoint | null = null;
-    let screen: ActResult["screen"] = null;
-    const t = p.target;
-    let lastHash = "";
-    let hidKeyboard = false;
-    let flowTarget: ActResult["flowTarget"] = null;
     this.#interval = p.minIntervalMs;
-    if (t.kind === "element") {
-      let r = await ui.resolve(
-        { serial: p.serial, target: t.target, expectScreenHash: t.expectScreenHash ?? null },
-        ctx,
-      );
-      if (t.requireEnabled && !r.node.enabled) {
-        throw new ToolError(
-          "invalid_request",
-          `${t.target} is disabled (${describe(r.node)}): nothing was done; fill what it needs ` +
-            "first or pick another element",
-          { tree_path: r.node.path },
-        );
-      }
-      if (t.tappable && r.tap === "hidden") throw notTappable(r, t.target);
-      if (t.tappable && r.tap === "under-keyboard") {
-        r = await this.#hideKeyboardFor(p.serial, r, t.target, ctx);
-        hidKeyboard = true;
-      }
-      node = r.node;
-      at = { x: r.x, y: r.y };
-      lastHash = r.screenHash;
-      flowTarget = { selector: r.flowSelector ?? null, password: node.password };
-      if (t.requireEditable && !node.editable) {
-        throw new ToolError(
-          "invalid_request",
-          `${t.target} is not a text field (${describe(node)}): nothing was typed; pick a row ` +
-            "flagged edit in the element list",
-          { tree_path: node.path },
-        );
-      }
-    }
-    if (t.kind === "flow") {
-      const f = await ui.flowFind(
-        { serial: p.serial, selector: t.selector, want: "tappable", timeoutMs: t.timeoutMs },
-        ctx,
-      );
-      if (!f.met || !f.match) throw flowNotTappable(f, t.selector);
-      let r: ResolveResult = {
-        screenHash: f.screenHash,
-        node: f.match,
-        x: f.x,
-        y: f.y,
-        tap: f.tap ?? "hidden",
-        coveredBy: f.coveredBy,
-        capture: null as never,
-      };
-      if ((t.requireEnabled ?? true) && !r.node.enabled) {
-        throw new ToolError(
-          "invalid_request",
-          `${describeFlowSelector(t.selector)} is disabled (${describe(r.node)}): nothing was done`,
-          { tree_path: r.node.path },
-        );
-      }
-      if (r.tap === "under-keyboard") {
-        r = await this.#hideKeyboardFor(p.serial, r, describeFlowSelector(t.selector), ctx);
-        hidKeyboard = true;
-      }
-      node = r.node;
-      at = { x: r.x, y: r.y };
-      lastHash = r.screenHash;
-      screen = { ...f.screen, screenHash: r.screenHash };
-      flowTarget = { selector: t.selector, password: node.password };
-    }
-    if (t.kind === "element") {
-      // The resolve just captured: its screen is the one the target is on.
-      screen = { ...await ui.screen(p.serial, signal), screenHash: lastHash };
-    }
-    if (t.kind === "screen" || t.kind === "focused") {
-      const s = await ui.tree(
-        { serial: p.serial, maxNodes: t.kind === "focused" ? undefined : 1 },
-        ctx,
-      );
-      const expect = t.expectScreenHash;
-      if (expect && expect !== s.screenHash) throw screenChanged(expect, s.screenHash);
-      screen = { width: s.width, height: s.height, rotation: s.rotation, screenHash: s.screenHash };
-      if (t.kind === "focused") {
-        const f = s.nodes.find((n) => n.focused && n.editable);
-        if (!f) throw noFocusedField();
-        node = { ...f, handle: null };
-        at = { x: f.x, y: f.y };
-        flowTarget = { selector: null, password: f.password };
-      }
-    }
+    const aim = await this.#aim(p, ctx);
     for (const q of p.points ?? []) {
-      if (!screen) throw new TypeError("ui.act: points need a screen target");
+      if (!aim.screen) throw new TypeError("ui.act: points need a screen target");
       validateCoordinates(q.x, q.y, {
-        maxX: Math.max(0, screen.width - 1),
-        maxY: Math.max(0, screen.height - 1),
+        maxX: Math.max(0, aim.screen.width - 1),
+        maxY: Math.max(0, aim.screen.height - 1),
         names: q.names,
       });
     }
     const typing = await this.#typingPlan(p);
     // Everything is checked: pace, then act.
-    const pacedMs = await this.#pacer.before(p.serial, signal);
+    const { pacedMs, gestures, keys, typed } = await this.#perform(p, aim, typing, ctx);
+    const result = (settle: ActResult["settle"]): ActResult => ({
+      pacedMs,
+      node: aim.node,
+      at: aim.at,
+      hidKeyboard: aim.hidKeyboard,
+      screen: aim.screen,
+      gestures,
+      keys,
+      settle,
+      flowTarget: aim.flowTarget,
+      ...(typed ? { typed } : {}),
+    });
+    if (p.observeAfter === false) return result(null);
+    const touched = this.#touched(p, aim.node, aim.at);
+    return result(
+      await this.#o.service.settle({
+        serial: p.serial,
+        touched,
+        maxRows: p.maxRows,
+        activity: p.activity,
+        internal: p.internal,
+      }, ctx),
+    );
+  }
+
+  /** What the action is aimed at, checked: the node, its tap point, the screen it is on. */
+  async #aim(p: ActParams, ctx: CallContext): Promise<Aim> {
+    const t = p.target;
+    if (t.kind === "element") return await this.#aimAtElement(p.serial, t, ctx);
+    if (t.kind === "flow") return await this.#aimAtFlow(p.serial, t, ctx);
+    if (t.kind === "screen" || t.kind === "focused") {
+      return await this.#aimAtScreen(p.serial, t, ctx);
+    }
+    return { node: null, at: null, screen: null, hidKeyboard: false, flowTarget: null };
+  }
+
+  async #aimAtElement(
+    serial: string,
+    t: Extract<ActTarget, { kind: "element" }>,
+    ctx: CallContext,
+  ): Promise<Aim> {
+    const ui = this.#o.service;
+    let r = await ui.resolve(
+      { serial, target: t.target, expectScreenHash: t.expectScreenHash ?? null },
+      ctx,
+    );
+    if (t.requireEnabled && !r.node.enabled) {
+      throw new ToolError(
+        "invalid_request",
+        `${t.target} is disabled (${describe(r.node)}): nothing was done; fill what it needs ` +
+          "first or pick another element",
+        { tree_path: r.node.path },
+      );
+    }
+    if (t.tappable && r.tap === "hidden") throw notTappable(r, t.target);
+    let hidKeyboard = false;
+    if (t.tappable && r.tap === "under-keyboard") {
+      r = await this.#hideKeyboardFor(serial, r, t.target, ctx);
+      hidKeyboard = true;
+    }
+    const node = r.node;
+    if (t.requireEditable && !node.editable) {
+      throw new ToolError(
+        "invalid_request",
+        `${t.target} is not a text field (${describe(node)}): nothing was typed; pick a row ` +
+          "flagged edit in the element list",
+        { tree_path: node.path },
+      );
+    }
+    // The resolve just captured: its screen is the one the target is on.
+    const screen = { ...await ui.screen(serial, ctx.signal), screenHash: r.screenHash };
+    const flowTarget = { selector: r.flowSelector ?? null, password: node.password };
+    return { node, at: { x: r.x, y: r.y }, screen, hidKeyboard, flowTarget };
+  }
+
+  async #aimAtFlow(
+    serial: string,
+    t: Extract<ActTarget, { kind: "flow" }>,
+    ctx: CallContext,
+  ): Promise<Aim> {
+    const f = await this.#o.service.flowFind(
+      { serial, selector: t.selector, want: "tappable", timeoutMs: t.timeoutMs },
+      ctx,
+    );
+    if (!f.met || !f.match) throw flowNotTappable(f, t.selector);
+    let r: ResolveResult = {
+      screenHash: f.screenHash,
+      node: f.match,
+      x: f.x,
+      y: f.y,
+      tap: f.tap ?? "hidden",
+      coveredBy: f.coveredBy,
+      capture: null as never,
+    };
+    if ((t.requireEnabled ?? true) && !r.node.enabled) {
+      throw new ToolError(
+        "invalid_request",
+        `${describeFlowSelector(t.selector)} is disabled (${describe(r.node)}): nothing was done`,
+        { tree_path: r.node.path },
+      );
+    }
+    let hidKeyboard = false;
+    if (r.tap === "under-keyboard") {
+      r = await this.#hideKeyboardFor(serial, r, describeFlowSelector(t.selector), ctx);
+      hidKeyboard = true;
+    }
+    return {
+      node: r.node,
+      at: { x: r.x, y: r.y },
+      screen: { ...f.screen, screenHash: r.screenHash },
+      hidKeyboard,
+      flowTarget: { selector: t.selector, password: r.node.password },
+    };
+  }
+
+  async #aimAtScreen(
+    serial: string,
+    t: Extract<ActTarget, { kind: "screen" | "focused" }>,
+    ctx: CallContext,
+  ): Promise<Aim> {
+    const s = await this.#o.service.tree(
+      { serial, maxNodes: t.kind === "focused" ? undefined : 1 },
+      ctx,
+    );
+    const expect = t.expectScreenHash;
+    if (expect && expect !== s.screenHash) throw screenChanged(expect, s.screenHash);
+    const screen = {
+      width: s.width,
+      height: s.height,
+      rotation: s.rotation,
+      screenHash: s.screenHash,
+    };
+    if (t.kind !== "focused") {
+      return { node: null, at: null, screen, hidKeyboard: false, flowTarget: null };
+    }
+    const f = s.nodes.find((n) => n.focused && n.editable);
+    if (!f) throw noFocusedField();
+    return {
+      node: { ...f, handle: null },
+      at: { x: f.x, y: f.y },
+      screen,
+      hidKeyboard: false,
+      flowTarget: { selector: null, password: f.password },
+    };
+  }
+
+  /** Paced, the steps run; a pasted text is checked and the clipboard put back. */
+  async #perform(
+    p: ActParams,
+    aim: Aim,
+    typing: TypingPlan | null,
+    ctx: CallContext,
+  ): Promise<Pick<ActResult, "pacedMs" | "gestures" | "keys" | "typed">> {
+    const pacedMs = await this.#pacer.before(p.serial, ctx.signal);
     const gestures: GestureResult[] = [];
     const keys: (PathResult & { sent: boolean })[] = [];
     const typed: { value: TypedVia | undefined; restore: string | null } = {
       value: typing ? { via: typing.via, fallback: typing.fallback } : undefined,
       restore: null,
     };
+    const target = { node: aim.node, at: aim.at, screen: aim.screen };
     try {
       for (const step of p.steps) {
-        await this.#step(p, step, { node, at, screen }, gestures, keys, signal, typed);
+        await this.#step(p, step, target, gestures, keys, ctx.signal, typed);
       }
       if (typed.value?.via === "clipboard") {
         const step = p.steps.find((x) => x.kind === "any_text")!;
         await this.#checkPasted(
           p.serial,
-          node,
+          aim.node,
           step as Extract<ActStep, { kind: "any_text" }>,
           ctx,
         );
@@ -272,41 +352,7 @@ export class ActService {
       }
       this.#pacer.done(p.serial);
     }
-    const typedOut = typed.value ? { typed: typed.value } : {};
-    if (p.observeAfter === false) {
-      return {
-        pacedMs,
-        node,
-        at,
-        hidKeyboard,
-        screen,
-        gestures,
-        keys,
-        settle: null,
-        flowTarget,
-        ...typedOut,
-      };
-    }
-    const touched = this.#touched(p, node, at);
-    const settle = await ui.settle({
-      serial: p.serial,
-      touched,
-      maxRows: p.maxRows,
-      activity: p.activity,
-      internal: p.internal,
-    }, ctx);
-    return {
-      pacedMs,
-      node,
-      at,
-      hidKeyboard,
-      screen,
-      gestures,
-      keys,
-      settle,
-      flowTarget,
-      ...typedOut,
-    };
+    return { pacedMs, gestures, keys, typed: typed.value };
   }
 
   /**
@@ -316,7 +362,7 @@ export class ActService {
    */
   async #typingPlan(
     p: ActParams,
-  ): Promise<{ via: "clipboard" | "adb_keyboard"; fallback: TypedVia["fallback"] } | null> {
+  ): Promise<TypingPlan | null> {
     const step = p.steps.find((x) => x.kind === "any_text");
     if (!step || step.kind !== "any_text" || !needsMoreThanInputText(step.text)) return null;
     const why = await this.#o.fast.grpcUnusable(p.serial);

@@ -194,7 +194,56 @@ interface Candidate {
   dropped: boolean;
 }
 
-/** Builds the element list of `tree`. */
+/** A listed node's flags, as a set (FLAG_ORDER orders them on the row). */
+function flagsOf(tree: UiTree, n: UiNode, isKey: boolean, underKeyboard: boolean) {
+  const flags = new Set<ElementFlag>();
+  if (n.clickable || isKey) flags.add("click");
+  if (n.longClickable) flags.add("long");
+  if (isEditable(n)) flags.add("edit");
+  if (n.scrollable) {
+    flags.add("scroll");
+    const dir = scrollDirection(tree, n);
+    if (dir) flags.add(dir);
+  }
+  if (n.focused) flags.add("focused");
+  if (n.checkable) flags.add(n.checked ? "checked" : "unchecked");
+  if (n.selected) flags.add("selected");
+  if (!n.enabled) flags.add("disabled");
+  if (n.password) flags.add("password");
+  if (isKey) flags.add("ime-action");
+  else if (underKeyboard) flags.add("under-keyboard");
+  return flags;
+}
+
+/** The `i`-th row shown (handle `e<i+1>`) for a kept candidate. */
+function toRow(c: Candidate, i: number, actionKey: number | null | undefined): ElementRow {
+  const n = c.node;
+  const isKey = n.id === actionKey;
+  const label = joinLabel(c.parts);
+  const hint = c.hint !== "" ? c.hint : joinLabel(c.hintParts);
+  return {
+    handle: `e${i + 1}`,
+    node: n.id,
+    path: n.path,
+    className: isKey ? "Key" : shortClass(n.className),
+    label,
+    hint: hint !== "" && hint !== label ? cutAtWord(cleanText(hint)) : "",
+    editable: isEditable(n),
+    resourceId: isKey ? "" : meaningfulId(c.idNode.resourceId),
+    x: c.x,
+    y: c.y,
+    width: boundsWidth(c.piece),
+    height: boundsHeight(c.piece),
+    bounds: n.bounds,
+    flags: FLAG_ORDER.filter((f) => c.flags.has(f)),
+  };
+}
+
+/**
+ * Builds the element list of `tree`. About 100 lines on purpose: one pass over the nodes in
+ * document order, each step reading and writing the same per-node state (owner, candidates,
+ * adopted covers); the row's flags and the rows themselves are apart (flagsOf, toRow).
+ */
 export function buildElementList(tree: UiTree, options: ElementListOptions = {}): ElementList {
   const maxRows = clampRows(options.maxRows);
   const nodes = tree.nodes;
@@ -255,22 +304,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
       appendAll(isEditable(row.node) ? row.hintParts : row.parts, parts);
       continue;
     }
-    const flags = new Set<ElementFlag>();
-    if (n.clickable || isKey) flags.add("click");
-    if (n.longClickable) flags.add("long");
-    if (isEditable(n)) flags.add("edit");
-    if (n.scrollable) {
-      flags.add("scroll");
-      const dir = scrollDirection(tree, n);
-      if (dir) flags.add(dir);
-    }
-    if (n.focused) flags.add("focused");
-    if (n.checkable) flags.add(n.checked ? "checked" : "unchecked");
-    if (n.selected) flags.add("selected");
-    if (!n.enabled) flags.add("disabled");
-    if (n.password) flags.add("password");
-    if (isKey) flags.add("ime-action");
-    else if (tap.kind === "under-keyboard") flags.add("under-keyboard");
+    const flags = flagsOf(tree, n, isKey, tap.kind === "under-keyboard");
     const covered = adopted.get(n.id);
     const named = covered !== undefined && !parts.some((s) => s !== "") &&
       meaningfulId(n.resourceId) === "";
@@ -294,30 +328,7 @@ export function buildElementList(tree: UiTree, options: ElementListOptions = {})
   const list = candidates.filter((c): c is Candidate => c !== undefined);
   dropRepeatingWrappers(list);
   const all = list.filter((c) => !c.dropped);
-  const rows: ElementRow[] = [];
-  for (const c of all) {
-    if (rows.length >= maxRows) break;
-    const n = c.node;
-    const isKey = n.id === keyboard?.actionKey;
-    const label = joinLabel(c.parts);
-    const hint = c.hint !== "" ? c.hint : joinLabel(c.hintParts);
-    rows.push({
-      handle: `e${rows.length + 1}`,
-      node: n.id,
-      path: n.path,
-      className: isKey ? "Key" : shortClass(n.className),
-      label,
-      hint: hint !== "" && hint !== label ? cutAtWord(cleanText(hint)) : "",
-      editable: isEditable(n),
-      resourceId: isKey ? "" : meaningfulId(c.idNode.resourceId),
-      x: c.x,
-      y: c.y,
-      width: boundsWidth(c.piece),
-      height: boundsHeight(c.piece),
-      bounds: n.bounds,
-      flags: FLAG_ORDER.filter((f) => c.flags.has(f)),
-    });
-  }
+  const rows = all.slice(0, maxRows).map((c, i) => toRow(c, i, keyboard?.actionKey));
   return {
     package: mainPackage(tree),
     activity: options.activity ?? null,

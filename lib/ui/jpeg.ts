@@ -166,7 +166,7 @@ function magnitude(v: number): number {
 
 /** Encodes `img` (RGBA) as a baseline JPEG at `quality` (1..100). */
 export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
-  const { width: w, height: h, data } = img;
+  const { width: w, height: h } = img;
   if (w < 1 || h < 1 || w > MAX_JPEG_DIMENSION || h > MAX_JPEG_DIMENSION) {
     throw new RangeError(`Cannot encode a ${w}x${h} JPEG: each side must be 1..65535`);
   }
@@ -178,6 +178,26 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
   const acL = huffmanCodes(AC_LUMA_BITS, AC_LUMA_VALUES);
   const acC = huffmanCodes(AC_CHROMA_BITS, AC_CHROMA_VALUES);
   const out = new BitWriter(Math.ceil(w * h / 4));
+  writeHeaders(out, w, h, ql, qc);
+  const { Y, Cb, Cr, pw, ph, cw } = toPlanes(img);
+  const coder = new BlockCoder(out);
+  for (let my = 0; my < ph; my += 16) {
+    for (let mx = 0; mx < pw; mx += 16) {
+      coder.encode(Y, pw, mx, my, ql, 0, dcL, acL);
+      coder.encode(Y, pw, mx + 8, my, ql, 0, dcL, acL);
+      coder.encode(Y, pw, mx, my + 8, ql, 0, dcL, acL);
+      coder.encode(Y, pw, mx + 8, my + 8, ql, 0, dcL, acL);
+      coder.encode(Cb, cw, mx / 2, my / 2, qc, 1, dcC, acC);
+      coder.encode(Cr, cw, mx / 2, my / 2, qc, 2, dcC, acC);
+    }
+  }
+  out.flush();
+  out.raw([0xff, 0xd9]);
+  return out.buf.slice(0, out.len);
+}
+
+/** SOI, JFIF, the two quantization tables, the frame (4:2:0), the Huffman tables, the scan. */
+function writeHeaders(out: BitWriter, w: number, h: number, ql: Uint8Array, qc: Uint8Array) {
   out.raw([0xff, 0xd8]);
   marker(out, 0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]);
   marker(out, 0xdb, [
@@ -211,8 +231,11 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
     ...dht(0x11, AC_CHROMA_BITS, AC_CHROMA_VALUES),
   ]);
   marker(out, 0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
+}
 
-  // Colour conversion into padded planes (edges replicated to whole 16×16 MCUs).
+/** Colour conversion into padded planes (edges replicated to whole 16×16 MCUs). */
+function toPlanes(img: RgbaImage) {
+  const { width: w, height: h, data } = img;
   const pw = Math.ceil(w / 16) * 16, ph = Math.ceil(h / 16) * 16;
   const Y = new Float32Array(pw * ph);
   const cw = pw / 2, ch = ph / 2;
@@ -229,11 +252,23 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
       Cr[c] += (0.5 * r - 0.418688 * g - 0.081312 * b) / 4;
     }
   }
+  return { Y, Cb, Cr, pw, ph, cw };
+}
 
-  const block = new Float64Array(64), tmp = new Float64Array(64);
-  const coef = new Int32Array(64);
-  const dc = [0, 0, 0];
-  const encodeBlock = (
+/** Codes 8×8 blocks into `out`: DCT, quantization, the DC difference per component, AC runs. */
+class BlockCoder {
+  #out: BitWriter;
+  #block = new Float64Array(64);
+  #tmp = new Float64Array(64);
+  #coef = new Int32Array(64);
+  /** The previous DC coefficient of each component. */
+  #dc = [0, 0, 0];
+
+  constructor(out: BitWriter) {
+    this.#out = out;
+  }
+
+  encode(
     plane: Float32Array,
     stride: number,
     bx: number,
@@ -242,7 +277,8 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
     comp: number,
     dcT: Huffman,
     acT: Huffman,
-  ) => {
+  ): void {
+    const block = this.#block, tmp = this.#tmp, coef = this.#coef, out = this.#out;
     for (let y = 0; y < 8; y++) {
       for (let x = 0; x < 8; x++) block[y * 8 + x] = plane[(by + y) * stride + bx + x];
     }
@@ -262,8 +298,8 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
         coef[k] = Math.round(s / 2 / q[k]);
       }
     }
-    const diff = coef[0] - dc[comp];
-    dc[comp] = coef[0];
+    const diff = coef[0] - this.#dc[comp];
+    this.#dc[comp] = coef[0];
     const sz = magnitude(diff);
     out.bits(dcT.code[sz], dcT.size[sz]);
     if (sz) out.bits(diff < 0 ? diff + (1 << sz) - 1 : diff, sz);
@@ -285,19 +321,5 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
       run = 0;
     }
     if (run > 0) out.bits(acT.code[0], acT.size[0]);
-  };
-
-  for (let my = 0; my < ph; my += 16) {
-    for (let mx = 0; mx < pw; mx += 16) {
-      encodeBlock(Y, pw, mx, my, ql, 0, dcL, acL);
-      encodeBlock(Y, pw, mx + 8, my, ql, 0, dcL, acL);
-      encodeBlock(Y, pw, mx, my + 8, ql, 0, dcL, acL);
-      encodeBlock(Y, pw, mx + 8, my + 8, ql, 0, dcL, acL);
-      encodeBlock(Cb, cw, mx / 2, my / 2, qc, 1, dcC, acC);
-      encodeBlock(Cr, cw, mx / 2, my / 2, qc, 2, dcC, acC);
-    }
   }
-  out.flush();
-  out.raw([0xff, 0xd9]);
-  return out.buf.slice(0, out.len);
 }

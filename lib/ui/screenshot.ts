@@ -20,8 +20,8 @@ import {
   PNG_SIGNATURE,
   PngError,
   readPngHeader,
-  resizeBox,
 } from "./png.ts";
+import { resizeBox } from "./resize.ts";
 import { parseRawScreencap, type RawFrame } from "./raw_screencap.ts";
 import {
   DEFAULT_MAX_DIMENSION,

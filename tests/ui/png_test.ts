@@ -15,10 +15,10 @@ import {
   PNG_SIGNATURE,
   PngError,
   readPngHeader,
-  resizeAreaAverage,
   type RgbaImage,
   unfilter,
 } from "../../lib/ui/png.ts";
+import { resizeAreaAverage } from "../../lib/ui/resize.ts";
 import { encodePng as simEncodePng } from "../sim/ui/render.ts";
 import { prepareScreenshot, targetSize } from "../../lib/ui/screenshot.ts";
 import { ToolError } from "../../lib/core/errors.ts";

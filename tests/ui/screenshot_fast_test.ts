@@ -9,10 +9,10 @@ import {
   encodePng,
   filterRowsFixed,
   PngFilter,
-  resizeBox,
   type RgbaImage,
   unfilter,
 } from "../../lib/ui/png.ts";
+import { resizeBox } from "../../lib/ui/resize.ts";
 import { parseRawScreencap, RawPixelFormat } from "../../lib/ui/raw_screencap.ts";
 import { prepareRawScreenshot } from "../../lib/ui/screenshot.ts";
 import { rasterize } from "../sim/ui/render.ts";
