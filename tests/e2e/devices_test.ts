@@ -104,7 +104,9 @@ Deno.test("get_device_info without a serial needs exactly one online device", as
 Deno.test("a device that drops off mid-session gives an actionable error, then recovers", async () => {
   await using world = await startWorld();
   await using s = await connect(world, []);
-  world.sim.disconnect("emulator-5554", 1);
+  // Gone for 5 s: long enough that the call below, on a loaded machine, still finds it gone
+  // (1 s was not: under the full suite at load 16 the call came after the device was back).
+  world.sim.disconnect("emulator-5554", 5);
   const gone = await call(s, "get_device_info", { device_serial: "emulator-5554" });
   assertEquals(gone.isError, true);
   assertEquals((gone.structuredContent!.error as Record<string, unknown>).code, "device_not_found");
