@@ -5,7 +5,7 @@
  * Issue 22.4: a 108 px request answered with a valid 5000×5000 frame gave a 114 MB JSON-RPC line.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type CallResult, connect, startWorld } from "./harness.ts";
+import { call, type CallResult, connect, ok, startWorld } from "./harness.ts";
 
 const EMU = "emulator-5554";
 
@@ -62,8 +62,3 @@ Deno.test("grpc e2e: a frame larger than asked is scaled down; an absurd one fal
   const normal = ok(await call(s, "screenshot", { device_serial: EMU, max_dimension: 108 }));
   assertEquals(normal.path, "grpc");
 });
-
-function ok(r: CallResult): Record<string, unknown> {
-  assert(!r.isError, JSON.stringify(r.content));
-  return r.structuredContent!;
-}

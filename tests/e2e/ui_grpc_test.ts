@@ -9,44 +9,17 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../asse
 import {
   assertNoInjection,
   call,
-  type CallResult,
   connect,
+  ok,
+  rowBy,
   type Session,
   startWorld,
+  uiOf,
 } from "./harness.ts";
 import type { World } from "./harness.ts";
-import type { UiService } from "../sim/ui/service.ts";
 
 const EMU = "emulator-5554";
 const USB = "R5CT1234ABC";
-
-interface Row {
-  handle: string;
-  label: string;
-  resource_id: string;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  flags: string[];
-}
-
-function ok(r: CallResult, what: string): Record<string, unknown> {
-  const text = r.content.find((c) => c.type === "text")?.text ?? "";
-  assert(!r.isError, `${what} failed: ${text}`);
-  return r.structuredContent!;
-}
-
-function uiOf(world: World, serial = EMU): UiService {
-  return world.sim.device(serial).service<UiService>("ui")!;
-}
-
-function rowBy(s: Record<string, unknown>, pred: (r: Row) => boolean, what: string): Row {
-  const rows = s.elements as Row[];
-  const r = rows.find(pred);
-  assert(r, `no row for ${what} in ${JSON.stringify(rows.map((x) => x.label))}`);
-  return r;
-}
 
 async function read(s: Session, serial = EMU) {
   return ok(await call(s, "get_ui_hierarchy", { device_serial: serial }), "get_ui_hierarchy");

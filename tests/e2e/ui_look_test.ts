@@ -5,16 +5,10 @@
  * combinations are refused before anything runs.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type CallResult, connect, startWorld } from "./harness.ts";
+import { call, connect, ok, startWorld } from "./harness.ts";
 
 const EMU = "emulator-5554";
 const USB = "R5CT1234ABC";
-
-function ok(r: CallResult, what: string): Record<string, unknown> {
-  const text = r.content.find((c) => c.type === "text")?.text ?? "";
-  assert(!r.isError, `${what} failed: ${text}`);
-  return r.structuredContent!;
-}
 
 function jpegSize(b64: string): { width: number; height: number } {
   const b = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));

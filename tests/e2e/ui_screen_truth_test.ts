@@ -6,9 +6,19 @@
  * first; a covered one is refused; `hide_soft_keyboard` and the list decide from one signal.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
-import { assertNoInjection, call, type CallResult, connect, startWorld } from "./harness.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  type Json,
+  ok,
+  rowBy,
+  rows,
+  startWorld,
+  uiOf,
+  type UiRow,
+} from "./harness.ts";
 import type { World } from "./harness.ts";
-import type { UiService } from "../sim/ui/service.ts";
 import { dump, type N, screen } from "../ui/_xml.ts";
 import { RawClient } from "../sim/_raw_client.ts";
 
@@ -24,34 +34,8 @@ const HAVE_REAL = (() => {
   }
 })();
 
-interface Row {
-  handle: string;
-  class: string;
-  label: string;
-  tree_path: string;
-  x: number;
-  y: number;
-  flags: string[];
-}
-
-function ok(r: CallResult, what: string): Record<string, unknown> {
-  const text = r.content.find((c) => c.type === "text")?.text ?? "";
-  assert(!r.isError, `${what} failed: ${text}`);
-  return r.structuredContent!;
-}
-
-function rows(s: Record<string, unknown>): Row[] {
-  return s.elements as Row[];
-}
-
-function row(s: Record<string, unknown>, label: string): Row {
-  const r = rows(s).find((x) => x.label === label);
-  assert(r, `no row "${label}" in ${JSON.stringify(rows(s).map((x) => x.label))}`);
-  return r;
-}
-
-function uiOf(world: World): UiService {
-  return world.sim.device(SERIAL).service<UiService>("ui")!;
+function row(s: Json, label: string): UiRow {
+  return rowBy(s, (x) => x.label === label, `"${label}"`);
 }
 
 /** Runs a command on the device over the ADB wire (`exec:`); its output. */

@@ -9,44 +9,18 @@ import {
   call,
   type CallResult,
   connect,
+  ok,
+  rowBy,
+  rows,
   type Session,
   startWorld,
+  uiOf,
 } from "./harness.ts";
-import type { World } from "./harness.ts";
-import type { UiService } from "../sim/ui/service.ts";
 import { encodePng as simEncodePng, rasterize } from "../sim/ui/render.ts";
 import { decodePng } from "../../lib/ui/png.ts";
 import { psnr, referenceDownscale } from "../ui/_reference_resize.ts";
 
 const SERIAL = "emulator-5554";
-
-interface Row {
-  handle: string;
-  class: string;
-  label: string;
-  resource_id: string;
-  flags: string[];
-}
-
-function ok(r: CallResult, what: string): Record<string, unknown> {
-  const text = r.content.find((c) => c.type === "text")?.text ?? "";
-  assert(!r.isError, `${what} failed: ${text}`);
-  return r.structuredContent!;
-}
-
-function rows(s: Record<string, unknown>): Row[] {
-  return s.elements as Row[];
-}
-
-function rowBy(s: Record<string, unknown>, pred: (r: Row) => boolean, what: string): Row {
-  const r = rows(s).find(pred);
-  assert(r, `no row for ${what} in ${JSON.stringify(rows(s).map((x) => x.label))}`);
-  return r;
-}
-
-function uiOf(world: World): UiService {
-  return world.sim.device(SERIAL).service<UiService>("ui")!;
-}
 
 async function read(s: Session) {
   return ok(await call(s, "get_ui_hierarchy", { device_serial: SERIAL }), "get_ui_hierarchy");

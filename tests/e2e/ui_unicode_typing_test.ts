@@ -6,38 +6,30 @@
  * saying what to install; ASCII still goes through `input text`.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { call, type CallResult, connect, startWorld, type World } from "./harness.ts";
-import type { UiService } from "../sim/ui/service.ts";
+import {
+  call,
+  connect,
+  type Json,
+  ok,
+  rowBy,
+  rows,
+  startWorld,
+  uiOf,
+  type UiRow,
+  type World,
+} from "./harness.ts";
 
 const EMU = "emulator-5554";
 const USB = "R5CT1234ABC";
 const TEXT = "pässwörd 日本語";
 
-interface Row {
-  handle: string;
-  label: string;
-  resource_id: string;
-}
-
-function ok(r: CallResult, what: string): Record<string, unknown> {
-  const text = r.content.find((c) => c.type === "text")?.text ?? "";
-  assert(!r.isError, `${what} failed: ${text}`);
-  return r.structuredContent!;
-}
-
-function uiOf(world: World, serial: string): UiService {
-  return world.sim.device(serial).service<UiService>("ui")!;
-}
-
-function row(s: Record<string, unknown>, id: string): Row {
-  const r = (s.elements as Row[]).find((x) => x.resource_id === id);
-  assert(r, `no ${id} row`);
-  return r;
+function row(s: Json, id: string): UiRow {
+  return rowBy(s, (x) => x.resource_id === id, id);
 }
 
 async function toForm(s: Parameters<typeof call>[0], serial: string) {
   const home = ok(await call(s, "get_ui_hierarchy", { device_serial: serial }), "read");
-  const signIn = (home.elements as Row[]).find((r) => r.label.startsWith("Sign in"))!;
+  const signIn = rows(home).find((r) => r.label.startsWith("Sign in"))!;
   return ok(
     await call(s, "ui_tap_element", { device_serial: serial, tree_path: signIn.handle }),
     "open the form",
