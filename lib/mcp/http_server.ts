@@ -17,15 +17,16 @@
  * `HTTP_HANDSHAKE_GRACE_MS`), else the least recently used one idle ≥ `HTTP_EVICT_IDLE_MS`. Only
  * when none qualifies is it 503, with `Retry-After` saying when the first one will.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { readCapped } from "../core/bytes.ts";
-import { sameBytes, sha256Bytes } from "../core/hash.ts";
-import { HTTP_MCP_PATH, type HttpAddress, isLoopback, originOf } from "./http_address.ts";
+import { HTTP_MCP_PATH, type HttpAddress } from "./http_address.ts";
+import { rpcError, unknownSession } from "./http_errors.ts";
+import { HttpRequestGuard } from "./http_guard.ts";
+import { HTTP_HANDSHAKE_GRACE_MS, type HttpSession, HttpSessionTable } from "./http_sessions.ts";
 import { classifyValue, type JsonRpcId, MAX_MESSAGE_BYTES, RpcCode } from "./jsonrpc.ts";
 import { admissionError } from "./request_gate.ts";
 import type { Session } from "./session.ts";
+
+export { HTTP_HANDSHAKE_GRACE_MS };
 
 /** Sessions one HTTP server holds at once; a new one over the bound is refused (503). */
 export const MAX_HTTP_SESSIONS = 32;
@@ -35,8 +36,6 @@ export const HTTP_SESSION_IDLE_MS = 30 * 60_000;
 export const HTTP_SESSION_IDLE_MS_MAX = 24 * 60 * 60_000;
 /** A session whose client never completed initialization is ended after this long idle. */
 export const HTTP_HANDSHAKE_MS = 10_000;
-/** When the bound is reached, a half-open session idle this long gives its place to a new one. */
-export const HTTP_HANDSHAKE_GRACE_MS = 1_000;
 /** When the bound is reached, the least recently used session idle this long gives its place. */
 export const HTTP_EVICT_IDLE_MS = 60_000;
 /** Largest request body read; larger is refused (413) before it is parsed. */
@@ -55,40 +54,11 @@ export interface HttpServeOptions {
   evictIdleMs?: number;
 }
 
-export interface HttpMcpServer {
-  /** The endpoint's URL once listening (the port the system chose for port 0). */
-  ready: Promise<string>;
-  /** Resolves when the HTTP server has stopped. */
-  finished: Promise<void>;
-  sessionCount(): number;
-  /** End every session (aborting what is in flight) and stop listening. */
-  close(): Promise<void>;
-}
-
-interface Entry {
-  session: Session<unknown>;
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastSeen: number;
-  /** The client sent `notifications/initialized`. */
-  initialized: boolean;
-}
-
-const JSON_HEADERS = { "content-type": "application/json" };
-
-function rpcError(
-  status: number,
-  id: JsonRpcId | null,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  data?: unknown,
-): Response {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), {
-    status,
-    headers: { ...JSON_HEADERS, ...headers },
-  });
-}
+/** One JSON-RPC message read from a POST body. */
+type PostedMessage = {
+  value: unknown;
+  c: Exclude<ReturnType<typeof classifyValue>, { kind: "invalid" }>;
+};
 
 function bounded(v: number, min: number, max: number, name: string): number {
   if (!Number.isSafeInteger(v) || v < min || v > max) {
@@ -97,7 +67,8 @@ function bounded(v: number, min: number, max: number, name: string): number {
   return v;
 }
 
-export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
+/** The options' bounds, each checked. */
+function boundsOf(opts: HttpServeOptions) {
   const maxSessions = bounded(
     opts.maxSessions ?? MAX_HTTP_SESSIONS,
     1,
@@ -110,7 +81,7 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     HTTP_SESSION_IDLE_MS_MAX,
     "idleMs",
   );
-  const maxBody = bounded(
+  const maxBodyBytes = bounded(
     opts.maxBodyBytes ?? MAX_HTTP_BODY_BYTES,
     1,
     MAX_HTTP_BODY_BYTES,
@@ -120,94 +91,155 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     idleMs,
     bounded(opts.evictIdleMs ?? HTTP_EVICT_IDLE_MS, 1, HTTP_SESSION_IDLE_MS_MAX, "evictIdleMs"),
   );
-  const handshakeMs = Math.min(idleMs, HTTP_HANDSHAKE_MS);
-  const loopback = isLoopback(opts.address.hostname);
-  const tokenDigest = opts.token === null ? null : sha256Bytes(opts.token);
-  const sessions = new Map<string, Entry>();
-  const ready = Promise.withResolvers<string>();
-  let allowedOrigins = new Set<string>();
-  let allowedHosts = new Set<string>();
-  let closing = false;
-
-  const end = async (id: string) => {
-    const e = sessions.get(id);
-    if (!e) return;
-    sessions.delete(id);
-    await e.session.close();
-    await e.transport.close().catch(() => {});
+  return {
+    maxSessions,
+    idleMs,
+    maxBodyBytes,
+    evictIdleMs,
+    handshakeMs: Math.min(idleMs, HTTP_HANDSHAKE_MS),
   };
+}
 
-  const sweep = () => {
-    const now = performance.now();
-    for (const [id, e] of sessions) {
-      const limit = e.initialized ? idleMs : handshakeMs;
-      if (now - e.lastSeen > limit && e.session.gate.size === 0) void end(id);
-    }
-  };
-  const sweeper = setInterval(sweep, Math.max(10, Math.min(5_000, Math.floor(handshakeMs / 2))));
+/** Serve MCP over streamable HTTP at `opts.address` until `close`. */
+export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
+  return new HttpMcpServer(opts);
+}
 
-  /** The idle time after which a full server may give this session's place to a new one. */
-  const evictableAfter = (e: Entry) =>
-    e.initialized ? evictIdleMs : Math.min(evictIdleMs, HTTP_HANDSHAKE_GRACE_MS);
+export class HttpMcpServer {
+  /** The endpoint's URL once listening (the port the system chose for port 0). */
+  readonly ready: Promise<string>;
+  /** Resolves when the HTTP server has stopped. */
+  readonly finished: Promise<void>;
+  readonly #sessions: HttpSessionTable;
+  readonly #guard: HttpRequestGuard;
+  readonly #server: Deno.HttpServer;
+  #closing = false;
 
-  /**
-   * Make room for one more session: end the half-open one idle longest, else the least recently
-   * used one, if it qualifies. Otherwise the seconds until the first one will (for Retry-After).
-   */
-  const makeRoom = (): number | null => {
-    const now = performance.now();
-    let victim: [string, Entry] | null = null;
-    let wait = Infinity;
-    for (const [id, e] of sessions) {
-      const left = e.lastSeen + evictableAfter(e) - now;
-      if (e.session.gate.size > 0 || left > 0) {
-        wait = Math.min(wait, e.session.gate.size > 0 ? evictableAfter(e) : left);
-        continue;
-      }
-      if (
-        victim === null || (victim[1].initialized && !e.initialized) ||
-        (victim[1].initialized === e.initialized && e.lastSeen < victim[1].lastSeen)
-      ) victim = [id, e];
-    }
-    if (victim !== null) {
-      void end(victim[0]);
-      return null;
-    }
-    return Math.max(1, Math.ceil(wait / 1000));
-  };
-
-  async function open(): Promise<Entry> {
-    const id = crypto.randomUUID();
-    const session = opts.newSession(id);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessionclosed: (sid: string) => {
-        // DELETE: forget it now; `end` closes it (the SDK closes its transport after this).
-        const e = sessions.get(sid);
-        sessions.delete(sid);
-        if (e) void e.session.close();
+  constructor(opts: HttpServeOptions) {
+    this.#sessions = new HttpSessionTable(boundsOf(opts), opts.newSession);
+    this.#guard = new HttpRequestGuard(opts.address.hostname, opts.token);
+    const ready = Promise.withResolvers<string>();
+    this.ready = ready.promise;
+    this.#server = Deno.serve({
+      hostname: opts.address.hostname,
+      port: opts.address.port,
+      onListen: ({ port }) => {
+        const url = `${this.#guard.listening(port)}${HTTP_MCP_PATH}`;
+        opts.onListen?.(url);
+        ready.resolve(url);
       },
-      maxRequestBodySize: maxBody,
-    });
-    // An answer frees its id in the gate, whoever sent it (the SDK answers some itself).
-    const send = transport.send.bind(transport);
-    transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
-      const m = message as { id?: JsonRpcId | null; method?: string };
-      if (m.method === undefined && m.id !== undefined && m.id !== null) {
-        session.gate.settle(m.id);
-      }
-      return send(message, options);
-    };
-    await session.server.connect(transport);
-    const entry = { session, transport, lastSeen: performance.now(), initialized: false };
-    sessions.set(id, entry);
-    return entry;
+      onError: (e) => {
+        console.error(
+          `keynobi: HTTP request failed: ${e instanceof Error ? e.message : String(e)}`,
+        );
+        return rpcError(500, null, RpcCode.internalError, "Internal error");
+      },
+    }, (req) => this.#handle(req));
+    this.finished = this.#server.finished;
   }
 
-  async function post(req: Request): Promise<Response> {
+  sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** End every session (aborting what is in flight) and stop listening. */
+  async close(): Promise<void> {
+    if (this.#closing) return await this.#server.finished;
+    this.#closing = true;
+    await this.#sessions.close();
+    await this.#server.shutdown();
+  }
+
+  async #handle(req: Request): Promise<Response> {
+    if (this.#closing) {
+      return rpcError(503, null, RpcCode.serverBusy, "Service Unavailable: keynobi is stopping");
+    }
+    const refused = await this.#guard.refusal(req);
+    if (refused) return refused;
+    switch (req.method) {
+      case "POST":
+        return await this.post(req);
+      case "GET":
+        return await this.get(req);
+      case "DELETE":
+        return await this.delete(req);
+      default:
+        return this.notAllowed(req);
+    }
+  }
+
+  /** One JSON-RPC message: checked, admitted by its session's gate, handed to the SDK. */
+  async post(req: Request): Promise<Response> {
     // MCP-Protocol-Version is checked by the SDK's transport (400 for a revision it does not
     // know). It accepts 2025-03-26 there, which we never negotiate but which changes nothing for a
     // single message; clients (the conformance suite among them) send it after initialize.
+    const posted = await this.#readMessage(req);
+    if (posted instanceof Response) return posted;
+    const { value, c } = posted;
+    const sid = req.headers.get("mcp-session-id");
+    const entry = await this.#postedSession(sid, c);
+    if (entry instanceof Response) return entry;
+    entry.lastSeen = performance.now();
+    if (c.kind === "notification" && c.message.method === "notifications/initialized") {
+      entry.initialized = true;
+    }
+    const id = c.kind === "request" ? c.message.id : null;
+    const refused = id === null ? null : admit(entry, id);
+    if (refused) return refused;
+    let res: Response;
+    try {
+      res = await entry.transport.handleRequest(req, { parsedBody: value });
+    } catch (e) {
+      if (id !== null) entry.mcpSession.gate.settle(id);
+      throw e;
+    }
+    // Refused by the SDK's own checks (Accept, Content-Type, …): no handler will settle it.
+    if (id !== null && res.status >= 400) entry.mcpSession.gate.settle(id);
+    if (sid === null && res.status >= 400) void this.#sessions.end(entry.mcpSession.sessionId);
+    return res;
+  }
+
+  /** The session's stream of server messages (the SDK's). */
+  get(req: Request): Promise<Response> {
+    return this.#forward(req);
+  }
+
+  /** End the session (the SDK answers, then `onsessionclosed` forgets it). */
+  delete(req: Request): Promise<Response> {
+    return this.#forward(req);
+  }
+
+  /** Every other verb (OPTIONS, PUT, …): 405 naming the three MCP uses. */
+  notAllowed(req: Request): Response {
+    return rpcError(
+      405,
+      null,
+      RpcCode.invalidRequest,
+      `Method Not Allowed: ${req.method.slice(0, 20)}; MCP over HTTP uses POST, GET and DELETE`,
+      { allow: "GET, POST, DELETE" },
+    );
+  }
+
+  /** GET and DELETE: to the open session the header names. */
+  async #forward(req: Request): Promise<Response> {
+    const sid = req.headers.get("mcp-session-id");
+    if (sid === null) {
+      return rpcError(
+        400,
+        null,
+        RpcCode.invalidRequest,
+        `Bad Request: ${req.method} needs the Mcp-Session-Id header of an open session`,
+      );
+    }
+    const entry = this.#sessions.get(sid);
+    if (!entry) return unknownSession(sid);
+    entry.lastSeen = performance.now();
+    return await entry.transport.handleRequest(req);
+  }
+
+  /** The body as one message: size capped, UTF-8, JSON, a valid JSON-RPC shape. */
+  async #readMessage(req: Request): Promise<PostedMessage | Response> {
+    const maxBody = this.#sessions.bounds.maxBodyBytes;
     const declared = Number(req.headers.get("content-length") ?? "0");
     const tooLarge = () =>
       rpcError(
@@ -234,204 +266,53 @@ export function serveHttp(opts: HttpServeOptions): HttpMcpServer {
     }
     const c = classifyValue(value);
     if (c.kind === "invalid") return rpcError(400, c.id, c.error.code, c.error.message);
-    const sid = req.headers.get("mcp-session-id");
-    const isInitialize = c.kind === "request" && c.message.method === "initialize";
-    let entry: Entry;
-    if (sid === null) {
-      if (!isInitialize) {
-        return rpcError(
-          400,
-          c.kind === "request" ? c.message.id : null,
-          RpcCode.invalidRequest,
-          "Bad Request: no Mcp-Session-Id header: start a session with initialize, then send " +
-            "the Mcp-Session-Id it answers with on every request",
-        );
-      }
-      if (sessions.size >= maxSessions) sweep();
-      const retryAfter = sessions.size >= maxSessions ? makeRoom() : null;
-      if (retryAfter !== null) {
-        return rpcError(
-          503,
-          c.message.id,
-          RpcCode.serverBusy,
-          `Server busy: ${maxSessions} sessions are open (MAX_HTTP_SESSIONS), all in use: end ` +
-            `one with DELETE, or retry in ${retryAfter} s, when one will have been idle long ` +
-            "enough to give its place",
-          { "retry-after": String(retryAfter) },
-        );
-      }
-      entry = await open();
-    } else {
-      const found = sessions.get(sid);
-      if (!found) return unknownSession(sid);
-      entry = found;
-    }
-    entry.lastSeen = performance.now();
-    if (c.kind === "notification" && c.message.method === "notifications/initialized") {
-      entry.initialized = true;
-    }
-    const id = c.kind === "request" ? c.message.id : null;
-    if (id !== null) {
-      const a = entry.session.gate.admit(id);
-      if (a === "duplicate") {
-        return rpcError(400, null, ...errorArgs(admissionError(a, id, entry.session.gate.max)));
-      }
-      if (a === "busy") {
-        const e = admissionError(a, id, entry.session.gate.max);
-        return rpcError(200, id, e.code, e.message, {}, e.data);
-      }
-    }
-    let res: Response;
-    try {
-      res = await entry.transport.handleRequest(req, { parsedBody: value });
-    } catch (e) {
-      if (id !== null) entry.session.gate.settle(id);
-      throw e;
-    }
-    // Refused by the SDK's own checks (Accept, Content-Type, …): no handler will settle it.
-    if (id !== null && res.status >= 400) entry.session.gate.settle(id);
-    if (sid === null && res.status >= 400) void end(entry.session.sessionId);
-    return res;
+    return { value, c };
   }
 
-  function unknownSession(sid: string): Response {
-    return rpcError(
-      404,
-      null,
-      -32001,
-      `Session not found: ${
-        JSON.stringify(sid.slice(0, 80))
-      } is not an open session (ended with DELETE, ` +
-        "expired after being idle, given its place to a new session when the server was full, or " +
-        "from a server that has restarted): send initialize again",
-    );
+  /** The session a POST goes to: the header's, or for `initialize` without one a new one. */
+  async #postedSession(
+    sid: string | null,
+    c: PostedMessage["c"],
+  ): Promise<HttpSession | Response> {
+    if (sid !== null) return this.#sessions.get(sid) ?? unknownSession(sid);
+    if (c.kind !== "request" || c.message.method !== "initialize") {
+      return rpcError(
+        400,
+        c.kind === "request" ? c.message.id : null,
+        RpcCode.invalidRequest,
+        "Bad Request: no Mcp-Session-Id header: start a session with initialize, then send " +
+          "the Mcp-Session-Id it answers with on every request",
+      );
+    }
+    if (this.#sessions.full) this.#sessions.sweep();
+    const retryAfter = this.#sessions.full ? this.#sessions.makeRoom() : null;
+    if (retryAfter !== null) {
+      const max = this.#sessions.bounds.maxSessions;
+      return rpcError(
+        503,
+        c.message.id,
+        RpcCode.serverBusy,
+        `Server busy: ${max} sessions are open (MAX_HTTP_SESSIONS), all in use: end ` +
+          `one with DELETE, or retry in ${retryAfter} s, when one will have been idle long ` +
+          "enough to give its place",
+        { "retry-after": String(retryAfter) },
+      );
+    }
+    return await this.#sessions.open();
   }
-
-  async function handle(req: Request): Promise<Response> {
-    if (closing) {
-      return rpcError(503, null, RpcCode.serverBusy, "Service Unavailable: keynobi is stopping");
-    }
-    const url = new URL(req.url);
-    if (url.pathname !== HTTP_MCP_PATH) {
-      return rpcError(
-        404,
-        null,
-        RpcCode.invalidRequest,
-        `Not Found: MCP is served at ${HTTP_MCP_PATH}`,
-      );
-    }
-    const origin = req.headers.get("origin");
-    if (origin !== null && !allowedOrigins.has(origin.toLowerCase())) {
-      return rpcError(
-        403,
-        null,
-        RpcCode.invalidRequest,
-        `Forbidden: Origin ${JSON.stringify(origin.slice(0, 200))} is not this server's ` +
-          `(${[...allowedOrigins][0]}); pages from other sites may not call it`,
-      );
-    }
-    const host = (req.headers.get("host") ?? "").toLowerCase();
-    if (loopback && !allowedHosts.has(host)) {
-      return rpcError(
-        403,
-        null,
-        RpcCode.invalidRequest,
-        `Forbidden: Host ${JSON.stringify(host.slice(0, 200))} is not this server's loopback ` +
-          `address (${[...allowedHosts].join(", ")})`,
-      );
-    }
-    if (tokenDigest) {
-      const auth = req.headers.get("authorization") ?? "";
-      const m = /^Bearer (.+)$/.exec(auth);
-      const ok = m !== null && sameBytes(await sha256Bytes(m[1]), await tokenDigest);
-      if (!ok) {
-        return rpcError(
-          401,
-          null,
-          RpcCode.invalidRequest,
-          m === null
-            ? "Unauthorized: send Authorization: Bearer <token> (keynobi setup --http prints " +
-              "the registration with it; or KEYNOBI_HTTP_TOKEN when the server has it set)"
-            : "Unauthorized: the bearer token is not this server's (the one keynobi setup " +
-              "--http prints, or KEYNOBI_HTTP_TOKEN when the server has it set)",
-          { "www-authenticate": 'Bearer realm="keynobi"' },
-        );
-      }
-    }
-    switch (req.method) {
-      case "POST":
-        return await post(req);
-      case "GET":
-      case "DELETE": {
-        const sid = req.headers.get("mcp-session-id");
-        if (sid === null) {
-          return rpcError(
-            400,
-            null,
-            RpcCode.invalidRequest,
-            `Bad Request: ${req.method} needs the Mcp-Session-Id header of an open session`,
-          );
-        }
-        const entry = sessions.get(sid);
-        if (!entry) return unknownSession(sid);
-        entry.lastSeen = performance.now();
-        return await entry.transport.handleRequest(req);
-      }
-      default:
-        return rpcError(
-          405,
-          null,
-          RpcCode.invalidRequest,
-          `Method Not Allowed: ${req.method.slice(0, 20)}; MCP over HTTP uses POST, GET and DELETE`,
-          { allow: "GET, POST, DELETE" },
-        );
-    }
-  }
-
-  const server = Deno.serve({
-    hostname: opts.address.hostname,
-    port: opts.address.port,
-    onListen: ({ port }) => {
-      const own = originOf(opts.address.hostname, port);
-      const names = loopback
-        ? [opts.address.hostname, "localhost", "127.0.0.1", "[::1]"]
-        : [opts.address.hostname];
-      allowedOrigins = new Set(
-        [
-          own,
-          ...names.map((n) =>
-            `http://${n.includes(":") && !n.startsWith("[") ? `[${n}]` : n}:${port}`
-          ),
-        ].map((s) => s.toLowerCase()),
-      );
-      allowedHosts = new Set(
-        names.map((n) => `${n.includes(":") && !n.startsWith("[") ? `[${n}]` : n}:${port}`)
-          .map((s) => s.toLowerCase()),
-      );
-      const url = `${own}${HTTP_MCP_PATH}`;
-      opts.onListen?.(url);
-      ready.resolve(url);
-    },
-    onError: (e) => {
-      console.error(`keynobi: HTTP request failed: ${e instanceof Error ? e.message : String(e)}`);
-      return rpcError(500, null, RpcCode.internalError, "Internal error");
-    },
-  }, handle);
-
-  return {
-    ready: ready.promise,
-    finished: server.finished,
-    sessionCount: () => sessions.size,
-    async close() {
-      if (closing) return await server.finished;
-      closing = true;
-      clearInterval(sweeper);
-      await Promise.allSettled([...sessions.keys()].map(end));
-      await server.shutdown();
-    },
-  };
 }
 
-function errorArgs(e: { code: number; message: string }): [number, string] {
-  return [e.code, e.message];
+/** Admit a request's id to its session's gate, or the refusal (a duplicate, over the bound). */
+function admit(entry: HttpSession, id: JsonRpcId): Response | null {
+  const gate = entry.mcpSession.gate;
+  const a = gate.admit(id);
+  if (a === "duplicate") {
+    const e = admissionError(a, id, gate.max);
+    return rpcError(400, null, e.code, e.message);
+  }
+  if (a === "busy") {
+    const e = admissionError(a, id, gate.max);
+    return rpcError(200, id, e.code, e.message, {}, e.data);
+  }
+  return null;
 }
