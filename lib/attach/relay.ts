@@ -17,6 +17,9 @@
  * `RELAY_DRAIN_MS` passes; then it closes the socket. A request the
  * client cancelled is forgotten (the app never answers it), and at most `MAX_RELAY_OPEN_REQUESTS`
  * are remembered, oldest forgotten first.
+ *
+ * `Relay` runs the two loops (lib/attach/relay_memory.ts holds what they remember,
+ * lib/attach/relay_handover.ts starts the standalone server).
  */
 import { boundedWait } from "../core/abortable.ts";
 import {
@@ -30,6 +33,10 @@ import {
 } from "../mcp/jsonrpc.ts";
 import { MAX_CONCURRENT_REQUESTS } from "../mcp/request_gate.ts";
 import { continueStream } from "./handshake.ts";
+import { type Fallback, type Handover, handOver } from "./relay_handover.ts";
+import { OpenRequests, RelayedSession } from "./relay_memory.ts";
+
+export type { Fallback };
 
 /**
  * Longest a relay whose client closed stdin waits for the app's answers in flight: the default
@@ -79,12 +86,6 @@ export function answeredId(line: string): JsonRpcId | null {
   return id === undefined ? null : id;
 }
 
-/** Starts the standalone server that takes the session over; resolves with its exit status. */
-export type Fallback = (
-  input: ReadableStream<Uint8Array>,
-  output: WritableStream<Uint8Array>,
-) => Promise<number>;
-
 export interface RelayOptions {
   stdin: ReadableStream<Uint8Array>;
   stdout: WritableStream<Uint8Array>;
@@ -102,251 +103,207 @@ export interface RelayOptions {
 
 const encoder = new TextEncoder();
 
-export async function runRelay(opts: RelayOptions): Promise<number> {
-  const out = opts.stdout.getWriter();
-  const writeOut = (text: string) => out.write(encoder.encode(text + "\n")).catch(() => {});
-  const socketOut = opts.conn.writable.getWriter();
-  const open = new Map<JsonRpcId, true>();
-  /** Resolved whenever the last open request is answered (renewed when one opens). */
-  let allAnswered = Promise.withResolvers<void>();
-  const forget = (id: JsonRpcId) => {
-    if (open.delete(id) && open.size === 0) allAnswered.resolve();
-  };
-  const remember = (id: JsonRpcId) => {
-    if (open.size === 0) allAnswered = Promise.withResolvers<void>();
-    open.delete(id);
-    open.set(id, true);
-    if (open.size > MAX_RELAY_OPEN_REQUESTS) open.delete(open.keys().next().value!);
-  };
-  let initialize: { id: JsonRpcId; message: Record<string, unknown> } | null = null;
-  let initialized: string | null = null;
-  /** The session's `start_logcat` arguments by device argument, while attached. */
-  const logcatStarts = new Map<string, Record<string, unknown>>();
-  const noteLogcat = (m: Record<string, unknown>) => {
-    if (m.method !== "tools/call") return;
-    const p = m.params as { name?: unknown; arguments?: unknown } | undefined;
-    const args = (p?.arguments ?? {}) as Record<string, unknown>;
-    if (typeof args !== "object" || args === null || Array.isArray(args)) return;
-    const device = JSON.stringify(args.device_serial ?? null);
-    if (p?.name === "start_logcat") {
-      logcatStarts.delete(device);
-      logcatStarts.set(device, args);
-      if (logcatStarts.size > MAX_REPLAYED_LOGCAT_STARTS) {
-        logcatStarts.delete(logcatStarts.keys().next().value!);
-      }
-    } else if (p?.name === "stop_logcat") {
-      // Without device_serial it stops every stream.
-      if (args.device_serial === undefined) logcatStarts.clear();
-      else logcatStarts.delete(device);
-    }
-  };
+export function runRelay(opts: RelayOptions): Promise<number> {
+  return new Relay(opts).run();
+}
 
-  // Where client lines go: the socket, then (after the app left) the standalone server's input.
-  let sink = async (line: string): Promise<boolean> => {
-    try {
-      await socketOut.write(encoder.encode(line + "\n"));
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  let switching: Promise<void> | null = null;
-  let fallbackDone: Promise<number> | null = null;
-  let fallbackInput: WritableStreamDefaultWriter<Uint8Array> | null = null;
-  let exitCode: number | null = null;
-  const appGone = Promise.withResolvers<void>();
+/** One attached session's relay, from the handshake to the exit status. */
+class Relay {
+  readonly #opts: RelayOptions;
+  readonly #stop: Promise<unknown>;
+  readonly #out: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #socketOut: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #stdinReader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #open = new OpenRequests(MAX_RELAY_OPEN_REQUESTS);
+  readonly #session = new RelayedSession(MAX_REPLAYED_LOGCAT_STARTS);
+  readonly #appGone = Promise.withResolvers<void>();
+  /** Where client lines go: the socket, then (after the app left) the standalone server's input. */
+  #sink: (line: string) => Promise<boolean>;
+  #switching: Promise<void> | null = null;
+  #handover: Handover | null = null;
+  #exitCode: number | null = null;
   /** The client closed stdin (or a signal came) while attached: nothing to take over. */
-  let leaving = false;
+  #leaving = false;
 
-  const switchToStandalone = async (): Promise<void> => {
-    if (leaving) return;
-    opts.onAppGone?.(open.size);
-    for (const id of open.keys()) {
-      await writeOut(encodeMessage({
-        jsonrpc: "2.0",
-        id,
-        error: {
-          code: RpcCode.internalError,
-          message: "The Keynobi app closed the MCP session before answering this request; " +
-            (opts.fallback
-              ? "this session continues standalone: send it again"
-              : "--attach-only: this server exits"),
-        },
-      }));
-    }
-    open.clear();
-    if (!opts.fallback) {
-      exitCode = 1;
-      return;
-    }
-    const input = new TransformStream<Uint8Array, Uint8Array>();
-    const replayId = `keynobi-relay-replay-${crypto.randomUUID()}`;
-    const logcatReplays = [...logcatStarts.values()].map((args, i) => ({
-      id: `${replayId}-logcat-${i}`,
-      args,
-    }));
-    /** The replayed requests whose answers are the relay's, not the client's. */
-    const markers = new Set(
-      [replayId, ...logcatReplays.map((r) => r.id)].map((id) => JSON.stringify(id)),
-    );
-    const output = new WritableStream<Uint8Array>({
-      async write(chunk) {
-        // The transport writes one whole message per chunk: drop the replayed requests' answers.
-        if (markers.size > 0 && chunk.length < 1 << 20) {
-          const text = new TextDecoder().decode(chunk);
-          if (!text.includes('"method"')) {
-            for (const marker of markers) {
-              if (!text.includes(marker)) continue;
-              markers.delete(marker);
-              return;
-            }
-          }
-        }
-        await out.write(chunk).catch(() => {});
-      },
+  constructor(opts: RelayOptions) {
+    this.#opts = opts;
+    this.#stop = opts.stop ?? new Promise<never>(() => {});
+    this.#out = opts.stdout.getWriter();
+    this.#socketOut = opts.conn.writable.getWriter();
+    this.#stdinReader = opts.stdin.getReader();
+    this.#sink = writingTo(this.#socketOut);
+  }
+
+  async run(): Promise<number> {
+    const socketLoop = this.#forwardApp();
+    const stdinLoop = this.#forwardClient();
+    const gone = this.#appGone.promise.then(async () => {
+      await this.#switch();
+      return "gone" as const;
     });
-    fallbackInput = input.writable.getWriter();
-    fallbackDone = opts.fallback(input.readable, output);
-    if (initialize) {
-      await fallbackInput.write(
-        encoder.encode(encodeMessage({ ...initialize.message, id: replayId }) + "\n"),
-      );
-      await fallbackInput.write(
-        encoder.encode(
-          (initialized ?? JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })) +
-            "\n",
-        ),
-      );
-      for (const r of logcatReplays) {
-        const call = { name: "start_logcat", arguments: r.args };
-        await fallbackInput.write(
-          encoder.encode(
-            encodeMessage({ jsonrpc: "2.0", id: r.id, method: "tools/call", params: call }) + "\n",
-          ),
-        );
-      }
+    const first = await Promise.race([
+      stdinLoop.then(() => "client" as const),
+      gone,
+      this.#stop.then(() => "stop" as const),
+    ]);
+    if (first !== "gone") return await this.#leave(first, socketLoop);
+    closeQuietly(this.#opts.conn);
+    if (this.#exitCode !== null) {
+      this.#stdinReader.cancel().catch(() => {});
+      this.#out.releaseLock();
+      return this.#exitCode;
     }
-    const w = fallbackInput;
-    sink = async (line) => {
-      try {
-        await w.write(encoder.encode(line + "\n"));
-        return true;
-      } catch {
-        return false;
-      }
-    };
-  };
+    // Standalone now: the stdin loop feeds it until the client closes stdin.
+    const stopped = await Promise.race([
+      stdinLoop.then(() => "client" as const),
+      this.#stop.then(() => "stop" as const),
+    ]);
+    if (stopped === "stop") this.#stdinReader.cancel().catch(() => {});
+    return await this.#endHandover();
+  }
 
-  const socketLoop = (async () => {
-    const reader = continueStream(opts.rest, opts.socketReader).getReader();
+  /** The client went away (or a signal): the app sees the connection end; builds carry on there. */
+  async #leave(first: "client" | "stop", socketLoop: Promise<void>): Promise<number> {
+    this.#leaving = this.#handover === null && this.#switching === null;
+    if (first === "client" && this.#leaving && this.#open.size > 0) {
+      // Keep the socket open until the app has answered what is in flight (a half-close would not
+      // do: a Deno socket whose input ends is closed, so the app could not answer).
+      await boundedWait(
+        Promise.race([this.#open.allAnswered, socketLoop, this.#stop]),
+        RELAY_DRAIN_MS,
+      );
+    }
+    closeQuietly(this.#opts.conn);
+    if (first === "stop") this.#stdinReader.cancel().catch(() => {});
+    await socketLoop;
+    if (this.#handover) return await this.#endHandover();
+    this.#out.releaseLock();
+    return 0;
+  }
+
+  /** Close the standalone server's input; its exit status. */
+  async #endHandover(): Promise<number> {
+    await this.#handover?.input.close().catch(() => {});
+    const code = await this.#handover!.done;
+    this.#out.releaseLock();
+    return code;
+  }
+
+  #writeOut(text: string): Promise<void> {
+    return this.#out.write(encoder.encode(text + "\n")).catch(() => {});
+  }
+
+  /** The app's lines to stdout, each answer forgetting its request; resolves when the app went. */
+  async #forwardApp(): Promise<void> {
+    const reader = continueStream(this.#opts.rest, this.#opts.socketReader).getReader();
     try {
       for await (const ev of linesOf(reader, MAX_MESSAGE_BYTES * 4)) {
         if (typeof ev !== "string") continue;
         const id = answeredId(ev);
-        if (id !== null) forget(id);
-        await writeOut(ev);
+        if (id !== null) this.#open.forget(id);
+        await this.#writeOut(ev);
       }
     } catch { /* the app went away */ }
-    appGone.resolve();
-  })();
+    this.#appGone.resolve();
+  }
 
-  const stdinReader = opts.stdin.getReader();
-  const stdinLoop = (async () => {
-    const lines = linesOf(stdinReader, MAX_MESSAGE_BYTES);
+  /** The client's lines to the sink until stdin ends (or the relay exits). */
+  async #forwardClient(): Promise<void> {
+    const lines = linesOf(this.#stdinReader, MAX_MESSAGE_BYTES);
     while (true) {
       const next = await lines.next().catch(() => ({ done: true as const, value: undefined }));
       if (next.done) return;
       const ev = next.value;
       if (typeof ev !== "string") {
-        await writeOut(encodeMessage({
+        await this.#writeOut(encodeMessage({
           jsonrpc: "2.0",
           id: null,
           error: droppedLineError(ev.dropped, MAX_MESSAGE_BYTES),
         }));
         continue;
       }
-      const c = classifyLine(ev);
-      if (c.kind === "request") {
-        const m = c.message as unknown as Record<string, unknown> & { id: JsonRpcId };
-        if (m.method === "initialize" && initialize === null) {
-          initialize = { id: m.id, message: m };
-        }
-        if (!fallbackInput) {
-          remember(m.id);
-          noteLogcat(m);
-        }
-      } else if (c.kind === "notification" && c.message.method === "notifications/initialized") {
-        initialized = ev;
-      } else if (c.kind === "notification" && c.message.method === "notifications/cancelled") {
-        // The app drops a cancelled request's answer (MCP cancellation): nothing will come.
-        const id = (c.message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === "string" || typeof id === "number") forget(id);
-      }
-      if (switching) await switching;
-      if (exitCode !== null) return;
-      if (!(await sink(ev))) {
-        // The socket is gone: wait for the switch, then give the line to the standalone server.
-        await appGone.promise;
-        switching ??= switchToStandalone();
-        await switching;
-        if (exitCode !== null) return;
-        if (c.kind === "request") forget((c.message as { id: JsonRpcId }).id);
-        await sink(ev);
-      }
+      if (!(await this.#clientLine(ev))) return;
     }
-  })();
+  }
 
-  const gone = appGone.promise.then(async () => {
-    switching ??= switchToStandalone();
-    await switching;
-    return "gone" as const;
-  });
-  const first = await Promise.race([
-    stdinLoop.then(() => "client" as const),
-    gone,
-    (opts.stop ?? new Promise<never>(() => {})).then(() => "stop" as const),
-  ]);
-  if (first === "client" || first === "stop") {
-    // The client went away (or a signal): the app sees the connection end; builds carry on there.
-    leaving = fallbackInput === null && switching === null;
-    if (first === "client" && leaving && open.size > 0) {
-      // Keep the socket open until the app has answered what is in flight (a half-close would not
-      // do: a Deno socket whose input ends is closed, so the app could not answer).
-      await boundedWait(
-        Promise.race([allAnswered.promise, socketLoop, opts.stop ?? new Promise<never>(() => {})]),
-        RELAY_DRAIN_MS,
-      );
+  /** Note one client line and pass it on; false when the relay exits. */
+  async #clientLine(ev: string): Promise<boolean> {
+    const c = classifyLine(ev);
+    if (c.kind === "request") {
+      const m = c.message as unknown as Record<string, unknown> & { id: JsonRpcId };
+      this.#session.noteRequest(m);
+      if (!this.#handover) {
+        this.#open.remember(m.id);
+        this.#session.noteLogcat(m);
+      }
+    } else if (c.kind === "notification" && c.message.method === "notifications/initialized") {
+      this.#session.initialized = ev;
+    } else if (c.kind === "notification" && c.message.method === "notifications/cancelled") {
+      // The app drops a cancelled request's answer (MCP cancellation): nothing will come.
+      const id = (c.message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.#open.forget(id);
     }
+    if (this.#switching) await this.#switching;
+    if (this.#exitCode !== null) return false;
+    if (await this.#sink(ev)) return true;
+    // The socket is gone: wait for the switch, then give the line to the standalone server.
+    await this.#appGone.promise;
+    await this.#switch();
+    if (this.#exitCode !== null) return false;
+    if (c.kind === "request") this.#open.forget((c.message as { id: JsonRpcId }).id);
+    await this.#sink(ev);
+    return true;
+  }
+
+  #switch(): Promise<void> {
+    this.#switching ??= this.#switchToStandalone();
+    return this.#switching;
+  }
+
+  /** Answer what the app left open, then hand the session over (or exit 1: --attach-only). */
+  async #switchToStandalone(): Promise<void> {
+    if (this.#leaving) return;
+    const fallback = this.#opts.fallback;
+    this.#opts.onAppGone?.(this.#open.size);
+    for (const id of this.#open.ids()) {
+      await this.#writeOut(encodeMessage({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: RpcCode.internalError,
+          message: "The Keynobi app closed the MCP session before answering this request; " +
+            (fallback
+              ? "this session continues standalone: send it again"
+              : "--attach-only: this server exits"),
+        },
+      }));
+    }
+    this.#open.clear();
+    if (!fallback) {
+      this.#exitCode = 1;
+      return;
+    }
+    const handover = handOver(fallback, this.#session, this.#out);
+    this.#handover = handover;
+    await handover.replayed;
+    this.#sink = writingTo(handover.input);
+  }
+}
+
+/** A sink writing each line to `w`; false once it cannot. */
+function writingTo(w: WritableStreamDefaultWriter<Uint8Array>): (line: string) => Promise<boolean> {
+  return async (line) => {
     try {
-      opts.conn.close();
-    } catch { /* closed */ }
-    if (first === "stop") stdinReader.cancel().catch(() => {});
-    await socketLoop;
-    if (fallbackInput) {
-      await (fallbackInput as WritableStreamDefaultWriter<Uint8Array>).close().catch(() => {});
-      const code = await fallbackDone!;
-      out.releaseLock();
-      return code;
+      await w.write(encoder.encode(line + "\n"));
+      return true;
+    } catch {
+      return false;
     }
-    out.releaseLock();
-    return 0;
-  }
+  };
+}
+
+function closeQuietly(conn: Deno.UnixConn): void {
   try {
-    opts.conn.close();
+    conn.close();
   } catch { /* closed */ }
-  if (exitCode !== null) {
-    stdinReader.cancel().catch(() => {});
-    out.releaseLock();
-    return exitCode;
-  }
-  // Standalone now: the stdin loop feeds it until the client closes stdin.
-  const stopped = await Promise.race([
-    stdinLoop.then(() => "client" as const),
-    (opts.stop ?? new Promise<never>(() => {})).then(() => "stop" as const),
-  ]);
-  if (stopped === "stop") stdinReader.cancel().catch(() => {});
-  await (fallbackInput as WritableStreamDefaultWriter<Uint8Array> | null)?.close().catch(() => {});
-  const code = await fallbackDone!;
-  out.releaseLock();
-  return code;
 }
