@@ -91,10 +91,6 @@ export class AppServer {
     this.#host = host;
   }
 
-  get path(): string {
-    return this.#host.socket.path;
-  }
-
   attachedSessions(): AttachedSessionView[] {
     return [...this.#live.values()].map((a) => a.info);
   }
