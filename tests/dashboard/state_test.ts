@@ -392,7 +392,7 @@ Deno.test("dashboard live feed: a running build's lines stream; past the log's o
   await finishBuildRecord(world.dataDir, record.id, { status: "success" });
 });
 
-Deno.test("dashboard page: the favicon is served (no 404 per page); relative times and PIDs are marked for the page", async () => {
+Deno.test("dashboard page: the favicon is served (no 404 per page); app.js as it is; relative times and PIDs are marked", async () => {
   await using world = await startWorld();
   await using app = await startApp(world);
   const url = await dashboardUrl(app);
@@ -408,7 +408,13 @@ Deno.test("dashboard page: the favicon is served (no 404 per page); relative tim
   }
   // The script keeps every relative time advancing (data-at, re-rendered each second) and the
   // styles keep PID cells on one line; the browser test (Chromium) watches them on a live page.
-  const script = await (await get("/app.js")).text();
+  const served = new Uint8Array(await (await get("/app.js")).arrayBuffer());
+  // Served exactly as lib/dashboard/page/browser/app.js reads (the checked file, embedded as text).
+  const file = await Deno.readFile(
+    new URL("../../lib/dashboard/page/browser/app.js", import.meta.url),
+  );
+  assertEquals(served, file, "/app.js is app.js byte for byte");
+  const script = new TextDecoder().decode(served);
   assertStringIncludes(script, 'querySelectorAll("[data-at]")');
   const css = await (await get("/app.css")).text();
   assertStringIncludes(css, "td.num { white-space: nowrap;");

@@ -1,7 +1,7 @@
 /**
  * The dashboard's one page. Served from this string (built into the binary with the rest of the
- * code: no file to ship, no external asset). Its script and styles are page_script.ts and
- * page_styles.ts; the page has no inline script or style (the CSP forbids them).
+ * code: no file to ship, no external asset). Its script is browser/app.js (through page_script.ts) and
+ * its styles page_styles.ts; the page has no inline script or style (the CSP forbids them).
  */
 export const PAGE_HTML = String.raw`<!doctype html>
 <html lang="en">
