@@ -87,6 +87,11 @@ export class CrashAssembly {
     this.#nextId = nextId;
   }
 
+  /** Whether some crash is open (else no line joins one). */
+  get anyOpen(): boolean {
+    return this.#openByThread.size !== 0;
+  }
+
   /** The open crashes of the thread (pid, tid), if any. */
   openOf(pid: number, tid: number): CrashRecord[] | undefined {
     return this.#openByThread.size === 0 ? undefined : this.#openByThread.get(threadKey(pid, tid));

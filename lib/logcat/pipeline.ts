@@ -49,6 +49,9 @@ export class DevicePipeline {
   #span = emptyLineSpan();
   #partial = "";
   #lastUnknownPid = 0;
+  /** The tag and flags of the raw line #ingestRaw just read. */
+  #rawTag = "";
+  #rawFlags = 0;
 
   constructor(
     serial: string,
@@ -144,7 +147,12 @@ export class DevicePipeline {
     this.#ingestSpan(line, 0, line.length);
   }
 
-  /** Ingests the line `text[start, end)` (no string made for it on the common path). */
+  /**
+   * Ingests the line `text[start, end)` (no string made for it on the common path) and stores it
+   * as an entry: learns processes from it, joins it to a crash or starts one, classifies it, and
+   * hands it to the crash contexts waiting for lines after them. One method for the whole line:
+   * the parts' per-line steps are small enough to inline, the rare ones are calls.
+   */
   #ingestSpan(text: string, start: number, end: number): void {
     if (this.#resume.looking && this.#resume.replayed(text.slice(start, end))) return;
     const p = parseSpanInto(text, start, end, this.#span);
@@ -155,68 +163,15 @@ export class DevicePipeline {
       this.dividers++;
       return;
     }
-    if (kind === LineKind.raw) this.#ingestRaw(text, start, end, p);
-    else {this.#storeEntry(
-        text,
-        start,
-        end,
-        text,
-        p,
-        this.#tags.intern(text, p.tagStart, p.tagEnd),
-        0,
-      );}
-  }
-
-  /**
-   * A line without logcat's prefix: a continuation of the entry before it (its pid, thread,
-   * level, tag and time, taken into `p`), or malformed when there is none to continue.
-   */
-  #ingestRaw(text: string, start: number, end: number, p: LineSpan): void {
-    const s = this.store;
-    const last = s.newestSlot();
-    if (last < 0 || (s.flags[last] & EntryFlag.malformed)) {
-      this.malformed++;
-      p.pid = -1;
-      p.tid = -1;
-      p.level = Level.unknown;
-      this.#storeEntry(text, start, end, text, p, "", EntryFlag.malformed);
-      return;
-    }
-    this.continuation++;
-    p.pid = s.pid[last];
-    p.tid = s.tid[last];
-    p.level = s.level[last];
-    // The entry's time and message lie in the chunk, but for a continuation whose time is in
-    // another text: then both go into one new string.
+    // Where the entry's time and message lie: the chunk, but for a continuation (#ingestRaw).
     let src = text;
-    if (s.text[last] === text) {
-      p.timeStart = s.timeStart[last];
-      p.timeEnd = s.timeEnd[last];
-    } else {
-      const time = s.timeOf(last);
-      src = time + text.slice(p.msgStart, p.msgEnd);
-      p.timeStart = 0;
-      p.timeEnd = time.length;
-      p.msgStart = time.length;
-      p.msgEnd = src.length;
-    }
-    this.#storeEntry(text, start, end, src, p, s.tag[last], EntryFlag.continuation);
-  }
-
-  /**
-   * Stores the line `text[start, end)` as the entry `p` (its time and message in `src`): learns
-   * processes from it, joins it to a crash or starts one, classifies it, and hands it to the
-   * crash contexts waiting for lines after them.
-   */
-  #storeEntry(
-    text: string,
-    start: number,
-    end: number,
-    src: string,
-    p: LineSpan,
-    tag: string,
-    flags: number,
-  ): void {
+    let tag: string;
+    let flags = 0;
+    if (kind === LineKind.raw) {
+      src = this.#ingestRaw(text, p);
+      tag = this.#rawTag;
+      flags = this.#rawFlags;
+    } else tag = this.#tags.intern(text, p.tagStart, p.tagEnd);
     const { pid, tid, level, timeStart, timeEnd, msgStart, msgEnd } = p;
     // The message as a string, made only where a check needs it.
     let message: string | null = null;
@@ -224,23 +179,22 @@ export class DevicePipeline {
       pid > 0 &&
       (tag === "ActivityManager" || tag === "AndroidRuntime" || tag === "ActivityTaskManager")
     ) {
-      message = src.slice(msgStart, msgEnd);
-      const fact = processFact(tag, message);
-      if (fact) this.#learn(fact);
+      message = this.#learnFrom(tag, src, msgStart, msgEnd);
     }
-    let proc = pid > 0 ? this.procs.of(pid) : -1;
-    if (proc < 0 && pid > 0 && pid !== this.#lastUnknownPid && this.onUnknownPid) {
-      // Once per run of lines from one unknown pid, not once per line.
-      this.#lastUnknownPid = pid;
-      this.onUnknownPid(pid);
-    }
-    const crash = this.#crashOf(p, src, tag, message);
+    const procs = this.procs;
+    let proc = pid > 0 ? procs.of(pid) : -1;
+    if (proc < 0 && pid > 0 && pid !== this.#lastUnknownPid) this.#unknownPid(pid);
+    const crashes = this.#crashes;
+    // Only lines of an open crash's thread, or of the tags that may start one, are crash lines.
+    const crash = crashes.anyOpen || (kind === LineKind.entry && mayStartCrash(tag))
+      ? this.#crashOf(p, src, tag, message)
+      : null;
     if (crash) {
       flags |= EntryFlag.crash;
-      proc = pid > 0 ? this.procs.of(pid) : -1;
+      proc = pid > 0 ? procs.of(pid) : -1;
     }
     if (detectJsonAt(src, msgStart, msgEnd)) flags |= EntryFlag.json;
-    const pkg = proc >= 0 ? this.procs.packages[proc] : null;
+    const pkg = proc >= 0 ? procs.packages[proc] : null;
     const category = crash ? Cat.crash : classifyAt(tag, src, msgStart, msgEnd, pkg !== null);
     const context = this.#context;
     context.beforeAdd();
@@ -279,7 +233,61 @@ export class DevicePipeline {
         msgEnd,
       );
     }
-    this.#crashes.age();
+    crashes.age();
+  }
+
+  /**
+   * A line without logcat's prefix: a continuation of the entry before it (its pid, thread,
+   * level, tag and time, taken into `p`), or malformed when there is none to continue. Returns
+   * the text its time and message lie in; its tag and flags go to #rawTag and #rawFlags.
+   */
+  #ingestRaw(text: string, p: LineSpan): string {
+    const s = this.store;
+    const last = s.newestSlot();
+    if (last < 0 || (s.flags[last] & EntryFlag.malformed)) {
+      this.malformed++;
+      p.pid = -1;
+      p.tid = -1;
+      p.level = Level.unknown;
+      this.#rawTag = "";
+      this.#rawFlags = EntryFlag.malformed;
+      return text;
+    }
+    this.continuation++;
+    p.pid = s.pid[last];
+    p.tid = s.tid[last];
+    p.level = s.level[last];
+    this.#rawTag = s.tag[last];
+    this.#rawFlags = EntryFlag.continuation;
+    // The entry's time and message lie in the chunk, but for a continuation whose time is in
+    // another text: then both go into one new string.
+    if (s.text[last] === text) {
+      p.timeStart = s.timeStart[last];
+      p.timeEnd = s.timeEnd[last];
+      return text;
+    }
+    const time = s.timeOf(last);
+    const src = time + text.slice(p.msgStart, p.msgEnd);
+    p.timeStart = 0;
+    p.timeEnd = time.length;
+    p.msgStart = time.length;
+    p.msgEnd = src.length;
+    return src;
+  }
+
+  /** An activity-manager or runtime line: what it says of processes is learnt; its message. */
+  #learnFrom(tag: string, src: string, msgStart: number, msgEnd: number): string {
+    const message = src.slice(msgStart, msgEnd);
+    const fact = processFact(tag, message);
+    if (fact) this.#learn(fact);
+    return message;
+  }
+
+  /** A line of a pid the table does not know: asked about once per run of its lines. */
+  #unknownPid(pid: number): void {
+    if (!this.onUnknownPid) return;
+    this.#lastUnknownPid = pid;
+    this.onUnknownPid(pid);
   }
 
   /**
