@@ -118,6 +118,31 @@ function methodGroupsAt(
 
 const SYNTHESIZED = "com.android.tools.r8.synthesized";
 
+/** The bytes a class's `sourceFile` line starts with, as R8 writes it. */
+const SOURCE_FILE_HEAD = new TextEncoder().encode('# {"id":"sourceFile","fileName":"');
+
+/**
+ * The file name of the metadata line `[p, le)` when it is exactly R8's
+ * `# {"id":"sourceFile","fileName":"X"}` with X plain ASCII and no escape (what metadataId()
+ * reads of it, without decoding the line and parsing its JSON); `null` for any other line.
+ */
+function sourceFileAt(bytes: Uint8Array, p: number, le: number): string | null {
+  const n = SOURCE_FILE_HEAD.length;
+  if (le - p < n + 2) return null;
+  for (let k = 0; k < n; k++) if (bytes[p + k] !== SOURCE_FILE_HEAD[k]) return null;
+  let q = p + n;
+  while (q < le) {
+    const c = bytes[q];
+    if (c === 34) break;
+    if (c < 32 || c >= 0x7f || c === 92) return null;
+    q++;
+  }
+  // `"}` ends the line (a `\r` before its `\n` allowed).
+  const tail = bytes[le - 1] === 13 ? le - 1 : le;
+  if (q + 2 !== tail || bytes[q] !== 34 || bytes[q + 1] !== 125) return null;
+  return text(bytes, p + n, q);
+}
+
 function isAsciiName(s: string): boolean {
   for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
   return true;
@@ -135,35 +160,82 @@ export function classAt(
   nl: number,
   at: readonly [number, number, number],
   fallback: () => ClassMapping,
+  name?: string,
+  group?: 1 | 2,
 ): ClassMapping | null {
   if (!plainAscii(bytes, start, nl)) return null;
-  const original = text(bytes, start, at[0]);
+  // `name` is the original (`group` 1) or obfuscated name the class line was found by.
+  const original = group === 1 && name !== undefined ? name : text(bytes, start, at[0]);
   const from = Math.min(nl + 1, end);
   let sourceFile: string | null = null;
   let synthesized = false;
   // The class's metadata: `#` lines that are not indented.
   for (let p = bytes.indexOf(35, from); p >= 0 && p < end; p = bytes.indexOf(35, p + 1)) {
     if (bytes[p - 1] !== 10) continue;
-    const line = lineText(bytes, p, lineEnd(bytes, p, end));
+    const le = lineEnd(bytes, p, end);
+    const file = sourceFileAt(bytes, p, le);
+    if (file !== null) {
+      sourceFile = file;
+      continue;
+    }
+    const line = lineText(bytes, p, le);
     if (!line.includes('"id"')) continue;
     const meta = metadataId(line);
     if (meta?.id === "sourceFile" && meta.fileName !== undefined) sourceFile = meta.fileName;
     else if (meta?.id === SYNTHESIZED) synthesized = true;
   }
-  let whole: ClassMapping | null = null;
-  return {
+  const obfuscated = group === 2 && name !== undefined ? name : text(bytes, at[1], at[2]);
+  return new BytesClass(
+    bytes,
+    start,
+    end,
+    from,
     original,
-    obfuscated: text(bytes, at[1], at[2]),
+    obfuscated,
     sourceFile,
     synthesized,
-    methods: new LazyTable((obf) => {
-      if (!isAsciiName(obf)) return (whole ??= fallback()).methods.get(obf);
-      const g = methodGroupsAt(bytes, from, end, original, obf);
+    fallback,
+  );
+}
+
+/**
+ * A class read from the bytes: one object per class a trace names (its tables made on first
+ * use), since every class kept in the index's cache is garbage the collector copies.
+ */
+class BytesClass implements ClassMapping {
+  #methods: LazyTable<InlineGroup[]> | null = null;
+  #fields: LazyTable<string[]> | null = null;
+  #whole: ClassMapping | null = null;
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+    /** Where the line after the class line starts. */
+    readonly from: number,
+    readonly original: string,
+    readonly obfuscated: string,
+    readonly sourceFile: string | null,
+    readonly synthesized: boolean,
+    readonly fallback: () => ClassMapping,
+  ) {}
+
+  get methods(): LazyTable<InlineGroup[]> {
+    return this.#methods ??= new LazyTable((obf) => {
+      if (!isAsciiName(obf)) return (this.#whole ??= this.fallback()).methods.get(obf);
+      const g = methodGroupsAt(this.bytes, this.from, this.end, this.original, obf);
       return g.length > 0 ? g : undefined;
-    }),
-    fields: new LazyTable((obf) => {
-      const f = fieldNamesIn(text(bytes, start, end), nl + 1 - start, original, obf);
+    });
+  }
+
+  get fields(): LazyTable<string[]> {
+    return this.#fields ??= new LazyTable((obf) => {
+      const f = fieldNamesIn(
+        text(this.bytes, this.start, this.end),
+        this.from - this.start,
+        this.original,
+        obf,
+      );
       return f.length > 0 ? f : undefined;
-    }),
-  };
+    });
+  }
 }

@@ -368,14 +368,22 @@ export function fieldNamesIn(block: string, from: number, owner: string, obf: st
 /** A member table read from a class block one obfuscated name at a time, each kept once read. */
 export class LazyTable<T> implements MemberTable<T> {
   readonly #read: (obf: string) => T | undefined;
-  readonly #seen = new Map<string, T | undefined>();
+  // The first name read is kept in place: a class a trace names is mostly asked for one member,
+  // and a Map per class was much of a new trace's garbage.
+  #firstKey: string | null = null;
+  #firstValue: T | undefined = undefined;
+  #seen: Map<string, T | undefined> | null = null;
   constructor(read: (obf: string) => T | undefined) {
     this.#read = read;
   }
   get(obf: string): T | undefined {
-    if (this.#seen.has(obf)) return this.#seen.get(obf);
+    if (this.#firstKey === obf) return this.#firstValue;
+    if (this.#seen?.has(obf)) return this.#seen.get(obf);
     const v = this.#read(obf);
-    this.#seen.set(obf, v);
+    if (this.#firstKey === null) {
+      this.#firstKey = obf;
+      this.#firstValue = v;
+    } else (this.#seen ??= new Map()).set(obf, v);
     return v;
   }
 }

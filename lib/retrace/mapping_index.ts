@@ -33,7 +33,10 @@ const INDEX_OVERHEAD_BYTES = 16 * 1024;
 
 /** A frame line's retrace, remembered per mapping. */
 export interface RememberedFrame {
-  lines: string[];
+  /** Its output lines joined by `\n`: one flat string kept, not an array of them. */
+  text: string;
+  /** How many lines `text` has. */
+  lineCount: number;
   ambiguous: boolean;
   /** Frames past `MAX_LINES_PER_FRAME` (lib/retrace/retrace_text.ts) not printed. */
   omitted: number;
@@ -198,13 +201,13 @@ export class MappingIndex {
   /** The class whose obfuscated name is `name`, or `null`. */
   byObfuscated(name: string): ClassMapping | null {
     const k = this.#find(this.#obfTable, this.#obfHash, name, 2);
-    return k < 0 ? null : this.#parse(k);
+    return k < 0 ? null : this.#parse(k, name, 2);
   }
 
   /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
   byOriginal(name: string): ClassMapping | null {
     const k = this.#find(this.#origTable, this.#origHash, name, 1);
-    return k < 0 ? null : this.#parse(k);
+    return k < 0 ? null : this.#parse(k, name, 1);
   }
 
   /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
@@ -215,8 +218,9 @@ export class MappingIndex {
   /** Remembers a frame's retrace; the oldest are forgotten past the count or byte bound. */
   rememberFrame(line: string, frame: RememberedFrame): void {
     if (this.#frames.has(line)) return;
-    let cost = 64 + line.length * 2;
-    for (const l of frame.lines) cost += 32 + l.length * 2;
+    // 32 bytes and the characters of each of its lines, as when they were kept one by one.
+    const cost = 64 + line.length * 2 + 32 * frame.lineCount +
+      (frame.text.length - (frame.lineCount - 1)) * 2;
     if (cost > this.#frameBudget) return;
     if (
       this.#frames.size >= MAX_REMEMBERED_FRAMES || this.#framesCost + cost > this.#frameBudget
@@ -281,23 +285,25 @@ export class MappingIndex {
     return true;
   }
 
-  #parse(k: number): ClassMapping {
+  /** Class `k`, found by its name `name` (`group` 1: original, 2: obfuscated). */
+  #parse(k: number, name: string, group: 1 | 2): ClassMapping {
     const hit = this.#parsed.get(k);
     if (hit) {
       this.#parsed.delete(k);
       this.#parsed.set(k, hit);
       return hit.cls;
     }
+    const bytes = this.#bytes;
     const start = this.#starts[k];
     const end = this.#end(k);
-    const block = this.#bytes.subarray(start, end);
     // Its members are read when a frame names one: the cost counts them all read.
-    const text = () => lazyClassBlock(this.#decoder.decode(block));
-    let nl = this.#bytes.indexOf(10, start);
+    const text = () => lazyClassBlock(this.#decoder.decode(bytes.subarray(start, end)));
+    let nl = bytes.indexOf(10, start);
     if (nl < 0 || nl > end) nl = end;
-    const at = classLine(this.#bytes, start, nl);
-    const cls = (at && classAt(this.#bytes, start, end, nl, at, text)) ?? text();
-    const cost = 256 + block.length * PARSED_BYTES_PER_BLOCK_BYTE;
+    const at = classLine(bytes, start, nl);
+    // #find checked the class line names `name`: that name is not decoded again.
+    const cls = (at && classAt(bytes, start, end, nl, at, text, name, group)) ?? text();
+    const cost = 256 + (end - start) * PARSED_BYTES_PER_BLOCK_BYTE;
     // A class larger than the whole budget is parsed for this lookup and not kept.
     if (cost > this.#parsedBudget) return cls;
     if (this.#parsedCost + cost > this.#parsedBudget) {

@@ -244,9 +244,12 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
   };
   const lines = text.split("\n");
   const out: string[] = [];
+  // Lines in `out` (a remembered frame's lines are one string there).
+  let outLines = 0;
   for (let k = 0; k < lines.length; k++) {
     const raw = lines[k];
-    if (k >= MAX_RETRACE_LINES || out.length >= MAX_RETRACE_OUTPUT_LINES) {
+    if (k >= MAX_RETRACE_LINES || outLines >= MAX_RETRACE_OUTPUT_LINES) {
+      outLines++;
       stats.skipped_lines++;
       out.push(raw);
       continue;
@@ -258,7 +261,8 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       stats.retraced++;
       if (known.ambiguous) stats.ambiguous++;
       stats.omitted_frames += known.omitted;
-      for (const l of known.lines) out.push(l);
+      if (known.lineCount > 0) out.push(known.text);
+      outLines += known.lineCount;
       continue;
     }
     const fm = FRAME.exec(line);
@@ -268,6 +272,7 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       const cls = index.byObfuscated(className);
       if (!cls) {
         out.push(raw);
+        outLines++;
         continue;
       }
       const { file, line: lineNo } = splitLocation(loc);
@@ -276,8 +281,16 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       if (alts.length > 1) stats.ambiguous++;
       const { lines, omitted } = frameLines(alts, indentOf(ws));
       stats.omitted_frames += omitted;
-      index.rememberFrame(line, { lines, ambiguous: alts.length > 1, omitted });
-      for (const l of lines) out.push(l);
+      // Joined, the frame is one flat string (its lines' concatenations are dropped).
+      const joined = lines.join("\n");
+      index.rememberFrame(line, {
+        text: joined,
+        lineCount: lines.length,
+        ambiguous: alts.length > 1,
+        omitted,
+      });
+      if (lines.length > 0) out.push(joined);
+      outLines += lines.length;
       continue;
     }
     const em = EXCEPTION.exec(line);
@@ -286,10 +299,12 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       if (cls) {
         stats.exceptions++;
         out.push(`${em[1]}${em[2] ?? ""}${cls.original}${em[4] ?? ""}`);
+        outLines++;
         continue;
       }
     }
     out.push(raw);
+    outLines++;
   }
   return { text: out.join("\n"), stats };
 }
