@@ -22,7 +22,7 @@ import {
   sessionCookie,
 } from "./security.ts";
 import { FAVICON_SVG, PAGE_HTML } from "./page/page_html.ts";
-import { PAGE_SCRIPT } from "./page/page_script.ts";
+import { PAGE_MODULES } from "./page/page_script.ts";
 import { PAGE_STYLES } from "./page/page_styles.ts";
 import { buildLogLines, debugSessionPage, lastScreenshot, recordingDownload } from "./reads.ts";
 import { asset, COMMON_HEADERS, json, readBody, text } from "./responses.ts";
@@ -127,7 +127,9 @@ async function handle(
 async function get({ host, hub }: Routes, url: URL): Promise<Response> {
   const path = url.pathname;
   if (path === "/") return asset(PAGE_HTML, "text/html; charset=utf-8");
-  if (path === "/app.js") return asset(PAGE_SCRIPT, "text/javascript; charset=utf-8");
+  // The page's script modules: exactly page_script.ts's table (any other path stays 404).
+  const script = PAGE_MODULES.get(path);
+  if (script !== undefined) return asset(script, "text/javascript; charset=utf-8");
   if (path === "/app.css") return asset(PAGE_STYLES, "text/css; charset=utf-8");
   if (path === "/favicon.svg" || path === "/favicon.ico") {
     return asset(FAVICON_SVG, "image/svg+xml");

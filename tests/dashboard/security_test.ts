@@ -70,6 +70,7 @@ Deno.test("dashboard: no secret → 401 and nothing else; a wrong secret or cook
     const [method, path] of [
       ["GET", "/"],
       ["GET", "/app.js"],
+      ["GET", "/dom.js"],
       ["GET", "/app.css"],
       ["GET", "/api/state"],
       ["GET", "/api/events"],

@@ -16,6 +16,7 @@ import {
 import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { pollUntil } from "../wait.ts";
+import { PAGE_MODULES } from "../../lib/dashboard/page/page_script.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
 import { buildLogPath, MAX_BUILD_LOG_BYTES } from "../../lib/build/shared/build_log.ts";
 
@@ -392,7 +393,7 @@ Deno.test("dashboard live feed: a running build's lines stream; past the log's o
   await finishBuildRecord(world.dataDir, record.id, { status: "success" });
 });
 
-Deno.test("dashboard page: the favicon is served (no 404 per page); app.js as it is; relative times and PIDs are marked", async () => {
+Deno.test("dashboard page: the favicon is served (no 404 per page); each script module as it is; relative times and PIDs are marked", async () => {
   await using world = await startWorld();
   await using app = await startApp(world);
   const url = await dashboardUrl(app);
@@ -400,21 +401,48 @@ Deno.test("dashboard page: the favicon is served (no 404 per page); app.js as it
   const get = (path: string) => fetch(new URL(path, url), { headers: { cookie } });
   const page = await (await get("/")).text();
   assertStringIncludes(page, '<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+  assertStringIncludes(page, '<script type="module" src="/app.js"></script>');
   for (const path of ["/favicon.svg", "/favicon.ico"]) {
     const r = await get(path);
     const body = await r.text();
     assertEquals([r.status, r.headers.get("content-type")], [200, "image/svg+xml"], path);
     assertStringIncludes(body, "<svg");
   }
+  // Every module of lib/dashboard/page/browser/ is served at its own name exactly as its file
+  // reads (the checked file, embedded as text), and page_script.ts's table holds no other.
+  const dir = new URL("../../lib/dashboard/page/browser/", import.meta.url);
+  const names: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isFile && e.name.endsWith(".js")) names.push(e.name);
+  }
+  names.sort();
+  assert(names.includes("app.js") && names.length > 1, names.join(" "));
+  assertEquals([...PAGE_MODULES.keys()].sort(), names.map((n) => `/${n}`));
+  let script = "";
+  for (const name of names) {
+    const r = await get(`/${name}`);
+    assertEquals(
+      [r.status, r.headers.get("content-type")],
+      [200, "text/javascript; charset=utf-8"],
+      name,
+    );
+    assertStringIncludes(r.headers.get("content-security-policy") ?? "", "script-src 'self';");
+    const served = new Uint8Array(await r.arrayBuffer());
+    assertEquals(
+      served,
+      await Deno.readFile(new URL(name, dir)),
+      `/${name} is ${name} byte for byte`,
+    );
+    script += new TextDecoder().decode(served);
+  }
+  // Only the table: not the folder's other files, nor a path under it, nor an unknown module.
+  for (const path of ["/deno.json", "/browser/app.js", "/page/browser/dom.js", "/nothing.js"]) {
+    const r = await get(path);
+    await r.body?.cancel();
+    assertEquals(r.status, 404, path);
+  }
   // The script keeps every relative time advancing (data-at, re-rendered each second) and the
   // styles keep PID cells on one line; the browser test (Chromium) watches them on a live page.
-  const served = new Uint8Array(await (await get("/app.js")).arrayBuffer());
-  // Served exactly as lib/dashboard/page/browser/app.js reads (the checked file, embedded as text).
-  const file = await Deno.readFile(
-    new URL("../../lib/dashboard/page/browser/app.js", import.meta.url),
-  );
-  assertEquals(served, file, "/app.js is app.js byte for byte");
-  const script = new TextDecoder().decode(served);
   assertStringIncludes(script, 'querySelectorAll("[data-at]")');
   const css = await (await get("/app.css")).text();
   assertStringIncludes(css, "td.num { white-space: nowrap;");

@@ -1,7 +1,10 @@
 /**
  * The dashboard's one page. Served from this string (built into the binary with the rest of the
- * code: no file to ship, no external asset). Its script is browser/app.js (through page_script.ts) and
- * its styles page_styles.ts; the page has no inline script or style (the CSP forbids them).
+ * code: no file to ship, no external asset). Its script is the ES modules of browser/, served
+ * through page_script.ts's table: `<script type="module" src="/app.js">` (a module script, deferred
+ * by default), whose relative imports (/dom.js, /state.js, …) load the others from this origin, as
+ * the CSP's `script-src 'self'` allows; its styles are page_styles.ts. The page has no inline
+ * script or style (the CSP forbids them).
  */
 export const PAGE_HTML = String.raw`<!doctype html>
 <html lang="en">
@@ -12,7 +15,7 @@ export const PAGE_HTML = String.raw`<!doctype html>
 <title>Keynobi</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/app.css">
-<script src="/app.js" defer></script>
+<script type="module" src="/app.js"></script>
 </head>
 <body>
 <header class="top">
