@@ -34,7 +34,7 @@ export function classifyFailure(message: string): FailKind {
   return FailKind.other;
 }
 
-export interface FailureContext {
+interface FailureContext {
   /** The serial the call targeted, if any. */
   serial?: string;
   /** Serials the server lists now, when known (for `device_not_found`). */

@@ -20,7 +20,7 @@ export interface CallOptions {
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 export const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000;
 
-export function clampTimeout(ms: number | undefined): number {
+function clampTimeout(ms: number | undefined): number {
   return boundedInt(ms, DEFAULT_COMMAND_TIMEOUT_MS, 1, MAX_COMMAND_TIMEOUT_MS);
 }
 

@@ -37,19 +37,19 @@ export { DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS } from "./call_scope
 export type { ShellStream } from "./shell_stream.ts";
 
 /** How long opening the TCP connection to the ADB server may take. */
-export const CONNECT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
 /** Default cap on a command's stdout + stderr. */
 export const DEFAULT_SHELL_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** Largest cap a caller may ask for (a 4K screenshot PNG fits well below this). */
-export const MAX_SHELL_OUTPUT_BYTES = 64 * 1024 * 1024;
+const MAX_SHELL_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Longest quoted command line sent with shell_v2 (adbd's payload limit is larger). */
-export const MAX_SHELL_COMMAND_BYTES = 64 * 1024;
+const MAX_SHELL_COMMAND_BYTES = 64 * 1024;
 /** Without shell_v2 the CLI refuses longer commands ("shell command too long"). */
-export const MAX_V1_SHELL_COMMAND_BYTES = 4096;
+const MAX_V1_SHELL_COMMAND_BYTES = 4096;
 /** Serials whose feature sets are remembered. */
-export const MAX_FEATURE_CACHE_ENTRIES = 64;
+const MAX_FEATURE_CACHE_ENTRIES = 64;
 /** Budget for the device listing a `device_not_found` message includes. */
-export const NOT_FOUND_LISTING_TIMEOUT_MS = 3_000;
+const NOT_FOUND_LISTING_TIMEOUT_MS = 3_000;
 /** `exec` writes stdin in chunks of this size (progress is reported per chunk). */
 export const EXEC_STDIN_CHUNK_BYTES = 64 * 1024;
 
@@ -60,7 +60,7 @@ export const EXEC_STDIN_CHUNK_BYTES = 64 * 1024;
 export type StdinSource = RandomAccess;
 
 /** `exec` options: a call's options plus bytes for the command's stdin. */
-export interface ExecOptions extends CallOptions {
+interface ExecOptions extends CallOptions {
   /**
    * Written to the command after the service opens, before its output is read. The stream is
    * not half-closed (adbd would end the command): the command must know how much to read, as
@@ -88,7 +88,7 @@ export interface ShellResult {
  */
 export type DeviceShell = Pick<AdbClient, "shell">;
 
-export interface AdbClientOptions {
+interface AdbClientOptions {
   address: AdbServerAddress;
   connector?: Connector;
   /** Where `adb` is looked up for `start-server` (`ANDROID_HOME`, `ANDROID_SDK_ROOT`, `PATH`). */

@@ -8,7 +8,7 @@ import { ToolError } from "../core/errors.ts";
 import type { AdbClient } from "./client.ts";
 
 /** How long the device listing may take. */
-export const GONE_LISTING_TIMEOUT_MS = 3_000;
+const GONE_LISTING_TIMEOUT_MS = 3_000;
 
 export type ListingAdb = Pick<AdbClient, "listDevices">;
 

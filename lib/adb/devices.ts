@@ -20,10 +20,10 @@ export interface AdbDevice {
 }
 
 /** Devices a single listing may report; the rest are dropped (an ADB server rarely has 20). */
-export const MAX_LISTED_DEVICES = 256;
+const MAX_LISTED_DEVICES = 256;
 
 /** `to_string(ConnectionState)` in adb.cpp: the one-word states. */
-export const KNOWN_DEVICE_STATES: ReadonlySet<string> = new Set([
+const KNOWN_DEVICE_STATES: ReadonlySet<string> = new Set([
   "offline",
   "bootloader",
   "device",

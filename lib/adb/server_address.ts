@@ -12,10 +12,10 @@ export interface AdbServerAddress {
 }
 
 /** adb.h `DEFAULT_ADB_PORT`. */
-export const DEFAULT_ADB_SERVER_PORT = 5037;
-export const DEFAULT_ADB_SERVER_HOST = "127.0.0.1";
+const DEFAULT_ADB_SERVER_PORT = 5037;
+const DEFAULT_ADB_SERVER_HOST = "127.0.0.1";
 /** socket_spec.cpp: `tcp:<host>` without a port means the device transport port, not 5037. */
-export const DEFAULT_TCP_SPEC_PORT = 5555;
+const DEFAULT_TCP_SPEC_PORT = 5555;
 
 export function resolveAdbServerAddress(env: Env): AdbServerAddress {
   const socket = env.get("ADB_SERVER_SOCKET");

@@ -9,9 +9,9 @@ import type { ByteReader, Connection } from "./connection.ts";
 import { ShellPacketId, ShellV2Decoder } from "./shell_v2.ts";
 
 /** Bytes of stdout queued for a slow reader before the socket is no longer read. */
-export const STREAM_HIGH_WATER_BYTES = 1024 * 1024;
+const STREAM_HIGH_WATER_BYTES = 1024 * 1024;
 /** stderr bytes kept for a stream; later stderr is dropped. */
-export const MAX_STREAM_STDERR_BYTES = 1024 * 1024;
+const MAX_STREAM_STDERR_BYTES = 1024 * 1024;
 
 export interface ShellStream {
   /** Device stdout (everything, stderr included, without shell_v2). Cancelling it closes all. */

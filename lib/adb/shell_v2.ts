@@ -14,14 +14,14 @@ export const ShellPacketId = {
   windowSizeChange: 5,
 } as const;
 
-export interface ShellPacket {
+interface ShellPacket {
   id: number;
   data: Uint8Array;
 }
 
 const HEADER_BYTES = 5;
 /** A packet longer than this is not the shell protocol (adbd's MAX_PAYLOAD is 1 MiB). */
-export const MAX_SHELL_PACKET_BYTES = 16 * 1024 * 1024;
+const MAX_SHELL_PACKET_BYTES = 16 * 1024 * 1024;
 
 /** Incremental decoder: `push()` bytes as they arrive and get back every complete packet. */
 export class ShellV2Decoder {
@@ -47,13 +47,4 @@ export class ShellV2Decoder {
   get pendingBytes(): number {
     return this.#pending.length;
   }
-}
-
-/** Encodes one packet (used by tests and by anything that writes stdin). */
-export function encodeShellPacket(id: number, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(HEADER_BYTES + data.length);
-  out[0] = id;
-  new DataView(out.buffer).setUint32(1, data.length, true);
-  out.set(data, HEADER_BYTES);
-  return out;
 }

@@ -10,9 +10,9 @@ import { runCommand } from "../core/run_command.ts";
 /** How long `adb start-server` may take (it waits for the daemon to come up). */
 export const START_SERVER_TIMEOUT_MS = 20_000;
 /** Output of `adb start-server` kept for the error message. */
-export const MAX_START_SERVER_OUTPUT_CHARS = 2_000;
+const MAX_START_SERVER_OUTPUT_CHARS = 2_000;
 /** Bytes of its stdout and of its stderr read. */
-export const MAX_START_SERVER_OUTPUT_BYTES = 8 * 1024;
+const MAX_START_SERVER_OUTPUT_BYTES = 8 * 1024;
 
 /** `$ANDROID_HOME`/`$ANDROID_SDK_ROOT` `platform-tools/adb`, else `adb` on `$PATH`; else null. */
 export function findAdbExecutable(
@@ -47,7 +47,7 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-export interface StartServerResult {
+interface StartServerResult {
   ok: boolean;
   /** Exit code, or null when it was killed for the timeout. */
   code: number | null;

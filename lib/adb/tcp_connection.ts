@@ -3,7 +3,7 @@ import { type Connection, ConnectionRefused, type Connector } from "./connection
 import { formatAddress } from "./server_address.ts";
 
 /** Bytes asked of the socket per read. */
-export const TCP_READ_CHUNK_BYTES = 64 * 1024;
+const TCP_READ_CHUNK_BYTES = 64 * 1024;
 
 export const tcpConnector: Connector = async (address, signal) => {
   let conn: Deno.TcpConn;

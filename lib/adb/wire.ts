@@ -6,9 +6,7 @@
 import { ByteReader } from "./connection.ts";
 
 /** sockets.cpp rejects a request of length 0 or more than MAX_PAYLOAD (1 MiB) by closing. */
-export const MAX_REQUEST_BYTES = 1024 * 1024;
-/** Four hex digits cannot say more than this. */
-export const MAX_PROTOCOL_STRING_BYTES = 0xffff;
+const MAX_REQUEST_BYTES = 1024 * 1024;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -45,24 +43,12 @@ export function encodeRequest(service: string): Uint8Array {
   return out;
 }
 
-/** A length-prefixed string as the server writes one (`SendProtocolString`); max 0xffff bytes. */
-export function encodeProtocolString(text: string): Uint8Array {
-  const payload = encoder.encode(text);
-  if (payload.length > MAX_PROTOCOL_STRING_BYTES) {
-    throw new RangeError(`Cannot encode protocol string: ${payload.length} bytes is over 0xffff`);
-  }
-  const out = new Uint8Array(4 + payload.length);
-  out.set(encoder.encode(hex4(payload.length)));
-  out.set(payload, 4);
-  return out;
-}
-
 function hex4(n: number): string {
   return n.toString(16).padStart(4, "0");
 }
 
 /** Parses four hex digits (either case, as the server's `unhex()` accepts). */
-export function parseHex4(bytes: Uint8Array): number {
+function parseHex4(bytes: Uint8Array): number {
   const text = decoder.decode(bytes);
   if (!/^[0-9a-fA-F]{4}$/.test(text)) {
     throw new ProtocolError(`Bad length prefix from ADB server: ${JSON.stringify(text)}`);

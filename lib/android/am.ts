@@ -11,9 +11,9 @@ import { type AmStartReport, parseAmStart } from "./am_start.ts";
 import { runText } from "./device_command.ts";
 
 /** Bound on `am start -W` (it waits for the first frame; a slow cold start takes seconds). */
-export const AM_START_TIMEOUT_MS = 60_000;
+const AM_START_TIMEOUT_MS = 60_000;
 /** Output read from one `am start` (a report is a few hundred bytes; an exception more). */
-export const MAX_AM_OUTPUT_BYTES = 64 * 1024;
+const MAX_AM_OUTPUT_BYTES = 64 * 1024;
 /** Longest `am start` output kept in results and errors; longer is cut with a note. */
 export const MAX_AM_OUTPUT_CHARS = 4_000;
 
@@ -47,7 +47,7 @@ export function boundedAmOutput(text: string): string {
     : text;
 }
 
-export interface AmStartOptions {
+interface AmStartOptions {
   /** `-W`: wait for the launch and report its timing. */
   wait: boolean;
   signal?: AbortSignal;
@@ -61,7 +61,7 @@ export interface AmStartOptions {
   data?: Record<string, unknown>;
 }
 
-export interface AmStarted {
+interface AmStarted {
   /** stdout then stderr, bounded (`boundedAmOutput`). */
   output: string;
   report: AmStartReport;

@@ -25,9 +25,9 @@ export interface AmStartReport {
 }
 
 /** At most this many warning lines are kept from one report. */
-export const MAX_AM_WARNINGS = 8;
+const MAX_AM_WARNINGS = 8;
 /** A failure line is cut to this many characters in messages. */
-export const MAX_AM_ERROR_CHARS = 500;
+const MAX_AM_ERROR_CHARS = 500;
 
 function intField(text: string, name: string): number | null {
   const m = new RegExp(`^\\s*${name}:\\s*(-?\\d+)\\s*$`, "m").exec(text);
@@ -113,7 +113,7 @@ function stateWord(state: string | null): string | null {
 }
 
 /** Why `am start` started nothing, from its warnings; `null` when it did not say. Pure. */
-export function notStartedBecause(warnings: readonly string[]): string | null {
+function notStartedBecause(warnings: readonly string[]): string | null {
   for (const w of warnings) {
     if (/top-most instance/i.test(w)) {
       return "the app was already in front: the intent went to its running activity";

@@ -8,7 +8,7 @@ import type { Env } from "../core/env.ts";
 import { homeDir } from "../core/data_dir.ts";
 import { findExecutable, pathDirs, runProbe, TOOL_PROBE_TIMEOUT_MS } from "./jdk.ts";
 
-export const ANDROID_CLI_DOCS = "https://developer.android.com/tools/agents/android-cli";
+const ANDROID_CLI_DOCS = "https://developer.android.com/tools/agents/android-cli";
 
 export interface AndroidCliInfo {
   installed: boolean;
@@ -20,7 +20,7 @@ export interface AndroidCliInfo {
 }
 
 /** `PATH`, then `~/.local/bin`, `/usr/local/bin`, `/opt/homebrew/bin`. */
-export function androidCliDirs(env: Env): string[] {
+function androidCliDirs(env: Env): string[] {
   const home = homeDir(env);
   return [
     ...pathDirs(env),

@@ -16,18 +16,18 @@ import { type RandomAccess, readAt } from "../core/file_read.ts";
 /** Largest APK the install path reads into memory. */
 export const MAX_APK_BYTES = 1024 * 1024 * 1024;
 /** Largest (uncompressed) AndroidManifest.xml we decode. */
-export const MAX_MANIFEST_ENTRY_BYTES = 8 * 1024 * 1024;
+const MAX_MANIFEST_ENTRY_BYTES = 8 * 1024 * 1024;
 /** Central-directory entries scanned for the manifest. */
-export const MAX_ZIP_ENTRIES = 100_000;
+const MAX_ZIP_ENTRIES = 100_000;
 /** Strings read from the manifest's pool. */
-export const MAX_AXML_STRINGS = 200_000;
+const MAX_AXML_STRINGS = 200_000;
 /** Element depth and count we walk. */
-export const MAX_AXML_DEPTH = 64;
-export const MAX_AXML_ELEMENTS = 100_000;
+const MAX_AXML_DEPTH = 64;
+const MAX_AXML_ELEMENTS = 100_000;
 /** Activities (and aliases) listed in a manifest summary. */
-export const MAX_LISTED_ACTIVITIES = 200;
+const MAX_LISTED_ACTIVITIES = 200;
 
-export const MANIFEST_ENTRY = "AndroidManifest.xml";
+const MANIFEST_ENTRY = "AndroidManifest.xml";
 
 /** The APK could not be read as a ZIP with a binary manifest. */
 export class ApkFormatError extends Error {
@@ -110,10 +110,9 @@ function parseCentralDirectory(cd: Uint8Array, count: number): CentralEntry[] {
 }
 
 /** Bytes that can be read at any position: an open file, or bytes in memory. */
-export type { RandomAccess };
 
 /** `bytes` as a `RandomAccess`. */
-export function bytesAccess(bytes: Uint8Array): RandomAccess {
+function bytesAccess(bytes: Uint8Array): RandomAccess {
   return {
     size: bytes.length,
     read(buf, position) {
@@ -137,13 +136,13 @@ async function readExactly(
 }
 
 /** Largest central directory read (100,000 entries of ordinary names fit well within it). */
-export const MAX_CENTRAL_DIRECTORY_BYTES = 32 * 1024 * 1024;
+const MAX_CENTRAL_DIRECTORY_BYTES = 32 * 1024 * 1024;
 
 /**
  * The bytes of one entry (stored or deflated, at most `max`), read from `src` by position: the
  * end record, the central directory and that entry only — never the whole file.
  */
-export async function readZipEntryFrom(
+async function readZipEntryFrom(
   src: RandomAccess,
   name: string,
   max = MAX_MANIFEST_ENTRY_BYTES,
@@ -200,7 +199,7 @@ export async function readZipEntry(
 
 // ── Binary XML ───────────────────────────────────────────────────────────────────────────────
 
-export interface XmlAttribute {
+interface XmlAttribute {
   /** The namespace URI, `""` for none. */
   ns: string;
   name: string;
@@ -208,7 +207,7 @@ export interface XmlAttribute {
   value: string;
 }
 
-export interface XmlElement {
+interface XmlElement {
   name: string;
   attrs: XmlAttribute[];
   children: XmlElement[];
@@ -434,7 +433,7 @@ export async function readApkManifestFrom(src: RandomAccess): Promise<ApkManifes
 }
 
 /** Chunk size `sha256OfAccess` reads. */
-export const HASH_CHUNK_BYTES = 1024 * 1024;
+const HASH_CHUNK_BYTES = 1024 * 1024;
 
 /** Lowercase hex SHA-256 of everything `src` holds, read in `HASH_CHUNK_BYTES` chunks. */
 export async function sha256OfAccess(src: RandomAccess): Promise<string> {

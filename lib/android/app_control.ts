@@ -42,7 +42,7 @@ import {
 } from "./runtime_state.ts";
 
 /** Output of a dump kept for parsing (a `dumpsys package` of a big app is ~100 KB). */
-export const MAX_DUMP_BYTES = 4 * 1024 * 1024;
+const MAX_DUMP_BYTES = 4 * 1024 * 1024;
 
 const quick = (opts: CallOptions): CallOptions => ({
   ...opts,
@@ -64,7 +64,7 @@ function failed(what: string, serial: string, output: string, next: string): Too
 }
 
 /** The line of a `pm` failure that says why: the exception's own line before the banner. */
-export function pmFailureLine(text: string): string {
+function pmFailureLine(text: string): string {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
   return lines.find((l) => /^(java|android)\.[\w.$]+: /.test(l)) ??
     lines.find((l) => /Exception|Error|Unknown|not /.test(l)) ?? text;
@@ -96,7 +96,7 @@ export async function readMeminfo(
  * The app's processes: `ps -A -o PID,USER,NAME` (by name, and by the app's `uid` when known),
  * else `pidof` on devices without toybox ps.
  */
-export async function readAppProcesses(
+async function readAppProcesses(
   adb: DeviceShell,
   serial: string,
   pkg: string,
@@ -111,7 +111,7 @@ export async function readAppProcesses(
   return parsePidof(pidof.text).map((pid) => ({ pid, user: null, name: pkg }));
 }
 
-export interface RuntimeState {
+interface RuntimeState {
   package: string;
   installed: boolean;
   running: boolean;
@@ -155,7 +155,7 @@ export async function readRuntimeState(
   };
 }
 
-export async function readApiLevel(
+async function readApiLevel(
   adb: DeviceShell,
   serial: string,
   opts: CallOptions,
@@ -165,7 +165,7 @@ export async function readApiLevel(
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
-export type ExitHistory =
+type ExitHistory =
   | { supported: false; api_level: number | null }
   | { supported: true; api_level: number | null; dump: ExitInfoDump };
 
@@ -224,7 +224,7 @@ export async function clearAppData(
   }
 }
 
-export interface RestartResult {
+interface RestartResult {
   cleared: boolean;
   launch: LaunchResult;
   /** From the logcat `Displayed` line of exactly this package, else `null`. */
@@ -261,7 +261,7 @@ export async function restartApp(
   };
 }
 
-export interface PermissionChange {
+interface PermissionChange {
   was_running: boolean;
   running_after: boolean;
 }
@@ -291,7 +291,7 @@ export async function changePermission(
   return { was_running: before.length > 0, running_after: after.length > 0 };
 }
 
-export async function readNetworkState(
+async function readNetworkState(
   adb: DeviceShell,
   serial: string,
   opts: CallOptions,
@@ -307,7 +307,7 @@ export async function readNetworkState(
   };
 }
 
-export interface NetworkChange {
+interface NetworkChange {
   previous: NetworkState;
   current: NetworkState;
   /** How airplane mode was changed, when it was. */
@@ -377,7 +377,7 @@ export async function setNetworkState(
   return { previous, current, airplane_method: airplaneMethod, commands };
 }
 
-export interface OrientationChange {
+interface OrientationChange {
   previous: Orientation | null;
   current: Orientation | null;
 }
@@ -419,7 +419,7 @@ export async function setOrientation(
   return { previous, current };
 }
 
-export interface IntentStart {
+interface IntentStart {
   report: AmStartReport;
   output: string;
   timing_line: string | null;

@@ -11,7 +11,7 @@ import { APP_COMMAND_TIMEOUT_MS } from "./launch.ts";
 import { packageOfComponent, parseCurrentFocus, parseResumedActivity } from "./runtime_state.ts";
 
 /** Output kept from one listing: a phone with 600 packages lists ~40 KB. */
-export const MAX_LIST_BYTES = 2 * 1024 * 1024;
+const MAX_LIST_BYTES = 2 * 1024 * 1024;
 /** Apps returned when the caller does not say (`limit`), and the most it may ask for. */
 export const DEFAULT_APP_LIMIT = 100;
 export const MAX_APP_LIMIT = 1_000;
@@ -27,7 +27,7 @@ const LAUNCHER_QUERY = [
   "android.intent.category.LAUNCHER",
 ];
 
-export interface ListedPackage {
+interface ListedPackage {
   package: string;
   version_code: number | null;
 }
@@ -75,19 +75,19 @@ export interface InstalledApp {
   launcher_activity: string | null;
 }
 
-export interface Foreground {
+interface Foreground {
   package: string | null;
   activity: string | null;
 }
 
-export interface AppListing {
+interface AppListing {
   apps: InstalledApp[];
   /** Whether launcher activities were read (`cmd package query-activities`). */
   launchers_known: boolean;
   foreground: Foreground;
 }
 
-export interface AppListRequest {
+interface AppListRequest {
   /** System apps too, not only the ones the user installed. */
   system: boolean;
 }

@@ -14,16 +14,16 @@ import { runCommand } from "../core/run_command.ts";
 import { parseProperties } from "../core/properties.ts";
 
 /** Most AVDs listed. */
-export const MAX_AVDS = 200;
+const MAX_AVDS = 200;
 /** Longest AVD name accepted. */
-export const MAX_AVD_NAME_CHARS = 128;
+const MAX_AVD_NAME_CHARS = 128;
 /** Largest `.ini` / `config.ini` read. */
-export const MAX_AVD_INI_BYTES = 256 * 1024;
+const MAX_AVD_INI_BYTES = 256 * 1024;
 /** `emulator -list-avds` time and output bounds. */
-export const LIST_AVDS_TIMEOUT_MS = 15_000;
-export const MAX_LIST_AVDS_OUTPUT_BYTES = 256 * 1024;
+const LIST_AVDS_TIMEOUT_MS = 15_000;
+const MAX_LIST_AVDS_OUTPUT_BYTES = 256 * 1024;
 
-export interface AvdInfo {
+interface AvdInfo {
   name: string;
   /** The `.avd` folder, when the AVD folder lists it. */
   path: string | null;
@@ -61,7 +61,7 @@ export function avdHome(env: Env): string | null {
 }
 
 /** Names from `emulator -list-avds` output (log lines such as `INFO | …` are skipped). Pure. */
-export function parseListAvds(text: string): string[] {
+function parseListAvds(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
@@ -72,13 +72,13 @@ export function parseListAvds(text: string): string[] {
 }
 
 /** The API level in `image.sysdir.1` (`system-images/android-34/google_apis/x86_64/`). Pure. */
-export function apiFromSysdir(sysdir: string | undefined): number | null {
+function apiFromSysdir(sysdir: string | undefined): number | null {
   const m = /android-(\d+)/.exec(sysdir ?? "");
   return m ? Number(m[1]) : null;
 }
 
 /** What `config.ini` says about an AVD. Pure. */
-export function parseAvdConfig(
+function parseAvdConfig(
   text: string,
 ): Pick<AvdInfo, "display_name" | "device" | "api_level" | "abi"> {
   const p = parseProperties(text);
@@ -88,11 +88,6 @@ export function parseAvdConfig(
     api_level: apiFromSysdir(p.get("image.sysdir.1")),
     abi: p.get("abi.type") ?? null,
   };
-}
-
-/** The AVD name a running emulator reports in its properties, or `null`. Pure. */
-export function avdNameFromProps(props: ReadonlyMap<string, string>): string | null {
-  return props.get("ro.boot.qemu.avd_name") || props.get("ro.kernel.qemu.avd_name") || null;
 }
 
 async function readSmall(path: string): Promise<string | null> {

@@ -4,7 +4,7 @@
  */
 import type { CallOptions, DeviceShell } from "../adb/client.ts";
 
-export interface RunOutput {
+interface RunOutput {
   /** stdout then stderr. */
   text: string;
   code: number | null;

@@ -9,25 +9,25 @@ import { parseGetprop } from "./getprop.ts";
 
 export { parseGetprop } from "./getprop.ts";
 
-export interface ScreenSize {
+interface ScreenSize {
   width: number;
   height: number;
 }
 
-export interface WmSize {
+interface WmSize {
   physical: ScreenSize | null;
   override: ScreenSize | null;
 }
 
-export interface WmDensity {
+interface WmDensity {
   physical: number | null;
   override: number | null;
 }
 
-export type BatteryStatus = "unknown" | "charging" | "discharging" | "not_charging" | "full";
-export type BatteryPlugged = "ac" | "usb" | "wireless" | "dock" | "none";
+type BatteryStatus = "unknown" | "charging" | "discharging" | "not_charging" | "full";
+type BatteryPlugged = "ac" | "usb" | "wireless" | "dock" | "none";
 
-export interface BatteryInfo {
+interface BatteryInfo {
   level: number;
   scale: number;
   percent: number;
@@ -123,7 +123,7 @@ function intField(v: string | undefined): number | null {
 }
 
 /** The facts that come from `getprop` alone. */
-export function deviceFactsFromProps(props: ReadonlyMap<string, string>, serial: string) {
+function deviceFactsFromProps(props: ReadonlyMap<string, string>, serial: string) {
   const get = (k: string): string | null => {
     const v = props.get(k);
     return v === undefined || v === "" ? null : v;

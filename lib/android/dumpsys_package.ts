@@ -5,19 +5,19 @@
  */
 
 /** Permissions kept per list. */
-export const MAX_PACKAGE_PERMISSIONS = 500;
+const MAX_PACKAGE_PERMISSIONS = 500;
 /** Users kept. */
-export const MAX_PACKAGE_USERS = 16;
+const MAX_PACKAGE_USERS = 16;
 /** A single value is cut to this many characters. */
-export const MAX_PACKAGE_VALUE_CHARS = 1_000;
+const MAX_PACKAGE_VALUE_CHARS = 1_000;
 
-export interface PermissionState {
+interface PermissionState {
   name: string;
   granted: boolean | null;
   flags: string[];
 }
 
-export interface PackageUserState {
+interface PackageUserState {
   user: number;
   installed: boolean | null;
   stopped: boolean | null;

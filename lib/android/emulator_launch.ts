@@ -16,22 +16,22 @@ import { delay } from "../core/abortable.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** How long launch_avd waits for the emulator to come online and finish booting. */
-export const AVD_BOOT_TIMEOUT_MS = 60_000;
+const AVD_BOOT_TIMEOUT_MS = 60_000;
 /** How long stop_avd waits for adb to stop listing the emulator. */
 export const AVD_STOP_TIMEOUT_MS = 30_000;
 /** Pause between two looks at adb. */
-export const AVD_POLL_MS = 500;
+const AVD_POLL_MS = 500;
 
 /** What a wait for an AVD rejects with when the client cancels. */
 const cancelledByClient = () => new ToolError("cancelled", "Cancelled by the client");
 /** Each getprop during the wait. */
-export const AVD_PROBE_TIMEOUT_MS = 5_000;
+const AVD_PROBE_TIMEOUT_MS = 5_000;
 /** Tail of the emulator log quoted in an error. */
-export const MAX_EMULATOR_LOG_TAIL_BYTES = 4_096;
+const MAX_EMULATOR_LOG_TAIL_BYTES = 4_096;
 
-export type AvdAdb = DeviceShell & Pick<AdbClient, "listDevices">;
+type AvdAdb = DeviceShell & Pick<AdbClient, "listDevices">;
 
-export const emulatorLogsDir = (dataDir: string) => join(dataDir, "emulator-logs");
+const emulatorLogsDir = (dataDir: string) => join(dataDir, "emulator-logs");
 
 /** Whether a listed device is an emulator keynobi may ask for its AVD name. Pure. */
 export function isEmulator(d: Pick<AdbDevice, "serial" | "kind">): boolean {
@@ -39,7 +39,7 @@ export function isEmulator(d: Pick<AdbDevice, "serial" | "kind">): boolean {
 }
 
 /** The AVD name of a running emulator, or `null`. */
-export async function readAvdName(
+async function readAvdName(
   adb: AvdAdb,
   serial: string,
   opts: CallOptions = {},
@@ -71,7 +71,7 @@ export async function runningAvds(
   return out;
 }
 
-export interface EmulatorChild {
+interface EmulatorChild {
   /** Resolves with the exit code when the emulator process ends. */
   exited: Promise<number>;
   logPath: string;
@@ -124,7 +124,7 @@ export async function spawnEmulator(
 }
 
 /** The last bytes of the emulator's log, for an error message. */
-export async function logTail(path: string): Promise<string> {
+async function logTail(path: string): Promise<string> {
   try {
     const data = await Deno.readFile(path);
     return new TextDecoder().decode(
@@ -136,7 +136,7 @@ export async function logTail(path: string): Promise<string> {
   }
 }
 
-export type WaitPhase = "starting" | "online" | "booting";
+type WaitPhase = "starting" | "online" | "booting";
 
 /**
  * Waits until an emulator whose AVD name is `name` is online and booted; returns its serial.

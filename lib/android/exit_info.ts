@@ -9,16 +9,16 @@ export const MAX_EXIT_RECORDS = 100;
 /** Default `limit`. */
 export const DEFAULT_EXIT_RECORDS = 20;
 /** Records parsed from one dump before the rest are ignored (a dump holds a few hundred). */
-export const MAX_PARSED_EXIT_RECORDS = 5_000;
+const MAX_PARSED_EXIT_RECORDS = 5_000;
 /** A description is cut to this many characters. */
-export const MAX_EXIT_DESCRIPTION_CHARS = 300;
+const MAX_EXIT_DESCRIPTION_CHARS = 300;
 /** First API level with `ApplicationExitInfo` (Android 11). */
 export const EXIT_INFO_MIN_API = 30;
 
 /** Reason codes (`ApplicationExitInfo.REASON_*`) that mean the app crashed or hung. */
-export const CRASH_REASONS: ReadonlySet<number> = new Set([4, 5, 6]);
+const CRASH_REASONS: ReadonlySet<number> = new Set([4, 5, 6]);
 
-export interface ExitRecord {
+interface ExitRecord {
   package: string | null;
   uid: number | null;
   timestamp: string | null;

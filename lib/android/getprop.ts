@@ -5,7 +5,7 @@
  */
 
 /** Properties kept from one listing (a phone has about 1,000). */
-export const MAX_PROPERTIES = 10_000;
+const MAX_PROPERTIES = 10_000;
 
 const START = /^\[([^\]\n]*)\]: \[/;
 

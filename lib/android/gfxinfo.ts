@@ -9,14 +9,14 @@
  * figures (the first block, before the per-window ones). Pure.
  */
 
-export interface FramePercentiles {
+interface FramePercentiles {
   p50_ms: number | null;
   p90_ms: number | null;
   p95_ms: number | null;
   p99_ms: number | null;
 }
 
-export interface FrameStats {
+interface FrameStats {
   pid: number;
   /** Nanoseconds of uptime the counters run from (the process's start, or the last reset). */
   stats_since_ns: number | null;
@@ -37,7 +37,7 @@ export interface FrameStats {
   frame_deadline_missed: number | null;
 }
 
-export type GfxinfoReading =
+type GfxinfoReading =
   /** No process of the package drew (not running, or never rendered with HWUI). */
   | { found: false; processes: string[] }
   /** The process is there but printed no frame statistics (it has not rendered a frame). */
@@ -46,7 +46,7 @@ export type GfxinfoReading =
 
 const HEADER = /^\*\* Graphics info for pid (\d+) \[([^\]\s]+)\] \*\*\s*$/;
 /** Most process sections looked at in one dump (`dumpsys gfxinfo` with a short prefix). */
-export const MAX_GFX_SECTIONS = 200;
+const MAX_GFX_SECTIONS = 200;
 
 function count(lines: readonly string[], label: string): number | null {
   const prefix = label + ":";

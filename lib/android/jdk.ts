@@ -21,16 +21,16 @@ import { runCommand, type RunCommandResult } from "../core/run_command.ts";
 /** Every tool version probe is killed after this long. */
 export const TOOL_PROBE_TIMEOUT_MS = 4_000;
 /** The largest probe timeout a caller may ask for. */
-export const MAX_TOOL_PROBE_TIMEOUT_MS = 30_000;
+const MAX_TOOL_PROBE_TIMEOUT_MS = 30_000;
 /** A probe's stdout and stderr are each kept up to this many bytes. */
-export const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
+const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
 /** JDKs older than this get a warning (Android Gradle Plugin 8 needs 17). */
-export const MIN_JDK_MAJOR = 17;
+const MIN_JDK_MAJOR = 17;
 /** At most this many entries of a JDK parent folder are considered. */
-export const MAX_JDK_CANDIDATES = 200;
+const MAX_JDK_CANDIDATES = 200;
 
 /** A probe's run; `ok`: exit status 0 within the timeout. */
-export type ProbeResult = Omit<RunCommandResult, "notFound"> & { ok: boolean };
+type ProbeResult = Omit<RunCommandResult, "notFound"> & { ok: boolean };
 
 /** Run `path args…` (an argument vector, never a shell) with a timeout; never throws. */
 export async function runProbe(
@@ -73,7 +73,7 @@ export async function findExecutable(name: string, dirs: string[]): Promise<stri
   return null;
 }
 
-export type JavaSource =
+type JavaSource =
   | "userGradleProperties"
   | "projectGradleProperties"
   | "settings"
@@ -116,7 +116,7 @@ export interface JdkLocations {
 }
 
 /** Where Android Studio and JDKs are usually installed on this OS. */
-export function defaultJdkLocations(env: Env): JdkLocations {
+function defaultJdkLocations(env: Env): JdkLocations {
   const home = homeDir(env) ?? "/nonexistent";
   switch (Deno.build.os) {
     case "darwin":
@@ -191,7 +191,7 @@ async function jdkHomesUnder(parent: string): Promise<string[]> {
   return homes;
 }
 
-export interface ResolveJavaOptions {
+interface ResolveJavaOptions {
   env: Env;
   settings: Settings;
   /** Canonical project root, or `null` when none is selected. */
@@ -208,7 +208,7 @@ export interface ResolveJavaOptions {
 }
 
 /** `$GRADLE_USER_HOME` or `~/.gradle`. */
-export function gradleUserHome(env: Env): string | null {
+function gradleUserHome(env: Env): string | null {
   const g = env.get("GRADLE_USER_HOME");
   if (g) return g;
   const home = homeDir(env);

@@ -23,16 +23,16 @@ import { parseDumpsysPackage } from "./dumpsys_package.ts";
 /** Bound on the quick commands around a launch. */
 export const APP_COMMAND_TIMEOUT_MS = 20_000;
 /** How long `restart_app` looks for the `Displayed` line after `am start -W` returns. */
-export const DISPLAYED_WAIT_MS = 3_000;
+const DISPLAYED_WAIT_MS = 3_000;
 /** Pause between two looks for the `Displayed` line. */
-export const DISPLAYED_POLL_MS = 250;
+const DISPLAYED_POLL_MS = 250;
 
 /** What the `Displayed` wait rejects with when the request is cancelled. */
 const requestCancelled = () => new ToolError("cancelled", "Request cancelled");
 /** Longest activity name accepted. */
-export const MAX_ACTIVITY_LENGTH = 512;
+const MAX_ACTIVITY_LENGTH = 512;
 
-export type LaunchMethod = "component" | "monkey" | "main_intent";
+type LaunchMethod = "component" | "monkey" | "main_intent";
 
 export interface LaunchResult {
   method: LaunchMethod;
@@ -74,7 +74,7 @@ export function activityComponent(pkg: string, activity: string, param = "activi
 }
 
 /** `am start -W -n <component>`; a failure reported in the output is a `launch_failed` error. */
-export async function startComponent(
+async function startComponent(
   adb: DeviceShell,
   serial: string,
   component: string,

@@ -6,11 +6,11 @@
  */
 
 /** Processes kept from one dump (an app with many processes is still bounded). */
-export const MAX_MEMINFO_PROCESSES = 16;
+const MAX_MEMINFO_PROCESSES = 16;
 /** Table rows kept per process. */
-export const MAX_MEMINFO_ROWS = 64;
+const MAX_MEMINFO_ROWS = 64;
 
-export interface MeminfoProcess {
+interface MeminfoProcess {
   pid: number;
   process: string;
   total_pss_kb: number | null;

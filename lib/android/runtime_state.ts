@@ -5,7 +5,7 @@
  */
 
 /** Processes of one app kept. */
-export const MAX_APP_PROCESSES = 32;
+const MAX_APP_PROCESSES = 32;
 
 export interface AppProcess {
   pid: number;
@@ -14,7 +14,7 @@ export interface AppProcess {
 }
 
 /** Whether `name` is one of `pkg`'s processes (`pkg` or `pkg:remote`). */
-export function isProcessOf(name: string, pkg: string): boolean {
+function isProcessOf(name: string, pkg: string): boolean {
   return name === pkg || name.startsWith(`${pkg}:`);
 }
 
@@ -22,7 +22,7 @@ export function isProcessOf(name: string, pkg: string): boolean {
  * The `ps` USER names of an app uid in any user (`u0_a123`, `u10_a123`), or `null` for a system
  * uid (below 10000), which many packages share.
  */
-export function appUserPattern(uid: number | null | undefined): RegExp | null {
+function appUserPattern(uid: number | null | undefined): RegExp | null {
   if (uid === null || uid === undefined || !Number.isInteger(uid) || uid < 0) return null;
   const appId = uid % 100_000;
   if (appId < 10_000 || appId > 19_999) return null;

@@ -19,16 +19,16 @@ export const MAX_BIT_RATE_MBPS = 40;
 /** Largest recording copied off the device (40 Mbps for 180 s is ~900 MB: the cap refuses it). */
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
 /** Recordings kept in the data directory, and their total bytes; the oldest go first. */
-export const MAX_KEPT_RECORDINGS = 50;
-export const MAX_KEPT_RECORDING_BYTES = 1024 * 1024 * 1024;
+const MAX_KEPT_RECORDINGS = 50;
+const MAX_KEPT_RECORDING_BYTES = 1024 * 1024 * 1024;
 /** How long screenrecord may take to say its pid, and to finish the file after SIGINT. */
-export const START_TIMEOUT_MS = 10_000;
-export const FINISH_TIMEOUT_MS = 15_000;
+const START_TIMEOUT_MS = 10_000;
+const FINISH_TIMEOUT_MS = 15_000;
 
 const SCRIPT = 'echo $$; exec screenrecord "$@"';
 const FILE_NAME = /^[A-Za-z0-9._-]{1,160}\.mp4$/;
 
-export interface RecordingOptions {
+interface RecordingOptions {
   timeLimitS: number;
   bitRateMbps: number;
   /** `WxH`, or null for the display's own size. */
@@ -46,7 +46,7 @@ interface Active {
   ended: Promise<{ at: Date; output: string }>;
 }
 
-export interface RecordingStarted {
+interface RecordingStarted {
   serial: string;
   pid: number;
   started_at: string;
@@ -54,7 +54,7 @@ export interface RecordingStarted {
   device_file: string;
 }
 
-export interface RecordingSaved {
+interface RecordingSaved {
   serial: string;
   file: string;
   path: string;

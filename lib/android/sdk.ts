@@ -12,9 +12,9 @@ import { readProjectProperties } from "../core/properties.ts";
 import { findExecutable } from "./jdk.ts";
 
 /** At most this many entries of `platforms/`, `build-tools/` or `cmdline-tools/` are listed. */
-export const MAX_SDK_ENTRIES = 200;
+const MAX_SDK_ENTRIES = 200;
 
-export type SdkSource =
+type SdkSource =
   | "settings"
   | "ANDROID_HOME"
   | "ANDROID_SDK_ROOT"
@@ -33,7 +33,7 @@ export interface SdkInfo {
   hint: string | null;
 }
 
-export interface FindSdkOptions {
+interface FindSdkOptions {
   env: Env;
   settings: Settings;
   /** Canonical project root; its `local.properties` is read only when `trusted`. */
@@ -43,7 +43,7 @@ export interface FindSdkOptions {
   defaults?: string[];
 }
 
-export function defaultSdkLocations(env: Env): string[] {
+function defaultSdkLocations(env: Env): string[] {
   const home = homeDir(env);
   const out: string[] = [];
   if (home) out.push(join(home, "Android", "Sdk"), join(home, "Library", "Android", "sdk"));

@@ -27,9 +27,9 @@ import type { LogcatShares } from "./logcat_shares.ts";
 import type { ClaimedSocket } from "./socket_file.ts";
 
 /** How long quitting waits for a cancelled build to be recorded. */
-export const QUIT_BUILD_TIMEOUT_MS = 1500;
+const QUIT_BUILD_TIMEOUT_MS = 1500;
 /** How long each other step of quitting may take before the app goes on. */
-export const QUIT_STEP_TIMEOUT_MS = 5000;
+const QUIT_STEP_TIMEOUT_MS = 5000;
 
 /** Resolve with `p`, or after `ms` with undefined (a step of quitting). */
 export function withinQuitStep<T>(
@@ -40,7 +40,7 @@ export function withinQuitStep<T>(
 }
 
 /** One attached session as the app lists it (`keynobi status`, the dashboard). */
-export interface AttachedSessionView {
+interface AttachedSessionView {
   session_id: string;
   pid: number;
   client_name: string | null;
@@ -51,12 +51,12 @@ export interface AttachedSessionView {
 }
 
 /** What `open` did: the app's project switched, or why not. */
-export type ProjectOpened =
+type ProjectOpened =
   | { ok: true; project: string; previous: string | null }
   | { ok: false; reason: string };
 
 /** What the socket needs of the app around it. */
-export interface AppServerHost {
+interface AppServerHost {
   socket: ClaimedSocket;
   activity: { append(entry: ActivityRecord): Promise<unknown> };
   builds: Pick<BuildClient, "status" | "cancel" | "shutdown">;

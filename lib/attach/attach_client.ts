@@ -16,7 +16,7 @@ import {
 } from "./handshake.ts";
 
 /** How long `keynobi --mcp` waits for the app's socket and its answer before running standalone. */
-export const ATTACH_TIMEOUT_MS = 1500;
+const ATTACH_TIMEOUT_MS = 1500;
 
 export type AttachOutcome =
   | {

@@ -20,13 +20,13 @@ export const ATTACH_VERSION = 1;
 /** Longest handshake line either way. */
 export const MAX_HANDSHAKE_BYTES = 4 * 1024;
 /** How long the app waits for the handshake line of a new connection. */
-export const REQUEST_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 5_000;
 /** Most sessions the app serves at once. */
 export const MAX_ATTACHED_SESSIONS = 16;
 /** Connections that have not finished their handshake; more are closed at once. */
 export const MAX_PENDING_HANDSHAKES = 32;
 /** Longest `version` string accepted (a release name, never a document). */
-export const MAX_VERSION_CHARS = 64;
+const MAX_VERSION_CHARS = 64;
 
 export type SelectedBy = "argument" | "working_directory" | "last_active_project" | null;
 
@@ -131,7 +131,7 @@ function checkPath(v: unknown, field: string): string {
 }
 
 /** What the app knows when it decides. */
-export interface AppView {
+interface AppView {
   version: string;
   /** The app's open project (canonical Gradle root), or null. */
   project: string | null;

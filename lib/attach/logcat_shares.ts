@@ -9,7 +9,7 @@
 import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import { appendAll } from "../core/arrays.ts";
 
-export interface SharedStopResult {
+interface SharedStopResult {
   stopped: string[];
   /** Devices whose stream keeps running because other attached sessions still hold it. */
   kept_for_others: { serial: string; sessions: number }[];

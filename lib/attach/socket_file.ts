@@ -10,9 +10,9 @@ import { boundedWait } from "../core/abortable.ts";
 import { attachSocketPath } from "../core/data_dir.ts";
 
 /** `sun_path` holds this many bytes of path (the rest is the terminating NUL). */
-export const SUN_PATH_MAX_BYTES = Deno.build.os === "linux" ? 107 : 103;
+const SUN_PATH_MAX_BYTES = Deno.build.os === "linux" ? 107 : 103;
 /** How long a probe of an existing socket file waits for it to accept. */
-export const PROBE_TIMEOUT_MS = 1000;
+const PROBE_TIMEOUT_MS = 1000;
 
 export class SocketClaimError extends Error {
   constructor(message: string, readonly ownerPid: number | null = null) {

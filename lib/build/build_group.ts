@@ -18,7 +18,7 @@ export interface BuildGroup {
 }
 
 /** How long the group gets after SIGTERM before SIGKILL when it is ended. */
-export const GROUP_KILL_GRACE_MS = 3_000;
+const GROUP_KILL_GRACE_MS = 3_000;
 
 /** The group in a lock's JSON value, or undefined. Pure. */
 export function parseBuildGroup(v: unknown): BuildGroup | undefined {

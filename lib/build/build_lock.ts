@@ -32,9 +32,9 @@ import { describeOrigin, type Origin, parseOrigin } from "./shared/build_record.
 import { type BuildGroup, endBuildGroup, parseBuildGroup } from "./build_group.ts";
 
 /** A lock file larger than this is not ours and counts as stale. */
-export const MAX_LOCK_FILE_BYTES = 16 * 1024;
+const MAX_LOCK_FILE_BYTES = 16 * 1024;
 /** Longest task name stored in a lock. */
-export const MAX_LOCK_TASK_CHARS = 256;
+const MAX_LOCK_TASK_CHARS = 256;
 
 /** Who holds a project's build lock. */
 export interface LockHolder {
@@ -55,7 +55,7 @@ export interface LockHolder {
   gradle?: BuildGroup;
 }
 
-export interface BuildLockInfo {
+interface BuildLockInfo {
   task: string;
   session?: Origin;
   /** The executable of the process building; default `Deno.execPath()`. */
@@ -74,9 +74,9 @@ export interface BuildLock {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export type AcquireResult = { ok: true; lock: BuildLock } | { ok: false; held_by: LockHolder };
+type AcquireResult = { ok: true; lock: BuildLock } | { ok: false; held_by: LockHolder };
 
-export interface AcquireOptions {
+interface AcquireOptions {
   /** How to inspect a PID (tests pass a fake). */
   probe?: (pid: number) => Promise<ProcessProbe>;
   now?: Date;
@@ -87,7 +87,7 @@ export const buildLockKey = projectKey;
 
 export const buildLockPath = (dataDir: string, key: string) =>
   join(buildLocksDir(dataDir), `${key}.lock`);
-export const buildLockGuardPath = (dataDir: string, key: string) =>
+const buildLockGuardPath = (dataDir: string, key: string) =>
   join(buildLocksDir(dataDir), `${key}.guard`);
 
 /** The holder in a lock file's text, or `null` when it is not a valid lock. Pure. */

@@ -17,7 +17,7 @@ import type { Diagnostic } from "./shared/diagnostic.ts";
 import type { Provenance } from "./shared/provenance.ts";
 
 /** How many diagnostics a history record keeps. */
-export const MAX_RECORDED_DIAGNOSTICS = 100;
+const MAX_RECORDED_DIAGNOSTICS = 100;
 
 /** Why a build was stopped before it ended by itself. */
 export type StopReason =
@@ -43,7 +43,7 @@ export async function recordCouldNotRun(dataDir: string, opened: Opened, e: Erro
 }
 
 /** What a build that ran came to, for its record. */
-export interface Ran {
+interface Ran {
   summary: BuildSummary;
   status: Deno.CommandStatus;
   reason: StopReason | null;
@@ -158,7 +158,7 @@ async function keepBuiltMappings(
 }
 
 /** Diagnostics whose `caused_at` is looked up in the project, at most. */
-export const MAX_SOURCE_LOOKUPS = 10;
+const MAX_SOURCE_LOOKUPS = 10;
 
 /** Gives each diagnostic that names a cause (`caused_at`) the file of that class, when found. */
 export async function pointAtSources(root: string, diagnostics: Diagnostic[]): Promise<void> {

@@ -5,7 +5,7 @@
  */
 
 /** How many leading bytes are sampled to guess a BOM-less UTF-16 encoding. */
-export const ENCODING_SNIFF_BYTES = 1024;
+const ENCODING_SNIFF_BYTES = 1024;
 
 /** CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ST`) and two-byte escapes, as terminals read them. */
 // deno-lint-ignore no-control-regex
@@ -48,7 +48,7 @@ export function decodeGradleOutput(bytes: Uint8Array): string {
 }
 
 /** Bytes a streaming decoder waits for before it decides the encoding (unless the stream ends). */
-export const STREAM_SNIFF_BYTES = 4;
+const STREAM_SNIFF_BYTES = 4;
 
 /**
  * Streaming `decodeGradleOutput` for a live console: the encoding is decided once, from the first

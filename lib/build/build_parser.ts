@@ -54,14 +54,14 @@ import {
 import { continuePending, CUT_URI_RE, MAX_WRAP_LINES, type Pending } from "./pending_diagnostic.ts";
 import { isAnchored, rejoinJavacLine, rejoinManifestLine } from "./console_wraps.ts";
 
-export type { ActionableTasks, Diagnostic, DiagnosticSource, TaskOutcome };
+export type { Diagnostic };
 
 /** Characters kept of one console line; the rest is cut before parsing. */
 export const MAX_LINE_CHARS = 16_384;
 /** Distinct failed task paths kept. */
-export const MAX_FAILED_TASKS = 200;
+const MAX_FAILED_TASKS = 200;
 
-export const BuildLineKind = {
+const BuildLineKind = {
   task: "task",
   task_outcome: "task_outcome",
   error: "error",
@@ -71,7 +71,7 @@ export const BuildLineKind = {
   summary: "summary",
   other: "other",
 } as const;
-export type BuildLineKind = typeof BuildLineKind[keyof typeof BuildLineKind];
+type BuildLineKind = typeof BuildLineKind[keyof typeof BuildLineKind];
 
 /** One console line, classified. `task` is set on task headers and on diagnostic lines. */
 export interface BuildLine {

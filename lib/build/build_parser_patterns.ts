@@ -19,7 +19,7 @@ export interface LineMatch {
   task?: string;
 }
 
-export const TASK_OUTCOMES = [
+const TASK_OUTCOMES = [
   "FAILED",
   "UP-TO-DATE",
   "FROM-CACHE",

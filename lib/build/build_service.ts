@@ -34,16 +34,16 @@ import {
 } from "./shared/build_protocol.ts";
 
 /** Lines of output kept in memory for a failure's message. */
-export const TAIL_LINES = 40;
+const TAIL_LINES = 40;
 /** How long a stopped build gets to exit after SIGTERM before SIGKILL. */
-export const KILL_GRACE_MS = 3_000;
+const KILL_GRACE_MS = 3_000;
 /**
  * Once `gradlew` has exited, how long its output may stay open (a process it left in the
  * background holding stdout) before keynobi stops reading it and answers.
  */
-export const OUTPUT_DRAIN_MS = 2_000;
+const OUTPUT_DRAIN_MS = 2_000;
 /** Process groups of finished builds remembered to end at exit (older ones are checked first). */
-export const MAX_LEFT_GROUPS = 32;
+const MAX_LEFT_GROUPS = 32;
 
 interface Current {
   id: number;
@@ -56,7 +56,7 @@ interface Current {
   stop(reason: StopReason): void;
 }
 
-export interface BuildServiceOptions {
+interface BuildServiceOptions {
   dataDir: string;
   /** The keynobi binary (for the lock holder record). */
   binary: string;

@@ -7,7 +7,7 @@
 import { matchJavac, matchManifestMerger } from "./build_parser_patterns.ts";
 
 /** A path from its root: a drive (`C:\\`, `C:/`) or `/`. */
-export function isRooted(path: string | null): boolean {
+function isRooted(path: string | null): boolean {
   return /^(?:[A-Za-z]:[\\/]|\/)/.test(path ?? "");
 }
 

@@ -14,9 +14,9 @@ export const MAX_DIAGNOSTICS = 200;
  * Distinct diagnostics remembered to tell a repeat from a new one (Gradle prints each twice).
  * Past it the counts go on without deduplication: no real build comes near it.
  */
-export const MAX_COUNTED_DIAGNOSTICS = 20_000;
+const MAX_COUNTED_DIAGNOSTICS = 20_000;
 /** Characters of a message a remembered key keeps (20,000 keys stay under ~12 MB). */
-export const MAX_KEY_MESSAGE_CHARS = 300;
+const MAX_KEY_MESSAGE_CHARS = 300;
 
 /** The first line of a message, whitespace collapsed: what two copies of a diagnostic share. */
 function headline(message: string): string {

@@ -44,7 +44,7 @@ function blockHead(lines: string[]): string {
 }
 
 /** What a block comes to once it ends. */
-export interface BlockEnd {
+interface BlockEnd {
   /** The task whose execution failed (`Execution failed for task '…'`), when it says. */
   failedTask: string | undefined;
   /** The task the block names, for its diagnostics. */

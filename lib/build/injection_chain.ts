@@ -9,9 +9,9 @@ import { matchJavac, matchKotlin } from "./build_parser_patterns.ts";
 import type { Diagnostic } from "./shared/diagnostic.ts";
 
 /** Lines of a Dagger/Hilt error's chain kept (`X is injected at` / its site / `also requested`). */
-export const MAX_CHAIN_LINES = 40;
+const MAX_CHAIN_LINES = 40;
 /** Characters kept of one chain line. */
-export const MAX_CHAIN_LINE_CHARS = 500;
+const MAX_CHAIN_LINE_CHARS = 500;
 
 /** Dagger and Hilt errors, whose lines after the caret say what to fix. */
 const DI_MESSAGE_RE = /^\[(?:Dagger|Hilt)[/\]]|^\[dagger\.|^\[ComponentProcessor/;

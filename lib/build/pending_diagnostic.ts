@@ -59,7 +59,7 @@ const NEW_THING_RE =
  * What a line was to the pending diagnostic: `"open"` its own, and more may follow; `"done"` its
  * own, and the last; `null` not its own (the diagnostic ends before it).
  */
-export type Taken = "open" | "done" | null;
+type Taken = "open" | "done" | null;
 
 /**
  * Reads one line for the pending diagnostic `p`. `atTopLevel`: the line is outside every `* …`

@@ -29,7 +29,7 @@ import { UiObserver } from "../dashboard/ui_observer.ts";
 import type { Dashboard } from "../dashboard/server.ts";
 import type { AppStatusView } from "../dashboard/host.ts";
 
-export interface AppOptions {
+interface AppOptions {
   project: string | null;
   /** The dashboard's port on 127.0.0.1 (0: the system picks one); null: no dashboard. */
   uiPort?: number | null;

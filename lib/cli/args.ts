@@ -4,7 +4,7 @@ import { parseToolsets } from "../mcp/toolsets.ts";
 import { type HttpAddress, parseHttpAddress } from "../mcp/http_address.ts";
 import { MAX_MIN_ACTION_INTERVAL_MS } from "../ui/shared/limits.ts";
 
-export type Command =
+type Command =
   | {
     kind: "mcp";
     project: string | null;
@@ -37,10 +37,10 @@ export type Command =
   | { kind: "help" };
 
 /** The largest `--ui-port`. */
-export const MAX_UI_PORT = 65_535;
+const MAX_UI_PORT = 65_535;
 
 /** `--grpc`: a loopback host and a port (lib/emulator/shared/discovery.ts explicitEndpoint checks it). */
-export const GRPC_FLAG =
+const GRPC_FLAG =
   /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])$/;
 
 /** A usage error: the CLI prints the message and exits with status 2. */

@@ -15,19 +15,19 @@ export const BUNDLE_STAMP = "sources.json";
 /** The tools' listing next to the bundle (lib/cli/bundle_listing.ts). */
 export const BUNDLE_LISTING = "tool_list.json";
 /** Largest listing the build accepts and a bundle reads (all tools list in ~40 KB). */
-export const MAX_BUNDLE_LISTING_BYTES = 4 * 1024 * 1024;
+const MAX_BUNDLE_LISTING_BYTES = 4 * 1024 * 1024;
 /** Longest the bundler may take when `keynobi setup` builds it. */
-export const BUNDLE_TIMEOUT_MS = 120_000;
+const BUNDLE_TIMEOUT_MS = 120_000;
 /** What is kept of `deno bundle`'s stdout and of its stderr (the error's last lines). */
-export const MAX_BUNDLE_OUTPUT_BYTES = 256 * 1024;
+const MAX_BUNDLE_OUTPUT_BYTES = 256 * 1024;
 /** Files the fingerprint reads at most (a checkout has ~200; beyond, it is never current). */
-export const MAX_FINGERPRINT_FILES = 5_000;
+const MAX_FINGERPRINT_FILES = 5_000;
 
 /** What the fingerprint covers, relative to the checkout. */
 const SOURCES = ["main.ts", "deno.json", "deno.lock", "lib", "workers"];
 
 /** Whether `url` (a module's) is one of the bundle's files. */
-export function isBundleFile(url: string): boolean {
+function isBundleFile(url: string): boolean {
   return /\/dist\/bundle\/[^/]+\.js$/.test(url);
 }
 

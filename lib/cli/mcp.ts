@@ -8,19 +8,10 @@
  */
 import { log } from "../core/log.ts";
 import { VERSION } from "../version.ts";
-import { ATTACH_TIMEOUT_MS, type AttachOutcome, tryAttach } from "../attach/attach_client.ts";
+import { type AttachOutcome, tryAttach } from "../attach/attach_client.ts";
 import { runRelay } from "../attach/relay.ts";
 import { type McpLaunch, type McpLaunchOptions, readLaunch } from "./mcp_launch.ts";
-import {
-  loadSessionModules,
-  READ_AHEAD_GRACE_MS,
-  runStandalone,
-  type SessionModules,
-} from "./mcp_standalone.ts";
-import { SHUTDOWN_GRACE_MS } from "./shutdown_grace.ts";
-
-export { ATTACH_TIMEOUT_MS, READ_AHEAD_GRACE_MS, SHUTDOWN_GRACE_MS };
-export type { McpLaunchOptions };
+import { loadSessionModules, runStandalone, type SessionModules } from "./mcp_standalone.ts";
 
 type HttpModule = Promise<typeof import("../mcp/http_server.ts")>;
 type Attached = Extract<AttachOutcome, { kind: "attached" }>;

@@ -22,7 +22,7 @@ import { withinGrace } from "./shutdown_grace.ts";
  * How long, after an early answer, the SDK waits for the client's next message to load (a client
  * sends `initialized` and `tools/list` within a few ms of the `initialize` answer).
  */
-export const READ_AHEAD_GRACE_MS = 25;
+const READ_AHEAD_GRACE_MS = 25;
 
 /** What a standalone session needs beyond start-up: the SDK's engine, the registry, the workers. */
 export type SessionModules = [typeof import("../mcp/session.ts"), typeof import("./runtime.ts")];
@@ -33,7 +33,7 @@ export function loadSessionModules(): Promise<SessionModules> {
   return p;
 }
 
-export interface StandaloneStart {
+interface StandaloneStart {
   opts: McpLaunchOptions;
   launch: McpLaunch;
   /** Why standalone (initialize's instructions and the activity log say it). */

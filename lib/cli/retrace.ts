@@ -14,9 +14,9 @@ import { MAX_TRACE_CHARS } from "../retrace/retrace_protocol.ts";
 import { RetraceService } from "../retrace/retrace_service.ts";
 
 /** Bytes of a trace read at most (UTF-8: at least as many as its characters). */
-export const MAX_TRACE_BYTES = 4 * MAX_TRACE_CHARS;
+const MAX_TRACE_BYTES = 4 * MAX_TRACE_CHARS;
 
-export interface RetraceIo {
+interface RetraceIo {
   cwd: string;
   stdin: ReadableStream<Uint8Array>;
   /** Writes `text` to stdout exactly. */

@@ -30,7 +30,7 @@ export function setupLines(command: readonly string[], mcpArgs: readonly string[
  * header and the Codex environment line), or none (`--http-no-token`, single-user machines).
  * Off loopback the token is always `$KEYNOBI_HTTP_TOKEN`, read from the environment, never written.
  */
-export type SetupHttpAuth = { token: string } | { noToken: true };
+type SetupHttpAuth = { token: string } | { noToken: true };
 
 /**
  * The streamable-HTTP lines: how to start the server, then how to register its URL with the
@@ -100,7 +100,7 @@ export function httpSetupLines(
  * bundle.ts: it starts in ~60 % of main.ts's time), built first when missing or built from other
  * sources; main.ts when it cannot be built (`note` says why).
  */
-export async function registeredCommand(note: (line: string) => void): Promise<string[]> {
+async function registeredCommand(note: (line: string) => void): Promise<string[]> {
   if (isCompiled()) return [Deno.execPath()];
   const root = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(/\/$/, "");
   let entry = `${root}/${BUNDLE_DIR}/main.js`;
@@ -115,7 +115,7 @@ export async function registeredCommand(note: (line: string) => void): Promise<s
 }
 
 /** registeredCommand without building anything: the bundle only when it is current. */
-export function registeredCommandNow(): string[] {
+function registeredCommandNow(): string[] {
   if (isCompiled()) return [Deno.execPath()];
   const root = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(/\/$/, "");
   const entry = bundleIsCurrent(root) ? `${root}/${BUNDLE_DIR}/main.js` : `${root}/main.ts`;

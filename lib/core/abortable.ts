@@ -11,7 +11,7 @@
 
 /** What `raceAbort` resolves to when the signal aborted before the operation settled. */
 export const ABORTED: unique symbol = Symbol("aborted");
-export type Aborted = typeof ABORTED;
+type Aborted = typeof ABORTED;
 
 /**
  * Settles like `op`, or resolves `ABORTED` as soon as `signal` aborts (at once if it already has).

@@ -9,9 +9,9 @@ import { basename, join } from "./path.ts";
 import { runCommand } from "./run_command.ts";
 
 /** How long `ps` may take to describe one process. */
-export const PS_TIMEOUT_MS = 2_000;
+const PS_TIMEOUT_MS = 2_000;
 /** Output read from `ps` and `readlink` (one line each). */
-export const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
+const MAX_PROBE_OUTPUT_BYTES = 64 * 1024;
 
 /** What the OS says about a PID. `binary: null` means it runs but cannot be inspected. */
 export type ProcessProbe =

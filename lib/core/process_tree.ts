@@ -13,23 +13,23 @@ import { runCommand } from "./run_command.ts";
 import { appendAll } from "./arrays.ts";
 
 /** How long one `ps` listing may take. */
-export const PS_LIST_TIMEOUT_MS = 5_000;
+const PS_LIST_TIMEOUT_MS = 5_000;
 /** The largest timeout a caller may ask for. */
-export const MAX_PS_LIST_TIMEOUT_MS = 30_000;
+const MAX_PS_LIST_TIMEOUT_MS = 30_000;
 /** `ps` output beyond this is not read (a machine with that many processes is unusual). */
-export const MAX_PS_OUTPUT_BYTES = 8 * 1024 * 1024;
+const MAX_PS_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** At most this many processes are treated as one tree. */
-export const MAX_TREE_SIZE = 4_096;
+const MAX_TREE_SIZE = 4_096;
 /** How long `killTree` waits after the first signal before SIGKILL. */
-export const DEFAULT_KILL_GRACE_MS = 3_000;
+const DEFAULT_KILL_GRACE_MS = 3_000;
 /** The longest grace period a caller may ask for. */
-export const MAX_KILL_GRACE_MS = 60_000;
+const MAX_KILL_GRACE_MS = 60_000;
 /** How often `killTree` checks whether the tree has exited. */
-export const KILL_POLL_MS = 100;
+const KILL_POLL_MS = 100;
 /** How long `killTree` waits, after SIGKILL, to see the tree gone. */
-export const SIGKILL_SETTLE_MS = 1_000;
+const SIGKILL_SETTLE_MS = 1_000;
 /** How long the `kill` command may take where `Deno.kill` is not allowed. */
-export const KILL_COMMAND_TIMEOUT_MS = 5_000;
+const KILL_COMMAND_TIMEOUT_MS = 5_000;
 
 /** Runs `kill <args>` (a narrowed worker's grant names it); whether it succeeded. */
 async function killCommand(args: string[]): Promise<boolean> {
@@ -40,7 +40,7 @@ async function killCommand(args: string[]): Promise<boolean> {
   return out.code === 0;
 }
 
-export interface PsEntry {
+interface PsEntry {
   pid: number;
   ppid: number;
   /** `ps` state letters (`S`, `R`, `Z`…); "" when the listing had no state column. */
@@ -135,7 +135,7 @@ function checkPid(pid: number): void {
   }
 }
 
-export interface KillTreeOptions {
+interface KillTreeOptions {
   /** The first signal; default SIGTERM. */
   signal?: Deno.Signal;
   /** How long to wait for the tree to exit before SIGKILL; default 3 s, max 60 s. */
@@ -144,7 +144,7 @@ export interface KillTreeOptions {
   psTimeoutMs?: number;
 }
 
-export interface KillTreeResult {
+interface KillTreeResult {
   /** The root PID. */
   pid: number;
   /** Every PID of the tree that was signalled with the first signal, root first. */
@@ -245,7 +245,7 @@ export async function killTree(
 }
 
 /** How often `killGroup` looks whether the group is gone. */
-export const GROUP_POLL_MS = 50;
+const GROUP_POLL_MS = 50;
 
 /** Sends `signal` to every process of group `pgid`; false when no process is in it. */
 export async function signalGroup(pgid: number, signal: Deno.Signal | 0): Promise<boolean> {

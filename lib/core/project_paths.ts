@@ -22,7 +22,7 @@ import {
 /** Resource reads return at most this many bytes of a file. */
 export const MAX_RESOURCE_BYTES = 512 * 1024;
 /** The upper bound a caller may ask for. */
-export const MAX_RESOURCE_BYTES_LIMIT = 8 * 1024 * 1024;
+const MAX_RESOURCE_BYTES_LIMIT = 8 * 1024 * 1024;
 
 /**
  * The canonical path of `path` (symlinks resolved), or, when it cannot be resolved (it does not
@@ -109,7 +109,7 @@ export async function resolveProjectFile(root: string, relPath: string): Promise
   return real;
 }
 
-export interface ProjectFileText {
+interface ProjectFileText {
   /** Canonical path. */
   path: string;
   text: string;
@@ -118,7 +118,7 @@ export interface ProjectFileText {
   truncated: boolean;
 }
 
-export interface ReadProjectFileHooks {
+interface ReadProjectFileHooks {
   /** Runs between the check and the open (tests swap files here). */
   afterCheck?: () => Promise<void> | void;
 }
@@ -157,7 +157,7 @@ export function decodeBounded(
   return { text, truncated: true };
 }
 
-export interface ProjectFileBytes {
+interface ProjectFileBytes {
   /** Canonical path. */
   path: string;
   /** At most `maxBytes` bytes from the start of the file. */
@@ -210,7 +210,7 @@ export async function readProjectFile(
 }
 
 /** A project file with more than one name: another may be outside the project. */
-export function hardLinkedError(relPath: string, links: number): ToolError {
+function hardLinkedError(relPath: string, links: number): ToolError {
   return new ToolError(
     "invalid_request",
     `Cannot read project file ${relPath}: it has ${links} hard links, so it may be a file ` +

@@ -10,11 +10,11 @@
 import { concatBytes } from "./bytes.ts";
 
 /** The longest timeout `runCommand` accepts; longer ones are cut to it. */
-export const MAX_RUN_COMMAND_TIMEOUT_MS = 10 * 60_000;
+const MAX_RUN_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** The largest output cap `runCommand` accepts; larger ones are cut to it. */
-export const MAX_RUN_COMMAND_OUTPUT_BYTES = 64 * 1024 * 1024;
+const MAX_RUN_COMMAND_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-export interface RunCommandOptions {
+interface RunCommandOptions {
   /** SIGKILL the command after this long (0..`MAX_RUN_COMMAND_TIMEOUT_MS`). */
   timeoutMs: number;
   /** stdout and stderr are each kept up to this many bytes (0..`MAX_RUN_COMMAND_OUTPUT_BYTES`). */

@@ -27,7 +27,7 @@ async function nodeFs(): Promise<NodeFs> {
 }
 
 /** Why an open was refused. */
-export type OpenRefusal =
+type OpenRefusal =
   | "missing"
   | "symlink"
   | "not_regular"
@@ -152,7 +152,7 @@ class NodeOpenedFile implements OpenedRegularFile {
 /** Longest kernel path we accept from `readlink`. */
 const MAX_KERNEL_PATH_BYTES = 64 * 1024;
 /** How long the `readlink` child may take. */
-export const READLINK_TIMEOUT_MS = 5_000;
+const READLINK_TIMEOUT_MS = 5_000;
 
 /**
  * The kernel's path of our open fd, `/proc/<pid>/fd/<fd>` (Linux), or `null` where it cannot be

@@ -18,14 +18,14 @@ import { isRecord } from "./json.ts";
 import { log } from "./log.ts";
 
 /** A settings file larger than this is treated as corrupt. */
-export const MAX_SETTINGS_BYTES = 1024 * 1024;
+const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-export interface TrustEntry {
+interface TrustEntry {
   trusted_at: string;
   [key: string]: unknown;
 }
 
-export interface McpSettings {
+interface McpSettings {
   build_timeout_sec?: number;
   allow_unrestricted_gradle?: boolean;
   default_build_log_lines?: number;
@@ -46,7 +46,7 @@ export interface Settings {
 }
 
 /** The top-level keys keynobi reads or writes in `settings.json`. */
-export const KNOWN_SETTINGS_KEYS: readonly string[] = [
+const KNOWN_SETTINGS_KEYS: readonly string[] = [
   "version",
   "trusted_projects",
   "last_active_project",
@@ -57,7 +57,7 @@ export const KNOWN_SETTINGS_KEYS: readonly string[] = [
   "sdk_path",
 ];
 /** The `mcp` keys keynobi reads. */
-export const KNOWN_MCP_SETTINGS_KEYS: readonly string[] = [
+const KNOWN_MCP_SETTINGS_KEYS: readonly string[] = [
   "build_timeout_sec",
   "allow_unrestricted_gradle",
   "default_build_log_lines",
@@ -66,7 +66,7 @@ export const KNOWN_MCP_SETTINGS_KEYS: readonly string[] = [
   "min_action_interval_ms",
 ];
 /** At most this many unknown keys are reported. */
-export const MAX_UNKNOWN_SETTINGS_KEYS = 50;
+const MAX_UNKNOWN_SETTINGS_KEYS = 50;
 
 export interface UnknownSettingsKey {
   /** Dotted path, e.g. `mcp.allowUnrestrictedGradle`. */
@@ -187,7 +187,7 @@ async function loadSettings(dataDir: string): Promise<LoadResult> {
   return { kind: "ok", ...normalizeSettings(raw) };
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Where reader warnings go; default stderr. */
   warn?: (message: string) => void;
 }

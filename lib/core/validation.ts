@@ -6,23 +6,23 @@
  */
 import { invalidParams } from "./errors.ts";
 
-export const MAX_SERIAL_LENGTH = 128;
-export const MAX_PACKAGE_LENGTH = 255;
-export const MAX_PERMISSION_LENGTH = 255;
-export const MAX_KEY_NAME_LENGTH = 64;
+const MAX_SERIAL_LENGTH = 128;
+const MAX_PACKAGE_LENGTH = 255;
+const MAX_PERMISSION_LENGTH = 255;
+const MAX_KEY_NAME_LENGTH = 64;
 /** Highest numeric key code accepted (KeyEvent.getMaxKeyCode() is about 320 on Android 15). */
 export const MAX_KEY_CODE = 999;
 /** Largest screen coordinate accepted (beyond any real display). */
 export const MAX_COORDINATE = 16_384;
-export const MAX_MODULE_LENGTH = 256;
-export const MAX_DEEP_LINK_LENGTH = 2_048;
+const MAX_MODULE_LENGTH = 256;
+const MAX_DEEP_LINK_LENGTH = 2_048;
 
 /**
  * Schemes a deep link never uses, even when a project's manifest declares one: they run script,
  * read local data, re-enter intents or open other apps' stores. Deep links are an allowlist
  * (`validateDeepLink`); this list only keeps a hostile manifest from allowlisting these.
  */
-export const BLOCKED_DEEP_LINK_SCHEMES: ReadonlySet<string> = new Set([
+const BLOCKED_DEEP_LINK_SCHEMES: ReadonlySet<string> = new Set([
   "javascript",
   "vbscript",
   "data",
@@ -44,7 +44,7 @@ export const BLOCKED_DEEP_LINK_SCHEMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Schemes every deep link may use. */
-export const WEB_DEEP_LINK_SCHEMES: readonly string[] = ["http", "https"];
+const WEB_DEEP_LINK_SCHEMES: readonly string[] = ["http", "https"];
 
 function requireString(value: unknown, param: string): string {
   if (typeof value !== "string") {

@@ -10,7 +10,7 @@
 import type { MethodsOf, Progress, RpcChannel } from "./worker_rpc.ts";
 
 /** How one method is called. */
-export interface MethodRow<P, R> {
+interface MethodRow<P, R> {
   /** The round trip's budget in ms: fixed, or computed from the call's params. */
   budgetMs: number | ((params: P) => number);
   /**
@@ -27,13 +27,13 @@ export type MethodTable<M extends MethodsOf<M>> = {
   [K in keyof M]: MethodRow<M[K]["params"], M[K]["result"]>;
 };
 
-export interface CallOptions {
+interface CallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
 }
 
 /** Starts the worker and returns its channel (lib/core/worker_permissions.ts `startWorker`). */
-export type StartWorker<M extends MethodsOf<M>> = () => RpcChannel<M> | Promise<RpcChannel<M>>;
+type StartWorker<M extends MethodsOf<M>> = () => RpcChannel<M> | Promise<RpcChannel<M>>;
 
 export class WorkerClient<M extends MethodsOf<M>> {
   readonly #table: MethodTable<M>;

@@ -55,7 +55,7 @@ export interface WorkerFacts {
 }
 
 /** Every worker may read these environment variables. */
-export const BASE_WORKER_ENV = ["KEYNOBI_LOG"] as const;
+const BASE_WORKER_ENV = ["KEYNOBI_LOG"] as const;
 
 /**
  * What `@grpc/grpc-js` reads from the environment when it loads and dials (its tracing,
@@ -79,7 +79,7 @@ export const GRPC_ENV_NAMES = [
 ] as const;
 
 /** Paths a grant list may hold; more is a bug in the facts. */
-export const MAX_GRANT_ENTRIES = 64;
+const MAX_GRANT_ENTRIES = 64;
 
 function paths(label: string, values: readonly (string | null | undefined)[]): string[] {
   const out: string[] = [];
@@ -219,10 +219,10 @@ export function retraceWorkerPermissions(
 }
 
 /** One permission the main thread must hold for a grant, as `Deno.permissions` describes it. */
-export type GrantDescriptor = Deno.PermissionDescriptor;
+type GrantDescriptor = Deno.PermissionDescriptor;
 
 /** Every descriptor a worker's grant implies (`"inherit"` and `false` imply nothing). */
-export function grantDescriptors(permissions: Deno.PermissionOptionsObject): GrantDescriptor[] {
+function grantDescriptors(permissions: Deno.PermissionOptionsObject): GrantDescriptor[] {
   const out: GrantDescriptor[] = [];
   const each = <T>(
     value: "inherit" | boolean | T[] | undefined,
@@ -248,7 +248,7 @@ export function grantDescriptors(permissions: Deno.PermissionOptionsObject): Gra
 }
 
 /** `read access to /x`, for messages. */
-export function describeGrant(d: GrantDescriptor): string {
+function describeGrant(d: GrantDescriptor): string {
   const detail = "path" in d
     ? d.path
     : "host" in d
@@ -280,7 +280,7 @@ function launchError(name: string, detail: string, missing: string[]): ToolError
   );
 }
 
-export interface StartWorkerOptions {
+interface StartWorkerOptions {
   /** How to ask whether the main thread holds a permission (tests pass a fake). */
   query?: (d: GrantDescriptor) => Deno.PermissionState;
 }

@@ -11,14 +11,14 @@ import { ToolError, type ToolErrorCode, type ToolErrorData } from "./errors.ts";
 /** Requests one client may have waiting at once (and one worker may run at once). */
 export const MAX_PENDING_REQUESTS = 256;
 /** Timeout of a request that names none. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** The longest timeout a request may ask for (a long Gradle build); larger values are clamped. */
 export const MAX_REQUEST_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 /** Progress messages longer than this are cut; progress is for humans, not payloads. */
-export const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
+const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
 
 /** One method's parameter and result types. */
-export interface MethodSpec {
+interface MethodSpec {
   params: unknown;
   result: unknown;
 }
@@ -26,34 +26,34 @@ export interface MethodSpec {
 /** A method map: `{ [method]: {params, result} }`. Interfaces satisfy it too. */
 export type MethodsOf<M> = { [K in keyof M]: MethodSpec };
 
-export interface RequestMessage {
+interface RequestMessage {
   type: "request";
   id: number;
   method: string;
   params: unknown;
 }
-export interface CancelMessage {
+interface CancelMessage {
   type: "cancel";
   id: number;
 }
-export interface ProgressMessage {
+interface ProgressMessage {
   type: "progress";
   id: number;
   progress: number;
   total?: number;
   message?: string;
 }
-export interface ResultMessage {
+interface ResultMessage {
   type: "result";
   id: number;
   value: unknown;
 }
-export interface ErrorMessage {
+interface ErrorMessage {
   type: "error";
   id: number;
   error: ToolErrorData;
 }
-export type RpcMessage =
+type RpcMessage =
   | RequestMessage
   | CancelMessage
   | ProgressMessage
@@ -61,7 +61,7 @@ export type RpcMessage =
   | ErrorMessage;
 
 /** What both ends need from a channel: a `Worker`, a worker's `self`, or a `MessagePort`. */
-export interface RpcEndpoint {
+interface RpcEndpoint {
   postMessage(message: unknown): void;
   addEventListener?(type: "message", listener: (event: MessageEvent) => void): void;
   removeEventListener?(type: "message", listener: (event: MessageEvent) => void): void;
@@ -72,7 +72,7 @@ export interface RpcEndpoint {
   close?(): void;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   signal?: AbortSignal;
   /** Default `DEFAULT_REQUEST_TIMEOUT_MS`, clamped to `MAX_REQUEST_TIMEOUT_MS`. */
   timeoutMs?: number;
@@ -87,7 +87,7 @@ export interface Progress {
   message?: string;
 }
 
-export interface RpcChannelOptions {
+interface RpcChannelOptions {
   /** Names the worker in error messages ("logcat", "ui", "build"). */
   name?: string;
   /** Called once by `close()`, e.g. to terminate the `Worker`. */
@@ -337,7 +337,7 @@ export class RpcChannel<M extends MethodsOf<M>> {
 }
 
 /** What a handler receives beside its params. */
-export interface HandlerContext {
+interface HandlerContext {
   /** Aborted when the host cancels the request, it times out, or the server stops. */
   signal: AbortSignal;
   progress(progress: number, total?: number, message?: string): void;
@@ -350,7 +350,7 @@ export type Handlers<M extends MethodsOf<M>> = {
   ) => Promise<M[K]["result"]> | M[K]["result"];
 };
 
-export interface ServeOptions {
+interface ServeOptions {
   /** Names the worker in error messages. */
   name?: string;
 }
@@ -370,7 +370,7 @@ export interface WorkerServer {
  * Deno permission and everything else become `internal_error` (a worker doing what its grant does
  * not cover is our bug).
  */
-export function toErrorData(e: unknown, name: string, method: string): ToolErrorData {
+function toErrorData(e: unknown, name: string, method: string): ToolErrorData {
   if (e instanceof ToolError) return e.toErrorData();
   if (e instanceof Deno.errors.NotCapable) {
     return {

@@ -14,18 +14,18 @@ import type { DashboardHost } from "./host.ts";
 import { installSkill, SkillInstallRefused, skillStatus } from "./skill_install.ts";
 
 /** Longest path an action takes. */
-export const MAX_ACTION_PATH_CHARS = 4_096;
+const MAX_ACTION_PATH_CHARS = 4_096;
 
-export const ACTION_NAMES = [
+const ACTION_NAMES = [
   "cancel_build",
   "trust_project",
   "untrust_project",
   "open_project",
   "install_skill",
 ] as const;
-export type ActionName = typeof ACTION_NAMES[number];
+type ActionName = typeof ACTION_NAMES[number];
 
-export type Action =
+type Action =
   | { name: "cancel_build"; build_id: number }
   | { name: "trust_project"; path: string }
   | { name: "untrust_project"; path: string }
@@ -39,14 +39,14 @@ export class ActionRefused extends Error {
   }
 }
 
-export interface Prepared {
+interface Prepared {
   token: string;
   title: string;
   message: string;
   confirm_label: string;
 }
 
-export interface Outcome {
+interface Outcome {
   ok: boolean;
   message: string;
 }

@@ -10,7 +10,7 @@ export const CONFIRM_TTL_MS = 120_000;
 /** Prepared actions waiting at once; the oldest is dropped past this. */
 export const MAX_PENDING_CONFIRMATIONS = 16;
 
-export interface Pending<A> {
+interface Pending<A> {
   action: A;
   expires: number;
 }

@@ -7,9 +7,9 @@
 import { readFileAt } from "../core/file_read.ts";
 
 /** Most bytes one read of new lines takes; the rest waits for the next read. */
-export const MAX_FORWARD_READ_BYTES = 1024 * 1024;
+const MAX_FORWARD_READ_BYTES = 1024 * 1024;
 /** Most bytes one read of older lines looks at. */
-export const MAX_BACKWARD_READ_BYTES = 1024 * 1024;
+const MAX_BACKWARD_READ_BYTES = 1024 * 1024;
 /** Most lines one read of older lines returns … */
 export const MAX_BACKWARD_LINES = 2_000;
 /** … and by default. */
@@ -17,7 +17,7 @@ export const DEFAULT_BACKWARD_LINES = 500;
 
 const decoder = new TextDecoder();
 
-export interface LinesAfter {
+interface LinesAfter {
   /** Offset of the first returned line. */
   from: number;
   /** Offset just past the last returned line (where the next read starts). */
@@ -55,7 +55,7 @@ export async function readLinesAfter(
   }
 }
 
-export interface LinesBefore {
+interface LinesBefore {
   /** Offset of the first returned line (0 at the start of the file). */
   from: number;
   lines: string[];

@@ -31,33 +31,33 @@ import {
 } from "./snapshot.ts";
 
 /** How often the sections are read while a page is open. */
-export const REFRESH_MS = 1_000;
+const REFRESH_MS = 1_000;
 /** How often running builds' logs and the activity log are read while a page is open. */
 export const LINES_TICK_MS = 200;
 /** Pages served at once; one more is refused (503). */
-export const MAX_SSE_CLIENTS = 8;
+const MAX_SSE_CLIENTS = 8;
 /** Bytes waiting for one page before it is dropped. */
-export const MAX_CLIENT_BACKLOG_BYTES = 8 * 1024 * 1024;
+const MAX_CLIENT_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** Activity entries a page gets when it connects (the newest). */
-export const INITIAL_ACTIVITY_ENTRIES = 2_000;
+const INITIAL_ACTIVITY_ENTRIES = 2_000;
 /** Lines of a running build a page gets when it connects. */
-export const INITIAL_BUILD_LINES = 500;
+const INITIAL_BUILD_LINES = 500;
 /** A running build's log this large has filled its on-disk head (half of MAX_BUILD_LOG_BYTES). */
 const HEAD_FULL_BYTES = Math.floor(MAX_BUILD_LOG_BYTES / 2) - MAX_LOG_LINE_BYTES;
 /** Lines in one `lines` event (the newest of what was read). */
 export const MAX_LINES_PER_EVENT = 1_000;
 /** Activity entries in one `activity` event. */
-export const MAX_ACTIVITY_PER_EVENT = 2_000;
+const MAX_ACTIVITY_PER_EVENT = 2_000;
 /**
  * Sections read less often: the setup commands look at the bundle's sources (hundreds of stats),
  * and change only when the user rebuilds or installs (an action re-reads them at once).
  */
-export const SLOW_SECTION_MS = 30_000;
+const SLOW_SECTION_MS = 30_000;
 const SLOW_SECTIONS: ReadonlySet<string> = new Set(["setup"]);
 /** A comment line keeps idle connections open through proxies and sleep. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 
-export const SECTION_NAMES = [
+const SECTION_NAMES = [
   "app",
   "devices",
   "builds",
@@ -66,7 +66,7 @@ export const SECTION_NAMES = [
   "projects",
   "setup",
 ] as const;
-export type SectionName = typeof SECTION_NAMES[number];
+type SectionName = typeof SECTION_NAMES[number];
 
 const encoder = new TextEncoder();
 

@@ -19,13 +19,13 @@ const encoder = new TextEncoder();
 /** The only address the dashboard listens on. */
 export const DASHBOARD_HOST = "127.0.0.1";
 /** The cookie that carries the session secret. */
-export const SESSION_COOKIE = "keynobi_dashboard";
+const SESSION_COOKIE = "keynobi_dashboard";
 /** The query parameter of the printed URL that carries the launch secret. */
 export const LOGIN_PARAM = "k";
 /** Random bytes in each secret (hex-encoded: twice as many characters). */
-export const SECRET_BYTES = 32;
+const SECRET_BYTES = 32;
 /** Longest `Cookie` header looked at. */
-export const MAX_COOKIE_HEADER_CHARS = 8 * 1024;
+const MAX_COOKIE_HEADER_CHARS = 8 * 1024;
 
 export interface DashboardSecrets {
   /** In the printed URL; exchanged once per browser for the cookie. */
@@ -78,11 +78,11 @@ export function sessionCookie(secret: string): string {
   return `${SESSION_COOKIE}=${secret}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
-export type Verdict =
+type Verdict =
   | { ok: true; login: boolean }
   | { ok: false; status: 401 | 403 | 421; message: string };
 
-export interface RequestFacts {
+interface RequestFacts {
   method: string;
   /** The URL's path and query. */
   url: URL;

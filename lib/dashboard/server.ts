@@ -31,9 +31,9 @@ export { MAX_BODY_BYTES } from "./responses.ts";
 export { TIMELINE_EVENTS } from "./reads.ts";
 
 /** Highest port `--ui-port` takes (0: the system picks one). */
-export const MAX_PORT = 65_535;
+const MAX_PORT = 65_535;
 
-export interface DashboardOptions {
+interface DashboardOptions {
   /** 0 (default) lets the system pick a free port. */
   port?: number;
   /** Only "127.0.0.1" is accepted; anything else throws before binding. */

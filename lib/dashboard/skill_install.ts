@@ -9,9 +9,9 @@ import { dirname, isAbsolute, join, relative } from "../core/path.ts";
 import { writeFileAtomic } from "../core/file_lock.ts";
 
 /** A SKILL.md larger than this is not read to compare (it differs). */
-export const MAX_COMPARED_SKILL_BYTES = 1024 * 1024;
+const MAX_COMPARED_SKILL_BYTES = 1024 * 1024;
 
-export type SkillState =
+type SkillState =
   /** No SKILL.md there. */
   | "missing"
   /** The shipped skill is installed. */
@@ -21,7 +21,7 @@ export type SkillState =
   /** The keynobi folder resolves outside ~/.claude/skills: never written. */
   | "outside";
 
-export interface SkillStatus {
+interface SkillStatus {
   state: SkillState;
   path: string;
   detail: string;

@@ -18,17 +18,17 @@ import type { DashboardHost } from "./host.ts";
 import { skillStatus } from "./skill_install.ts";
 
 /** Build records the page gets (newest first). */
-export const DASHBOARD_BUILDS = 50;
+const DASHBOARD_BUILDS = 50;
 /** Diagnostics per build the page lists (file:line). */
-export const DASHBOARD_DIAGNOSTICS = 10;
+const DASHBOARD_DIAGNOSTICS = 10;
 /** Debug sessions the page lists (newest first). */
-export const DASHBOARD_SESSIONS = 30;
+const DASHBOARD_SESSIONS = 30;
 /** Crash groups the page lists. */
-export const DASHBOARD_CRASHES = 50;
+const DASHBOARD_CRASHES = 50;
 /** How long the device listing may take. */
-export const DEVICE_LIST_TIMEOUT_MS = 2_000;
+const DEVICE_LIST_TIMEOUT_MS = 2_000;
 
-export function versionMismatches(status: ReturnType<DashboardHost["status"]>, standalone: {
+function versionMismatches(status: ReturnType<DashboardHost["status"]>, standalone: {
   pid: number;
   version: string | null;
 }[]) {
@@ -111,7 +111,7 @@ export async function devicesSection(host: DashboardHost) {
 }
 
 /** One history record as the page shows it. Pure. */
-export function buildRow(r: BuildRecord) {
+function buildRow(r: BuildRecord) {
   const diagnostics = (r.diagnostics as Record<string, unknown>[]).filter((d) =>
     d && typeof d === "object" && d.severity === "error"
   ).slice(0, DASHBOARD_DIAGNOSTICS).map((d) => ({
@@ -176,7 +176,7 @@ export async function crashesSection(host: DashboardHost) {
 }
 
 /** The newest measured launch time of a session, or null. Pure. */
-export function latestLaunchMs(s: DebugSession): number | null {
+function latestLaunchMs(s: DebugSession): number | null {
   for (let i = s.events.length - 1; i >= 0; i--) {
     const e = s.events[i];
     if (e.kind === "launch" && typeof e.data.total_ms === "number") return e.data.total_ms;

@@ -6,13 +6,13 @@
 import type { UiClient } from "../ui/shared/client.ts";
 
 /** Largest screenshot kept per device; a larger one is noted by size only. */
-export const MAX_KEPT_SCREENSHOT_BYTES = 4 * 1024 * 1024;
+const MAX_KEPT_SCREENSHOT_BYTES = 4 * 1024 * 1024;
 /** Longest element list text kept per device. */
-export const MAX_KEPT_LIST_CHARS = 32 * 1024;
+const MAX_KEPT_LIST_CHARS = 32 * 1024;
 /** Devices remembered; the least recently seen is forgotten past this. */
-export const MAX_OBSERVED_DEVICES = 32;
+const MAX_OBSERVED_DEVICES = 32;
 
-export interface KeptScreenshot {
+interface KeptScreenshot {
   at: string;
   mime: string;
   width: number;
@@ -22,13 +22,13 @@ export interface KeptScreenshot {
   image: Uint8Array | null;
 }
 
-export interface KeptList {
+interface KeptList {
   at: string;
   text: string;
   truncated: boolean;
 }
 
-export interface DeviceView {
+interface DeviceView {
   screenshot: KeptScreenshot | null;
   list: KeptList | null;
 }

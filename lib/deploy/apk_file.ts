@@ -20,10 +20,10 @@ import {
 } from "../core/safe_open.ts";
 
 /** The local file header signature every ZIP (and so every APK) starts with. */
-export const ZIP_LOCAL_MAGIC: readonly number[] = [0x50, 0x4b, 0x03, 0x04];
+const ZIP_LOCAL_MAGIC: readonly number[] = [0x50, 0x4b, 0x03, 0x04];
 
 /** Longest `apk_path` accepted. */
-export const MAX_APK_PATH_CHARS = 4_096;
+const MAX_APK_PATH_CHARS = 4_096;
 
 export interface CheckedApk {
   /** Canonical path. */

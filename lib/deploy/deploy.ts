@@ -30,7 +30,7 @@ import type { SessionRecorder } from "../sessions/session_recorder.ts";
 import { openOp } from "../sessions/session_events.ts";
 
 /** Output of `dumpsys package` read at most. */
-export const MAX_DUMPSYS_BYTES = 2 * 1024 * 1024;
+const MAX_DUMPSYS_BYTES = 2 * 1024 * 1024;
 
 export interface DeployDeps {
   adb: InstallAdb & DeviceShell;
@@ -41,7 +41,7 @@ export interface DeployDeps {
   sessions?: SessionRecorder;
 }
 
-export interface InstallOutcome {
+interface InstallOutcome {
   record: InstalledBuild;
   manifest: ApkManifest;
   sha256: string;
@@ -142,7 +142,7 @@ export async function installAndRecord(
 }
 
 /** Bound on each `getprop` read for a session's device facts. */
-export const DEVICE_FACTS_TIMEOUT_MS = 5_000;
+const DEVICE_FACTS_TIMEOUT_MS = 5_000;
 
 /** The device's model and (for an emulator) AVD name, best effort. */
 async function deviceFacts(
@@ -167,7 +167,7 @@ async function deviceFacts(
 }
 
 /** Bound on the `dumpsys package` read after an install. */
-export const LAST_UPDATE_TIMEOUT_MS = 10_000;
+const LAST_UPDATE_TIMEOUT_MS = 10_000;
 
 /** The device's `lastUpdateTime` of `pkg` (as printed), or `null` when it cannot be read. */
 async function readLastUpdateTime(

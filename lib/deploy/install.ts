@@ -11,22 +11,22 @@ import type { AdbClient, StdinSource } from "../adb/client.ts";
 import { deviceGoneError, type ListingAdb } from "../adb/device_gone.ts";
 
 /** Default and longest time one install may take (bytes + the package manager's work). */
-export const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
-export const MAX_INSTALL_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_INSTALL_TIMEOUT_MS = 5 * 60_000;
+const MAX_INSTALL_TIMEOUT_MS = 10 * 60_000;
 /** The install reply is short; more than this is cut. */
-export const MAX_INSTALL_REPLY_BYTES = 64 * 1024;
+const MAX_INSTALL_REPLY_BYTES = 64 * 1024;
 /** Longest reply quoted in a message. */
-export const MAX_INSTALL_REPLY_CHARS = 1_000;
+const MAX_INSTALL_REPLY_CHARS = 1_000;
 
 /** `listDevices`, when given, tells a device that left during the install from a failure. */
 export type InstallAdb = Pick<AdbClient, "features" | "exec"> & Partial<ListingAdb>;
 
-export type InstallReply =
+type InstallReply =
   | { ok: true; text: string }
   | { ok: false; text: string; status: string | null };
 
 /** Reads the package manager's reply. Pure. */
-export function parseInstallReply(raw: string): InstallReply {
+function parseInstallReply(raw: string): InstallReply {
   const text = raw.replace(/^\uFEFF/, "").trim().slice(0, MAX_INSTALL_REPLY_CHARS);
   if (text.startsWith("Success")) return { ok: true, text };
   const m = /Failure \[([A-Z_0-9]+)?[^\]]*\]/.exec(text);
@@ -34,7 +34,7 @@ export function parseInstallReply(raw: string): InstallReply {
 }
 
 /** What the model can do about a failure status. Pure. */
-export function installAdvice(status: string | null): string {
+function installAdvice(status: string | null): string {
   switch (status) {
     case "INSTALL_FAILED_UPDATE_INCOMPATIBLE":
       return "the installed app is signed with another key: uninstall it from the device first";

@@ -10,7 +10,7 @@ import type { AmStartReport } from "../android/am_start.ts";
 import { amStart } from "../android/am.ts";
 
 /** Time for the resolve-activity query. */
-export const RESOLVE_TIMEOUT_MS = 15_000;
+const RESOLVE_TIMEOUT_MS = 15_000;
 
 export interface LaunchResult {
   component: string;
@@ -21,7 +21,7 @@ export interface LaunchResult {
 const COMPONENT = /^[A-Za-z][\w.]*\/[A-Za-z.$][\w.$]*$/;
 
 /** The component the `resolve-activity --brief` output ends with, or `null`. Pure. */
-export function parseResolvedActivity(text: string): string | null {
+function parseResolvedActivity(text: string): string | null {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
   const last = lines.at(-1);
   return last !== undefined && COMPONENT.test(last) ? last : null;

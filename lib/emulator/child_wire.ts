@@ -11,7 +11,7 @@ import { MAX_GRPC_RECEIVE_BYTES } from "./grpc_client.ts";
 /** Largest JSON part of a frame (a call's request or answer without its pixels). */
 export const MAX_CHILD_JSON_BYTES = 1024 * 1024;
 /** Largest binary part: one frame's pixels, as the gRPC channel accepts them. */
-export const MAX_CHILD_BINARY_BYTES = MAX_GRPC_RECEIVE_BYTES;
+const MAX_CHILD_BINARY_BYTES = MAX_GRPC_RECEIVE_BYTES;
 
 /** The worker → child messages. */
 export type ToChild =
@@ -56,7 +56,7 @@ export function encodeFrame(msg: ToChild | FromChild, binary?: Uint8Array): Uint
   return out;
 }
 
-export interface Frame<T> {
+interface Frame<T> {
   msg: T;
   binary: Uint8Array;
 }

@@ -7,14 +7,14 @@
 import type { ImageMsg, SkinRotationName } from "./grpc_client.ts";
 import { MAX_FRAME_DIMENSION, MAX_FRAME_PIXELS } from "./shared/limits.ts";
 
-export const ROTATIONS: Record<SkinRotationName, number> = {
+const ROTATIONS: Record<SkinRotationName, number> = {
   PORTRAIT: 0,
   LANDSCAPE: 1,
   REVERSE_PORTRAIT: 2,
   REVERSE_LANDSCAPE: 3,
 };
 
-export interface RgbFrame {
+interface RgbFrame {
   width: number;
   height: number;
   /** 0..3 (PORTRAIT, LANDSCAPE, REVERSE_PORTRAIT, REVERSE_LANDSCAPE). */

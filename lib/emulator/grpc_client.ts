@@ -21,7 +21,7 @@ export const MAX_GRPC_DEADLINE_MS = 30_000;
  */
 export const MAX_GRPC_RECEIVE_BYTES = MAX_FRAME_PIXELS * 3 + 1024 * 1024;
 /** Channels kept open (one per endpoint and token). */
-export const MAX_GRPC_CHANNELS = 8;
+const MAX_GRPC_CHANNELS = 8;
 /**
  * A channel with no call for this long is closed (the next call opens a new one, ~1 ms on
  * loopback). An idle HTTP/2 session that then receives the emulator's GOAWAY (it exits) can crash
@@ -46,7 +46,7 @@ export const GrpcStatus = {
   UNAUTHENTICATED: 16,
 } as const;
 
-export function grpcStatusName(code: number): string {
+function grpcStatusName(code: number): string {
   const found = Object.entries(GrpcStatus).find(([, v]) => v === code);
   return found ? found[0] : `STATUS_${code}`;
 }
@@ -66,7 +66,7 @@ export class GrpcFailure extends Error {
   }
 }
 
-export type ImgFormatName = "PNG" | "RGBA8888" | "RGB888";
+type ImgFormatName = "PNG" | "RGBA8888" | "RGB888";
 export type SkinRotationName = "PORTRAIT" | "LANDSCAPE" | "REVERSE_PORTRAIT" | "REVERSE_LANDSCAPE";
 
 export interface ImageFormatMsg {
@@ -151,7 +151,7 @@ export interface EmulatorRpc {
 }
 
 /** The proto file, beside the program (`deno compile` includes proto/). */
-export const PROTO_URL = new URL("../../proto/emulator_controller.proto", import.meta.url);
+const PROTO_URL = new URL("../../proto/emulator_controller.proto", import.meta.url);
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -164,7 +164,7 @@ interface Loaded {
 let loading: Promise<Loaded> | null = null;
 
 /** Imports grpc-js and proto-loader and loads the service (once per worker). */
-export function loadEmulatorService(): Promise<Loaded> {
+function loadEmulatorService(): Promise<Loaded> {
   loading ??= (async () => {
     const grpc = await import("@grpc/grpc-js");
     const loader = await import("@grpc/proto-loader");

@@ -33,13 +33,13 @@ import {
 } from "./grpc_client.ts";
 
 /** Client processes kept at once (one per emulator in use); the least recently used ends. */
-export const MAX_GRPC_CHILDREN = 4;
+const MAX_GRPC_CHILDREN = 4;
 /** On top of a call's deadline before a silent child is killed. */
-export const CHILD_ANSWER_SLACK_MS = 5_000;
+const CHILD_ANSWER_SLACK_MS = 5_000;
 /** V8 heap of a child, MB (frames are buffers outside it; this bounds a misbehaving one). */
-export const CHILD_HEAP_MB = 256;
+const CHILD_HEAP_MB = 256;
 /** What is kept of a child's stderr, for the reason when it dies. */
-export const MAX_CHILD_STDERR_CHARS = 2_000;
+const MAX_CHILD_STDERR_CHARS = 2_000;
 
 /** A call failed because the client process died (an abort in Deno's HTTP/2 client). */
 export class GrpcClientDied extends GrpcFailure {
@@ -52,7 +52,7 @@ export class GrpcClientDied extends GrpcFailure {
 }
 
 /** How to start a child for `address` (tests may count or replace it). */
-export type ChildCommand = (address: string) => { command: string; args: string[] };
+type ChildCommand = (address: string) => { command: string; args: string[] };
 
 const CHECKOUT = new URL("../../", import.meta.url);
 
@@ -339,10 +339,4 @@ export function childRpc(endpoint: GrpcEndpoint, command?: ChildCommand): ChildE
     old.close();
   }
   return rpc;
-}
-
-/** Ends every client process (the worker is stopping, or tests). */
-export function closeGrpcChildren(): void {
-  for (const c of children.values()) c.close();
-  children.clear();
 }

@@ -18,11 +18,11 @@ import { naturalSizeFromStatus } from "./frames.ts";
 import { childRpc, GrpcClientDied } from "./grpc_process.ts";
 import type { Fallback } from "./shared/fallback.ts";
 
-export type LinkResult<T> =
+type LinkResult<T> =
   | { ok: true; value: T; endpoint: GrpcEndpoint }
   | { ok: false; fallback: Fallback };
 
-export interface EmulatorLinkOptions {
+interface EmulatorLinkOptions {
   /** Discovery directories this worker may read. */
   discoveryDirs: readonly string[];
   /** `--grpc` / `KEYNOBI_GRPC`, for emulators without a discovery file. */
@@ -38,12 +38,12 @@ export interface EmulatorLinkOptions {
  * `<root>/avd/running`, the root being `$XDG_RUNTIME_DIR` on Linux (else `~/.android`), so a
  * server started without that variable (a service, `env -i`, another user) looks nowhere.
  */
-export const NO_DISCOVERY_DIR_HINT =
+const NO_DISCOVERY_DIR_HINT =
   "set XDG_RUNTIME_DIR (Linux; else ANDROID_EMULATOR_HOME or HOME) as the emulator's shell had " +
   "it: the emulator writes <that folder>/avd/running/pid_<n>.ini";
 
 /** Endpoints' answers to getStatus kept (the natural display size). */
-export const MAX_STATUS_CACHE = 16;
+const MAX_STATUS_CACHE = 16;
 
 function defaultMayDial(address: string): boolean {
   try {

@@ -15,15 +15,15 @@ export type { Point };
 /** Pressure of a finger that is down (the emulator's MTS_PRESSURE_RANGE_MAX, as Studio sends). */
 export const TOUCH_PRESSURE = 0x400;
 /** How long a tap's finger stays down. */
-export const TAP_HOLD_MS = 40;
+const TAP_HOLD_MS = 40;
 /** Time between two MOVE steps of a gesture (one frame at 60 Hz). */
-export const MOVE_STEP_MS = 16;
+const MOVE_STEP_MS = 16;
 /** Most MOVE steps one stroke sends (longer strokes take bigger steps). */
 export const MAX_STROKE_STEPS = 120;
 /** A swipe or drag holds still this long before lifting, so the list does not fling. */
-export const DWELL_BEFORE_LIFT_MS = 150;
+const DWELL_BEFORE_LIFT_MS = 150;
 /** Pinch: the fingers' mean distance, as a share of the screen's short side. */
-export const PINCH_BASE_SPAN_FRACTION = 0.4;
+const PINCH_BASE_SPAN_FRACTION = 0.4;
 /** Pinch: the fingers never come closer than this (px), or they would merge. */
 export const MIN_PINCH_SPAN_PX = 48;
 
@@ -85,7 +85,7 @@ function step(touches: TouchMsg[], afterMs: number): TouchStep {
 }
 
 /** Points from `from` (excluded) to `to` (included), `MOVE_STEP_MS` apart over `ms`. */
-export function strokePoints(from: Point, to: Point, ms: number): Point[] {
+function strokePoints(from: Point, to: Point, ms: number): Point[] {
   return pointsAlong(from, to, Math.min(MAX_STROKE_STEPS, Math.round(ms / MOVE_STEP_MS)));
 }
 
@@ -153,7 +153,7 @@ export function pinchSteps(plan: PinchPlan, ms: number): TouchStep[] {
   return out;
 }
 
-export interface DragPlan {
+interface DragPlan {
   path: Point[];
   holdMs: number;
   moveMs: number;

@@ -20,15 +20,15 @@ export const ROTATE_KEEP = 500;
 /** A summary is at most this many bytes of UTF-8, the `…` included. */
 export const SUMMARY_MAX_BYTES = 120;
 /** A name (tool, prompt, resource URI) is cut to this many bytes. */
-export const NAME_MAX_BYTES = 200;
+const NAME_MAX_BYTES = 200;
 /** A session id is cut to this many bytes. */
-export const SESSION_MAX_BYTES = 100;
+const SESSION_MAX_BYTES = 100;
 /** `read()` returns this many entries by default … */
-export const READ_DEFAULT_ENTRIES = 200;
+const READ_DEFAULT_ENTRIES = 200;
 /** … and at most this many. */
 export const READ_MAX_ENTRIES = 2_000;
 /** Reads and rotation look only at this much of the end of the file. */
-export const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
+const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
 /**
  * Entries waiting in this process for the next batched write. A burst is written in one write per
  * batch; only past this many waiting entries is one dropped, and the drops are counted in the log
@@ -37,10 +37,10 @@ export const READ_TAIL_MAX_BYTES = 2 * 1024 * 1024;
 export const MAX_PENDING_ENTRIES = 20_000;
 
 /** `user`: something the user did in the app's dashboard (lib/dashboard/actions.ts). */
-export const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource", "user"] as const;
-export type ActivityKind = typeof ACTIVITY_KINDS[number];
-export const ACTIVITY_STATUSES = ["ok", "error", "refused"] as const;
-export type ActivityStatus = typeof ACTIVITY_STATUSES[number];
+const ACTIVITY_KINDS = ["lifecycle", "tool", "prompt", "resource", "user"] as const;
+type ActivityKind = typeof ACTIVITY_KINDS[number];
+const ACTIVITY_STATUSES = ["ok", "error", "refused"] as const;
+type ActivityStatus = typeof ACTIVITY_STATUSES[number];
 
 /** One line of the log. */
 export interface ActivityEntry {
@@ -78,7 +78,7 @@ export interface ActivityRecord {
 }
 
 /** Summaries with shown values kept for this process's dashboard page (oldest forgotten). */
-export const MAX_PAGE_SUMMARIES = 2_000;
+const MAX_PAGE_SUMMARIES = 2_000;
 /** The arguments a page may show: a device and a package, in the shapes they must have. */
 const SHOWN_ARGUMENTS: Record<string, RegExp> = {
   device_serial: /^[A-Za-z0-9._:\-]{1,128}$/,
@@ -97,17 +97,17 @@ export function shownArguments(args: unknown): string[] {
 }
 
 /** The key of an entry in the page's summaries: its line's identity. */
-export function pageKey(e: ActivityEntry): string {
+function pageKey(e: ActivityEntry): string {
   return JSON.stringify([e.at, e.pid, e.session ?? null, e.kind, e.name]);
 }
 
-export interface ActivityLogOptions {
+interface ActivityLogOptions {
   pid: number;
   /** Where failures go; default the stderr logger. Appending never throws. */
   warn?: (message: string) => void;
 }
 
-export const activityLockPath = (dataDir: string) => join(dataDir, "mcp-activity.lock");
+const activityLockPath = (dataDir: string) => join(dataDir, "mcp-activity.lock");
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -160,18 +160,18 @@ export function summarize(text: string): string {
 }
 
 /** What an argument value becomes in a summary. */
-export const ARGUMENT_MARK = "‹arg›";
+const ARGUMENT_MARK = "‹arg›";
 /** Argument values shorter than this are left (a flag, a small number: not a value to hide). */
-export const MIN_SCRUBBED_VALUE_CHARS = 3;
+const MIN_SCRUBBED_VALUE_CHARS = 3;
 /** At most this many argument values are scrubbed per entry (longest first). */
-export const MAX_SCRUBBED_VALUES = 64;
+const MAX_SCRUBBED_VALUES = 64;
 
 /**
  * `text` with every argument value (as given, and as JSON would escape it) replaced by
  * `ARGUMENT_MARK`; for a refusal or an error, every quoted span too (`"…"`), since refusals echo
  * what was passed, possibly cut. Pure.
  */
-export function scrubArguments(
+function scrubArguments(
   text: string,
   values: readonly string[],
   status: ActivityStatus,
@@ -224,7 +224,7 @@ export function uriShape(uri: string): string {
  * it: the shown values (device, package) kept, every other argument still `‹arg›`; `null` when it
  * is the same. Pure.
  */
-export function pageSummaryOf(record: ActivityRecord, entry: ActivityEntry): string | null {
+function pageSummaryOf(record: ActivityRecord, entry: ActivityEntry): string | null {
   const shown = record.shown_values ?? [];
   if (shown.length === 0 || entry.kind !== "tool") return null;
   const hidden = (record.argument_values ?? []).filter((v) => !shown.includes(v));

@@ -1,6 +1,6 @@
 /** Suggest the closest known name for a mistyped one (Levenshtein distance, case-insensitive). */
 
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const m = a.length, n = b.length;
   let prev = Array.from({ length: n + 1 }, (_, j) => j);
   for (let i = 1; i <= m; i++) {

@@ -30,7 +30,7 @@ export interface EarlyInitialize {
  * The answer to `message` when it is a plain `initialize` request (see above), else null. `seen`
  * is called with the params of an answered one.
  */
-export function earlyInitializeAnswer(
+function earlyInitializeAnswer(
   message: JSONRPCMessage,
   server: ServerIdentity,
   seen: (early: EarlyInitialize) => void,
@@ -54,7 +54,7 @@ export function earlyInitializeAnswer(
  * tool in registry order — the entries the session itself would list (lib/cli/bundle.ts's
  * `bundledListing`) — else null (no listing, a cursor, `_meta`, other members).
  */
-export function earlyToolsListAnswer(
+function earlyToolsListAnswer(
   message: JSONRPCMessage,
   served: readonly unknown[] | null,
 ): JSONRPCMessage | null {

@@ -18,8 +18,8 @@ export const HTTP_MCP_PATH = "/mcp";
 /** The port `keynobi setup` prints in the HTTP registration lines. */
 export const SETUP_HTTP_PORT = 8848;
 /** Shortest and longest `KEYNOBI_HTTP_TOKEN` accepted. */
-export const MIN_HTTP_TOKEN_CHARS = 16;
-export const MAX_HTTP_TOKEN_CHARS = 4096;
+const MIN_HTTP_TOKEN_CHARS = 16;
+const MAX_HTTP_TOKEN_CHARS = 4096;
 
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;

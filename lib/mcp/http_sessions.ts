@@ -20,7 +20,7 @@ export interface HttpSession {
   initialized: boolean;
 }
 
-export interface HttpSessionBounds {
+interface HttpSessionBounds {
   maxSessions: number;
   /** An initialized session idle this long (nothing in flight) is ended. */
   idleMs: number;

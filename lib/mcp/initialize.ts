@@ -29,7 +29,7 @@ export interface ServerIdentity {
 }
 
 /** Longest client name kept from `clientInfo.name`. */
-export const MAX_CLIENT_NAME_CHARS = 200;
+const MAX_CLIENT_NAME_CHARS = 200;
 
 /**
  * The result of `initialize` for these params, and the client's name (`clientInfo.name`, cut to

@@ -5,7 +5,7 @@
  */
 import { type ToolsetName, TOOLSETS } from "./toolsets.ts";
 
-export interface InstructionsInput {
+interface InstructionsInput {
   mode: "standalone" | "attached";
   standaloneReason: string | null;
   enabledToolsets: readonly ToolsetName[];

@@ -8,14 +8,14 @@ import { joinBytes } from "../core/bytes.ts";
 
 export type JsonRpcId = string | number;
 
-export interface JsonRpcRequest {
+interface JsonRpcRequest {
   jsonrpc: "2.0";
   id: JsonRpcId;
   method: string;
   params?: Record<string, unknown>;
 }
 
-export interface JsonRpcNotification {
+interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: Record<string, unknown>;
@@ -27,11 +27,11 @@ export interface JsonRpcErrorObject {
   data?: unknown;
 }
 
-export type JsonRpcResponse =
+type JsonRpcResponse =
   | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
   | { jsonrpc: "2.0"; id: JsonRpcId | null; error: JsonRpcErrorObject };
 
-export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** JSON-RPC and MCP error codes. */
 export const RpcCode = {
@@ -81,7 +81,7 @@ const EXACT_NUMBER_PREFIX = "\uFFFFkeynobi-exact-number:";
 const EXACT_NUMBER_TEXT = /"\uFFFFkeynobi-exact-number:(-?[0-9][0-9.eE+-]*)"/g;
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
-export type Classified =
+type Classified =
   | { kind: "request"; message: JsonRpcRequest }
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse }

@@ -26,12 +26,12 @@ import { admissionError, RequestGate } from "./request_gate.ts";
 import { ABORTED, raceAbort } from "../core/abortable.ts";
 
 /** Bytes waiting to be written above which the transport stops reading requests. */
-export const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
+const MAX_QUEUED_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** The largest `maxQueuedBytes` a caller may choose. */
-export const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
+const MAX_QUEUED_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /** Most messages read ahead of the server (`readAhead`), answered or waiting. */
-export const MAX_READ_AHEAD_MESSAGES = 8;
+const MAX_READ_AHEAD_MESSAGES = 8;
 
 /**
  * What to do with a message read ahead: `answer` it now (null: it waits for the server), and

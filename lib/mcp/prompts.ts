@@ -3,7 +3,7 @@
  * tool it names is served by this session, so no prompt ever points at a tool the model cannot call.
  */
 
-export interface PromptArgument {
+interface PromptArgument {
   name: string;
   description: string;
   required: boolean;

@@ -8,7 +8,7 @@ import { idText, type JsonRpcId, RpcCode } from "./jsonrpc.ts";
 /** Most requests one session runs at once; more are refused (-32050, busy) until some finish. */
 export const MAX_CONCURRENT_REQUESTS = 64;
 
-export type Admission = "ok" | "duplicate" | "busy";
+type Admission = "ok" | "duplicate" | "busy";
 
 export class RequestGate {
   readonly #ids = new Set<JsonRpcId>();

@@ -83,7 +83,7 @@ export interface RequestExtras {
 }
 
 /** Longest progress message we send. */
-export const MAX_PROGRESS_MESSAGE_CHARS = 500;
+const MAX_PROGRESS_MESSAGE_CHARS = 500;
 
 /** Extras the session binding hands each request. */
 export interface RequestMeta {
@@ -372,7 +372,7 @@ function noCursor(method: string, params: Record<string, unknown>): void {
   }
 }
 
-export interface ToolCallResult {
+interface ToolCallResult {
   content: ({ type: "text"; text: string } | ImageContent)[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;

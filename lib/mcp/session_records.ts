@@ -15,11 +15,11 @@ import { parseJsonRecord } from "../core/json.ts";
 import { probeProcess, type ProcessProbe, staleProcessReason } from "../core/process_probe.ts";
 
 /** The single-slot PID file of older releases, deleted at start. */
-export const LEGACY_PID_FILE = "mcp-server.pid";
+const LEGACY_PID_FILE = "mcp-server.pid";
 /** Records a listing looks at; more files than this are left for a later listing. */
-export const MAX_SESSION_RECORDS = 256;
+const MAX_SESSION_RECORDS = 256;
 /** A record file larger than this is not ours and is pruned. */
-export const MAX_RECORD_BYTES = 16 * 1024;
+const MAX_RECORD_BYTES = 16 * 1024;
 
 export interface SessionRecord {
   pid: number;
@@ -76,7 +76,7 @@ export async function writeSessionRecord(dataDir: string, record: SessionRecord)
 }
 
 /** Deletes `mcp-server.pid` of older releases; a missing file is fine. */
-export async function removeLegacyPidFile(dataDir: string): Promise<void> {
+async function removeLegacyPidFile(dataDir: string): Promise<void> {
   await removeIfPresent(legacyPidPath(dataDir));
 }
 
@@ -117,7 +117,7 @@ export function parseSessionRecord(text: string, fileName: string): SessionRecor
   return record;
 }
 
-export interface ListOptions {
+interface ListOptions {
   /** How to inspect a PID (tests pass a fake). */
   probe?: (pid: number) => Promise<ProcessProbe>;
 }

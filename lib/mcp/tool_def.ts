@@ -48,7 +48,7 @@ export interface ToolDef<Ctx, Shape extends z.ZodRawShape = z.ZodRawShape> {
 }
 
 /** Where a validated parameter's refusal rides in its zod issue (`issue.params`). */
-export const REFUSAL_ISSUE_KEY = "keynobiRefusal";
+const REFUSAL_ISSUE_KEY = "keynobiRefusal";
 
 /**
  * A parameter that carries its own check: `validate` (one of lib/core/validation.ts's, which
@@ -94,7 +94,7 @@ export function argumentRefusal(
 }
 
 /** The refusal a validated parameter raised, if one did, among a failed parse's issues. */
-export function refusalOf(issues: readonly z.core.$ZodIssue[]): ToolErrorData | null {
+function refusalOf(issues: readonly z.core.$ZodIssue[]): ToolErrorData | null {
   for (const i of issues) {
     const data = i.code === "custom" ? i.params?.[REFUSAL_ISSUE_KEY] : undefined;
     if (data) return data as ToolErrorData;
@@ -148,7 +148,7 @@ export function defineTool<Ctx, Shape extends z.ZodRawShape>(
  * The hints a kind states in `tools/list`: every tool declares all three (the reference spec's
  * rule), so a client that does not apply MCP's defaults reads the same kind as one that does.
  */
-export interface Annotations {
+interface Annotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   openWorldHint: boolean;

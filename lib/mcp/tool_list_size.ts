@@ -23,7 +23,7 @@ export const TOOL_LIST_GOAL_AVERAGE_BYTES = 400;
  * so a test fails when descriptions or parameters grow back. A mode serving several toolsets may
  * cost at most the sum of theirs.
  */
-export const TOOLSET_LIST_BUDGET_BYTES: Readonly<Record<ToolsetName, number>> = {
+const TOOLSET_LIST_BUDGET_BYTES: Readonly<Record<ToolsetName, number>> = {
   // +600 for list_apps and +700 for get_frame_stats (issue 28): what agents asked for.
   core: 15_700,
   // 18,900 before issue 27; raised for its two new tools: run_ui_flow (~920 B: a flow's source,
@@ -89,7 +89,7 @@ function withoutDescriptions(node: unknown, blank: boolean): unknown {
   return out;
 }
 
-export interface ToolListSize {
+interface ToolListSize {
   toolsets: ToolsetName[];
   tools: number;
   bytes: number;

@@ -4,7 +4,7 @@
 export const TOOLSETS = ["core", "ui", "device-admin"] as const;
 export type ToolsetName = typeof TOOLSETS[number];
 
-export function isToolsetName(name: string): name is ToolsetName {
+function isToolsetName(name: string): name is ToolsetName {
   return (TOOLSETS as readonly string[]).includes(name);
 }
 

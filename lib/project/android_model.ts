@@ -43,17 +43,17 @@ import {
 } from "./gradle_script_values.ts";
 
 /** Text beyond this many characters of a build file is not parsed. */
-export const MAX_MODEL_SOURCE_CHARS = MAX_BUILD_FILE_BYTES;
+const MAX_MODEL_SOURCE_CHARS = MAX_BUILD_FILE_BYTES;
 /** At most this many build types are kept (the AGP defaults debug and release count). */
-export const MAX_BUILD_TYPES = 64;
+const MAX_BUILD_TYPES = 64;
 /** At most this many product flavors are kept. */
 export const MAX_PRODUCT_FLAVORS = 256;
 /** At most this many flavor dimensions are kept. */
-export const MAX_FLAVOR_DIMENSIONS = 16;
+const MAX_FLAVOR_DIMENSIONS = 16;
 /** A manifest read for its `package` attribute is read only up to this many bytes. */
-export const MAX_MANIFEST_BYTES = 256 * 1024;
+const MAX_MANIFEST_BYTES = 256 * 1024;
 
-export const ApplicationIdSource = {
+const ApplicationIdSource = {
   literal: "literal",
   val: "val",
   property: "property",
@@ -61,9 +61,9 @@ export const ApplicationIdSource = {
   /** No `applicationId` in the build file: AGP uses the namespace (or the manifest package). */
   none: "none",
 } as const;
-export type ApplicationIdSource = typeof ApplicationIdSource[keyof typeof ApplicationIdSource];
+type ApplicationIdSource = typeof ApplicationIdSource[keyof typeof ApplicationIdSource];
 
-export interface BuildType {
+interface BuildType {
   name: string;
   /** `null` when not set or not a literal (then `unresolved` names it); `""` when set empty. */
   application_id_suffix: string | null;
@@ -100,7 +100,7 @@ export interface AndroidModel {
   unresolved: string[];
 }
 
-export interface ParseOptions {
+interface ParseOptions {
   module?: string;
   /** Gradle properties (root `gradle.properties`, then the module's). */
   properties?: Map<string, string>;

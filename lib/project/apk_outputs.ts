@@ -21,25 +21,25 @@ import { canonicalRoot, validateVariant, type Variant } from "./variants.ts";
 /** `output-metadata.json` files larger than this are not read. */
 export const MAX_OUTPUT_METADATA_BYTES = 256 * 1024;
 /** At most this many elements of one metadata file are considered. */
-export const MAX_METADATA_ELEMENTS = 64;
+const MAX_METADATA_ELEMENTS = 64;
 /** At most this many entries of an output folder are looked at. */
-export const MAX_APK_DIR_ENTRIES = 1_000;
+const MAX_APK_DIR_ENTRIES = 1_000;
 /** `listBuiltApplicationIds` reads at most this many metadata files. */
-export const MAX_METADATA_FILES = 100;
+const MAX_METADATA_FILES = 100;
 /** … and walks at most this deep below `build/outputs/apk` (flavors nest one level each). */
 export const MAX_METADATA_DEPTH = 6;
 /** … and looks at most at this many folder entries in all. */
-export const MAX_WALK_ENTRIES = 5_000;
+const MAX_WALK_ENTRIES = 5_000;
 
 export const OUTPUT_METADATA = "output-metadata.json";
 
-export interface OutputElement {
+interface OutputElement {
   outputFile: string;
   versionCode: number | null;
   versionName: string | null;
 }
 
-export interface OutputMetadata {
+interface OutputMetadata {
   variantName: string;
   applicationId: string | null;
   elements: OutputElement[];
@@ -72,7 +72,7 @@ export function parseOutputMetadata(text: string): OutputMetadata | null {
   return { variantName: o.variantName, applicationId: id, elements };
 }
 
-export type ApkResult =
+type ApkResult =
   | {
     found: true;
     variant: string;
@@ -147,7 +147,7 @@ async function projectFile(root: string, rel: string): Promise<string | null> {
   }
 }
 
-export interface FindApkOptions {
+interface FindApkOptions {
   /** The module's model (from `readAndroidModel`); its `dir` locates the outputs. */
   model: AndroidModel & { dir: string };
   variant: string;
@@ -274,7 +274,7 @@ export async function findApk(root: string, options: FindApkOptions): Promise<Ap
  * `MAX_WALK_ENTRIES`). Symlinked folders are not followed.
  */
 /** One `output-metadata.json` with an application id, and the SHA-256 of its bytes. */
-export interface BuiltOutput {
+interface BuiltOutput {
   application_id: string;
   /** Relative to the project root. */
   path: string;

@@ -15,7 +15,7 @@ import { ToolError } from "../core/errors.ts";
 /** Build and settings files larger than this are read only up to it. */
 export const MAX_BUILD_FILE_BYTES = 1024 * 1024;
 /** At most this many modules are reported. */
-export const MAX_MODULES = 500;
+const MAX_MODULES = 500;
 
 /** Replace comments with spaces (newlines kept), leaving string literals intact. Pure. */
 export function stripComments(src: string): string {
@@ -78,7 +78,7 @@ export function normalizeProjectPath(name: string): string {
   return name.startsWith(":") ? name : `:${name}`;
 }
 
-export interface SettingsInfo {
+interface SettingsInfo {
   rootProjectName: string | null;
   /** Gradle paths (`:app`, `:feature:home`), in order, without duplicates. */
   modules: string[];
@@ -156,7 +156,7 @@ export function parseCatalogPlugins(toml: string): Map<string, string> {
   return out;
 }
 
-export interface PluginRefs {
+interface PluginRefs {
   ids: string[];
   /** Catalog aliases as written after `libs.plugins.` (`android.application`). */
   aliases: string[];
@@ -188,7 +188,7 @@ export function parsePlugins(text: string): PluginRefs {
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
 
 /** `com.android.application` or a convention plugin ending in `android.application`. Pure. */
-export function isApplicationPluginId(id: string): boolean {
+function isApplicationPluginId(id: string): boolean {
   return squash(id).endsWith("androidapplication");
 }
 
@@ -202,7 +202,7 @@ export function isApplicationBuild(text: string, catalog = new Map<string, strin
   });
 }
 
-export interface ModuleInfo {
+interface ModuleInfo {
   /** Gradle path: `:app`; `:` for the root project. */
   path: string;
   /** Folder relative to the root ("" for the root project). */
@@ -213,14 +213,14 @@ export interface ModuleInfo {
 }
 
 /** Resource name → file relative to the root, or `null` when it is not served. */
-export interface ProjectFiles {
+interface ProjectFiles {
   manifest: string | null;
   "app-build-gradle": string | null;
   "build-gradle": string | null;
   "gradle-settings": string | null;
 }
 
-export interface GradleProjectInfo {
+interface GradleProjectInfo {
   root: string;
   name: string;
   settings_file: string | null;

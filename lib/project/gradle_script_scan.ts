@@ -216,7 +216,7 @@ function blocklessElements(s: Scope): { name: string; at: number }[] {
   return out;
 }
 
-export interface Element {
+interface Element {
   name: string;
   scopes: Scope[];
 }

@@ -29,14 +29,14 @@ import {
 import { findSdk, type SdkInfo } from "../android/sdk.ts";
 
 /** How long the health check waits for the ADB server to answer `host:version`. */
-export const ADB_SERVER_PROBE_TIMEOUT_MS = 2_000;
+const ADB_SERVER_PROBE_TIMEOUT_MS = 2_000;
 
 /** What the health check needs of the ADB client (`AdbClient` in lib/adb/client.ts). */
 export interface AdbServerProbe {
   serverVersion(options: { timeoutMs: number }): Promise<unknown>;
 }
 
-export interface AdbCheck {
+interface AdbCheck {
   ok: boolean;
   path: string | null;
   /** `1.0.41` from `adb version`. */
@@ -48,7 +48,7 @@ export interface AdbCheck {
   hint: string | null;
 }
 
-export interface ProjectCheck {
+interface ProjectCheck {
   ok: boolean;
   root: string | null;
   name: string | null;
@@ -58,11 +58,11 @@ export interface ProjectCheck {
   hint: string | null;
 }
 
-export interface GradleWrapperCheck extends Omit<WrapperInfo, "hint"> {
+interface GradleWrapperCheck extends Omit<WrapperInfo, "hint"> {
   hint: string | null;
 }
 
-export interface HealthReport {
+interface HealthReport {
   all_ok: boolean;
   checks: {
     java: JavaInfo;
@@ -79,14 +79,14 @@ export interface HealthReport {
  * `settings.json` keys keynobi ignores (informational: it does not fail the check), such as the
  * spec's camelCase `mcp.allowUnrestrictedGradle` for `mcp.allow_unrestricted_gradle`.
  */
-export interface SettingsCheck {
+interface SettingsCheck {
   ok: boolean;
   unknown_keys: UnknownSettingsKey[];
   hint: string | null;
 }
 
 /** The settings check from the settings as read. Pure. */
-export function settingsCheck(settings: Settings): SettingsCheck {
+function settingsCheck(settings: Settings): SettingsCheck {
   const unknown = unknownSettingsKeys(settings);
   if (unknown.length === 0) return { ok: true, unknown_keys: [], hint: null };
   const named = unknown.map((u) =>
@@ -118,7 +118,7 @@ export function parseAdbVersion(
   return { version, tools_version: tools };
 }
 
-export interface HealthOptions {
+interface HealthOptions {
   env: Env;
   dataDir: string;
   project: ProjectSelection | null;

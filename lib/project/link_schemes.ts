@@ -9,11 +9,11 @@ import { readProjectFile } from "../core/project_paths.ts";
 import { readGradleProject } from "./build_files.ts";
 
 /** A manifest is read up to this many bytes. */
-export const MAX_LINK_MANIFEST_BYTES = 1024 * 1024;
+const MAX_LINK_MANIFEST_BYTES = 1024 * 1024;
 /** Source sets looked at per application module. */
-export const MAX_SOURCE_SETS = 64;
+const MAX_SOURCE_SETS = 64;
 /** At most this many project schemes are kept. */
-export const MAX_PROJECT_SCHEMES = 64;
+const MAX_PROJECT_SCHEMES = 64;
 
 /** A scheme as RFC 3986 spells it (no placeholders like `${appAuthRedirectScheme}`). */
 const SCHEME = /^[a-z][a-z0-9+.-]{0,63}$/;

@@ -6,7 +6,7 @@
 import { sha256Hex } from "../core/hash.ts";
 
 /** Hex digits of the project hash in a file name. */
-export const PROJECT_KEY_HEX_CHARS = 16;
+const PROJECT_KEY_HEX_CHARS = 16;
 
 /** The first 16 hex digits of the SHA-256 of `canonicalRoot`. */
 export async function projectKey(canonicalRoot: string): Promise<string> {

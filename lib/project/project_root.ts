@@ -7,10 +7,10 @@ import { isDirectory, isFile } from "../core/file_kind.ts";
 import { canonicalPathOrResolved } from "../core/project_paths.ts";
 import { readSettings, updateSettings } from "../core/settings.ts";
 
-export const SETTINGS_FILE_NAMES = ["settings.gradle.kts", "settings.gradle"] as const;
+const SETTINGS_FILE_NAMES = ["settings.gradle.kts", "settings.gradle"] as const;
 
 /** How far up `findGradleRoot` walks before it gives up (a bound, not a real-world limit). */
-export const MAX_ROOT_SEARCH_DEPTH = 64;
+const MAX_ROOT_SEARCH_DEPTH = 64;
 
 export interface ProjectSelection {
   /** Canonical Gradle root (or the canonical folder itself when it has no Gradle build). */
@@ -21,7 +21,7 @@ export interface ProjectSelection {
 }
 
 /** Whether `dir` itself holds `settings.gradle.kts` or `settings.gradle`. */
-export async function hasGradleSettings(dir: string): Promise<boolean> {
+async function hasGradleSettings(dir: string): Promise<boolean> {
   for (const name of SETTINGS_FILE_NAMES) {
     if (await isFile(join(dir, name))) return true;
   }
@@ -63,7 +63,7 @@ export async function projectRootFor(path: string): Promise<string | null> {
   return (await findGradleRoot(abs)) ?? await Deno.realPath(abs);
 }
 
-export interface SelectProjectOptions {
+interface SelectProjectOptions {
   /** `--project`, relative to `cwd` when not absolute. */
   argument?: string;
   cwd: string;

@@ -26,20 +26,20 @@ import { projectKey } from "./project_key.ts";
 import { type Variant } from "./variants.ts";
 
 /** Configurations kept per project (created, plus shared). */
-export const MAX_RUN_CONFIGS = 100;
+const MAX_RUN_CONFIGS = 100;
 /** Debug variants per module that get a configuration on first read. */
-export const MAX_CREATED_PER_MODULE = 20;
+const MAX_CREATED_PER_MODULE = 20;
 /** Largest shared file read. */
-export const MAX_SHARED_FILE_BYTES = 256 * 1024;
+const MAX_SHARED_FILE_BYTES = 256 * 1024;
 /** Longest configuration name. */
-export const MAX_CONFIG_NAME_CHARS = 100;
+const MAX_CONFIG_NAME_CHARS = 100;
 /** Longest free-text field (task, activity, filter, deep link). */
-export const MAX_CONFIG_FIELD_CHARS = 2_048;
-export const RUN_CONFIGS_VERSION = 1;
+const MAX_CONFIG_FIELD_CHARS = 2_048;
+const RUN_CONFIGS_VERSION = 1;
 /** The shared file, relative to the project root. */
 export const SHARED_CONFIGS_FILE = ".keynobi/run-configurations.json";
 
-export type RunTarget =
+type RunTarget =
   | { kind: "lastUsed" }
   | { kind: "ask" }
   | { kind: "serial"; serial: string }
@@ -51,7 +51,7 @@ export type RunLaunch =
   | { kind: "deep_link"; uri: string }
   | { kind: "none" };
 
-export interface RunConfiguration {
+interface RunConfiguration {
   name: string;
   /** Gradle path of the application module (`:app`). */
   module: string;
@@ -64,7 +64,7 @@ export interface RunConfiguration {
   logcat_filter: string | null;
 }
 
-export interface StoredConfigs {
+interface StoredConfigs {
   version: number;
   project: string;
   active: string | null;
@@ -73,7 +73,7 @@ export interface StoredConfigs {
   last_devices: Record<string, string>;
 }
 
-export interface SharedConfigs {
+interface SharedConfigs {
   /** The file's SHA-256 as read now; `null` when there is no shared file. */
   sha256: string | null;
   configurations: RunConfiguration[];
@@ -83,7 +83,7 @@ export interface SharedConfigs {
   approved: boolean;
 }
 
-export const runConfigsDir = (dataDir: string) => join(dataDir, "run-configurations");
+const runConfigsDir = (dataDir: string) => join(dataDir, "run-configurations");
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:()-]*$/;
 const CLASS = /^\.?[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
@@ -145,7 +145,7 @@ export function parseRunConfiguration(v: unknown): RunConfiguration | string {
 }
 
 /** The configurations a JSON document lists (`{"configurations": [...]}`), bounded. Pure. */
-export function parseConfigList(raw: unknown): { configs: RunConfiguration[]; problems: string[] } {
+function parseConfigList(raw: unknown): { configs: RunConfiguration[]; problems: string[] } {
   const problems: string[] = [];
   const configs: RunConfiguration[] = [];
   if (!isRecord(raw) || !Array.isArray(raw.configurations)) {
@@ -342,7 +342,7 @@ export async function readSharedConfigs(
 }
 
 /** The SHA-256 the user approved for `root`'s shared file, or `null`. */
-export async function approvedSharedHash(dataDir: string, root: string): Promise<string | null> {
+async function approvedSharedHash(dataDir: string, root: string): Promise<string | null> {
   const s = await readSettings(dataDir);
   const all = s.approved_run_configurations;
   if (!isRecord(all)) return null;

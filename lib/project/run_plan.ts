@@ -7,7 +7,7 @@
 import type { ListedConfiguration, RunLaunch } from "./run_configs.ts";
 import { taskPath, type Variant } from "./variants.ts";
 
-export interface PlanDevice {
+interface PlanDevice {
   serial: string;
   /** `Pixel 8 (emulator-5554)`. */
   label: string;
@@ -44,7 +44,7 @@ export interface CannotRun {
   hint?: string;
 }
 
-export interface Plan {
+interface Plan {
   ok: true;
   task: string;
   module: string;
@@ -120,7 +120,7 @@ export function resolveBuild(
 }
 
 /** The device a configuration runs on, given an optional requested serial. Pure. */
-export function resolveDevice(
+function resolveDevice(
   c: ListedConfiguration,
   facts: PlanFacts,
   requested?: string,

@@ -8,9 +8,9 @@ import { join, relative } from "../core/path.ts";
 import { isDirectory, isFile } from "../core/file_kind.ts";
 
 /** Folders below the root a module (a folder with `src/`) may be in. */
-export const MAX_MODULE_DEPTH = 3;
+const MAX_MODULE_DEPTH = 3;
 /** Folders read while looking for modules and source sets, at most. */
-export const MAX_LOOKUP_DIRS = 500;
+const MAX_LOOKUP_DIRS = 500;
 
 const SKIP = new Set(["build", "node_modules", "gradle", "buildSrc", "out"]);
 

@@ -32,7 +32,7 @@ import { invalidParams } from "../core/errors.ts";
 /** A task path longer than this is refused. */
 export const MAX_GRADLE_TASK_LENGTH = 256;
 
-export interface BlockedTaskPattern {
+interface BlockedTaskPattern {
   /** As the spec writes it. */
   glob: string;
   kind: "start" | "end" | "middle";
@@ -128,7 +128,7 @@ export function blockedPatternFor(name: string): BlockedTaskPattern | null {
   return null;
 }
 
-export interface TaskPolicyOptions {
+interface TaskPolicyOptions {
   /** `mcp.allow_unrestricted_gradle` from settings. */
   allowUnrestricted: boolean;
 }

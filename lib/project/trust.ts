@@ -13,7 +13,7 @@ import { readSettings, type Settings, updateSettings } from "../core/settings.ts
 import { findGradleRoot, trustKeyFor } from "./project_root.ts";
 
 /** At most this many trusted projects are kept; trusting one more is refused. */
-export const MAX_TRUSTED_PROJECTS = 500;
+const MAX_TRUSTED_PROJECTS = 500;
 
 /** Whether the Gradle build at (or containing) `root` is trusted. Reads the file every time. */
 export async function isTrusted(dataDir: string, root: string): Promise<boolean> {
@@ -38,7 +38,7 @@ export function untrustedBuildError(root: string): ToolError {
   );
 }
 
-export interface TrustResult {
+interface TrustResult {
   /** The canonical Gradle root that is now trusted. */
   root: string;
   alreadyTrusted: boolean;
@@ -102,14 +102,14 @@ export async function untrustProject(dataDir: string, path: string): Promise<str
   return removed;
 }
 
-export interface TrustedProject {
+interface TrustedProject {
   root: string;
   trusted_at: string;
   /** Whether the folder still exists. */
   exists: boolean;
 }
 
-export interface ProjectList {
+interface ProjectList {
   projects: TrustedProject[];
   last_active_project: string | null;
 }

@@ -21,9 +21,9 @@ export const MAX_VARIANTS = 1_000;
 /** At most this many projects keep an active variant; the oldest entries are dropped. */
 export const MAX_ACTIVE_VARIANT_PROJECTS = 200;
 /** At most this many modules per project keep an active variant. */
-export const MAX_ACTIVE_VARIANT_MODULES = 100;
+const MAX_ACTIVE_VARIANT_MODULES = 100;
 /** A refusal lists at most this many valid variants. */
-export const MAX_VARIANTS_IN_MESSAGE = 30;
+const MAX_VARIANTS_IN_MESSAGE = 30;
 
 export interface Variant {
   name: string;
@@ -58,7 +58,7 @@ function suffixPart(suffix: string): string {
 }
 
 /** The default application id: `applicationId`, else the namespace, else the manifest package. */
-export function defaultApplicationId(model: AndroidModel): string | null {
+function defaultApplicationId(model: AndroidModel): string | null {
   if (model.application_id_source !== "none") return model.application_id;
   if (model.namespace !== null) return model.namespace;
   if (model.unresolved.includes("namespace")) return null;
@@ -70,7 +70,7 @@ export function defaultApplicationId(model: AndroidModel): string | null {
  * `applicationId`, else the default; then the flavors' suffixes in dimension order and the build
  * type's. `null` when any part is computed. Pure.
  */
-export function variantApplicationId(
+function variantApplicationId(
   model: AndroidModel,
   flavors: ProductFlavor[],
   buildType: string,
@@ -195,7 +195,7 @@ export function storedVariant(
   return typeof v === "string" ? v : null;
 }
 
-export interface ActiveVariant {
+interface ActiveVariant {
   variant: Variant | null;
   /** `settings` when the stored choice applies, else `default`. */
   source: "settings" | "default";

@@ -24,14 +24,14 @@ import type { BuiltApk } from "../build/shared/built_apks.ts";
 /** Records kept (one per device and package); the oldest installs are dropped. */
 export const MAX_INSTALLED_BUILDS = 500;
 /** A file larger than this is treated as corrupt. */
-export const MAX_INSTALLED_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_INSTALLED_FILE_BYTES = 16 * 1024 * 1024;
 /** Longest string field kept. */
-export const MAX_INSTALLED_FIELD_CHARS = 4_096;
-export const INSTALLED_VERSION = 1;
+const MAX_INSTALLED_FIELD_CHARS = 4_096;
+const INSTALLED_VERSION = 1;
 /** Map ids kept per install record. */
-export const MAX_MAP_IDS = 16;
+const MAX_MAP_IDS = 16;
 
-export const installedBuildsLockPath = (dataDir: string) => join(dataDir, "installed-builds.lock");
+const installedBuildsLockPath = (dataDir: string) => join(dataDir, "installed-builds.lock");
 
 export interface InstalledBuild {
   serial: string;
@@ -106,7 +106,7 @@ export function normalizeInstalled(v: unknown): InstalledBuild | null {
 }
 
 /** The records of a file's text, or `null` when it is not a valid installed-builds file. Pure. */
-export function parseInstalled(text: string): InstalledBuild[] | null {
+function parseInstalled(text: string): InstalledBuild[] | null {
   const raw = parseJsonRecord(text);
   if (raw === null || !Array.isArray(raw.installs)) return null;
   return raw.installs.map(normalizeInstalled).filter((r): r is InstalledBuild => r !== null)

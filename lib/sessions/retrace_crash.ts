@@ -26,17 +26,17 @@ import type { RunParams, RunResult } from "../retrace/retrace_protocol.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** What retraces a batch of traces with one mapping: the retrace worker's client. */
-export interface Retracer {
+interface Retracer {
   run(p: RunParams, signal?: AbortSignal): Promise<RunResult>;
 }
 
 /** Each device query of the matching (`pm path`, `sha256sum`, `dumpsys package`) may take this. */
-export const RETRACE_DEVICE_TIMEOUT_MS = 15_000;
+const RETRACE_DEVICE_TIMEOUT_MS = 15_000;
 /** Output read of those queries. */
-export const MAX_DEVICE_QUERY_BYTES = 2 * 1024 * 1024;
+const MAX_DEVICE_QUERY_BYTES = 2 * 1024 * 1024;
 
-export type RetraceStatus = "retraced" | "unavailable" | "refused" | "failed";
-export type MatchedBy = "map_id" | "device_hash" | "install_record";
+type RetraceStatus = "retraced" | "unavailable" | "refused" | "failed";
+type MatchedBy = "map_id" | "device_hash" | "install_record";
 
 export interface RetraceResult {
   status: RetraceStatus;
@@ -96,7 +96,7 @@ function notDone(
 }
 
 /** The distinct kept mappings (by hash) whose map id is `id`, newest build first. Pure. */
-export function mappingsWithMapId(records: readonly BuildRecord[], id: string): Found[] {
+function mappingsWithMapId(records: readonly BuildRecord[], id: string): Found[] {
   const out: Found[] = [];
   for (const r of [...records].sort((a, b) => b.id - a.id)) {
     for (const m of r.mappings) {
@@ -108,7 +108,7 @@ export function mappingsWithMapId(records: readonly BuildRecord[], id: string): 
 }
 
 /** The build (and its mapping) whose APK list holds `sha256`, newest first. Pure. */
-export function buildOfApk(records: readonly BuildRecord[], sha256: string): Found | null {
+function buildOfApk(records: readonly BuildRecord[], sha256: string): Found | null {
   for (const r of [...records].sort((a, b) => b.id - a.id)) {
     const apk = r.apks.find((a) => a.sha256 === sha256);
     if (!apk) continue;

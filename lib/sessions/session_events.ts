@@ -7,7 +7,7 @@ import type { Origin } from "../build/shared/build_record.ts";
 import type { SessionOp } from "./session_store.ts";
 import type { NewSession } from "./session_model.ts";
 
-export interface LaunchFacts {
+interface LaunchFacts {
   total_ms: number | null;
   wait_ms: number | null;
   launch_state: string | null;
@@ -58,7 +58,7 @@ export function launchOp(
 }
 
 /** What `get_frame_stats` measured, as a session records and compares it. */
-export interface FrameFacts {
+interface FrameFacts {
   total_frames: number;
   janky_frames: number;
   janky_percent: number;
@@ -119,11 +119,11 @@ export function recordingOp(
 }
 
 /** `PACKAGE UPDATED` (ApplicationExitInfo.REASON_PACKAGE_UPDATED), `… due to installPackageLI`. */
-export function isUpdateExit(x: ExitFacts): boolean {
+function isUpdateExit(x: ExitFacts): boolean {
   return /PACKAGE.UPDATED/i.test(x.reason ?? "") || /installPackageLI/.test(x.description ?? "");
 }
 
-export interface ExitFacts {
+interface ExitFacts {
   timestamp: string | null;
   pid: number | null;
   reason: string | null;

@@ -20,13 +20,13 @@ export const MAX_EVENTS_PER_SESSION = 2_000;
 /** `agentAction` events kept per session at most; more are dropped and counted. */
 export const MAX_AGENT_EVENTS_PER_SESSION = 500;
 /** Crashes and ANRs kept per session with their log lines. */
-export const MAX_CRASHES_PER_SESSION = 100;
+const MAX_CRASHES_PER_SESSION = 100;
 /** Log lines kept with one crash (the lines before it, the crash, the lines after it). */
-export const MAX_CRASH_LOG_LINES = 1_000;
+const MAX_CRASH_LOG_LINES = 1_000;
 /** Characters kept of one kept log line. */
-export const MAX_LOG_LINE_CHARS = 4_000;
+const MAX_LOG_LINE_CHARS = 4_000;
 /** Characters of an event's one-line summary. */
-export const MAX_SUMMARY_CHARS = 300;
+const MAX_SUMMARY_CHARS = 300;
 /** An open session with no event for this long reads as `idle`. */
 export const IDLE_AFTER_MS = 12 * 60 * 60 * 1000;
 /** Keys of crashes and exits remembered per session, so one seen twice is recorded once. */
@@ -36,7 +36,7 @@ export const SESSION_STATES = ["open", "closed", "superseded", "ended", "idle"] 
 export type SessionState = typeof SESSION_STATES[number];
 export type StoredState = Exclude<SessionState, "idle">;
 
-export const EVENT_KINDS = [
+const EVENT_KINDS = [
   "install",
   "launch",
   "crash",
@@ -48,10 +48,10 @@ export const EVENT_KINDS = [
   "frames",
   "recording",
 ] as const;
-export type EventKind = typeof EVENT_KINDS[number];
+type EventKind = typeof EVENT_KINDS[number];
 
 /** Who caused an event: an agent, the device (crashes, exits), or keynobi itself. */
-export type Actor = Origin | { kind: "device" } | { kind: "keynobi" };
+type Actor = Origin | { kind: "device" } | { kind: "keynobi" };
 
 export interface SessionEvent {
   seq: number;
@@ -70,7 +70,7 @@ export interface Attribution {
   reason: string;
 }
 
-export interface SessionCrash {
+interface SessionCrash {
   seq: number;
   kind: "crash" | "anr";
   at: string;
@@ -85,7 +85,7 @@ export interface SessionCrash {
   lines: string[];
 }
 
-export interface SessionBuild {
+interface SessionBuild {
   build_id: number | null;
   task: string | null;
   module: string | null;
@@ -147,7 +147,7 @@ export function isSessionId(s: string): boolean {
 }
 
 /** A fresh session id; sorts by creation time. */
-export function newSessionId(now: Date): string {
+function newSessionId(now: Date): string {
   const rand = crypto.getRandomValues(new Uint8Array(4));
   return `s-${now.getTime().toString(36).padStart(9, "0")}-${hexOf(rand)}`;
 }
@@ -159,7 +159,7 @@ export function effectiveState(s: DebugSession, now: Date): SessionState {
   return Number.isFinite(last) && now.getTime() - last > IDLE_AFTER_MS ? "idle" : "open";
 }
 
-export const oneLine = (s: string, max = MAX_SUMMARY_CHARS) =>
+const oneLine = (s: string, max = MAX_SUMMARY_CHARS) =>
   clip(s.replace(/\s*[\r\n]+\s*/g, " ").trim(), max);
 
 export interface NewSession {

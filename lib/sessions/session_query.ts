@@ -27,11 +27,11 @@ export const MAX_AGENT_CRASHES = 20;
 /** Attachment events get_debug_session returns (newest). */
 export const MAX_AGENT_ATTACHMENTS = 10;
 /** Crash signatures compare_debug_sessions lists per session. */
-export const MAX_COMPARED_SIGNATURES = 20;
+const MAX_COMPARED_SIGNATURES = 20;
 /** UI flows compare_debug_sessions lists (by name, the newest run of each in either session). */
-export const MAX_COMPARED_FLOWS = 20;
+const MAX_COMPARED_FLOWS = 20;
 
-export interface ListFilter {
+interface ListFilter {
   limit: number;
   package?: string;
   /** A serial or an AVD name. */
@@ -40,7 +40,7 @@ export interface ListFilter {
   onlyCrashing?: boolean;
 }
 
-export function isCrashing(s: { counts: SessionSummary["counts"] }): boolean {
+function isCrashing(s: { counts: SessionSummary["counts"] }): boolean {
   return s.counts.crashes + s.counts.anrs > 0;
 }
 
@@ -94,7 +94,7 @@ export function timelinePage(
   };
 }
 
-export interface PairChoice {
+interface PairChoice {
   from: string;
   to: string;
   chosen_by: string;
@@ -242,7 +242,7 @@ function flowRuns(s: DebugSession): Map<string, FlowRun> {
 }
 
 /** Each flow run in either session: its newest outcome in `a` and in `b`. Pure. */
-export function compareFlows(a: DebugSession, b: DebugSession) {
+function compareFlows(a: DebugSession, b: DebugSession) {
   const fa = flowRuns(a);
   const fb = flowRuns(b);
   const names = [...new Set([...fb.keys(), ...fa.keys()])].slice(0, MAX_COMPARED_FLOWS);

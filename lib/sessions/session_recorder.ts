@@ -16,17 +16,17 @@ import { applySessionOps, type SessionOp } from "./session_store.ts";
 import type { Attribution } from "./session_model.ts";
 
 /** Changes queued at most; more are dropped (counted in `dropped`). */
-export const MAX_PENDING_SESSION_EVENTS = 1_000;
+const MAX_PENDING_SESSION_EVENTS = 1_000;
 /** Changes written per batch (one lock, one pass over the files). */
-export const MAX_BATCH_OPS = 200;
+const MAX_BATCH_OPS = 200;
 /** How often the crashes the logcat worker read are pulled while a stream runs. */
-export const CRASH_POLL_INTERVAL_MS = 2_000;
+const CRASH_POLL_INTERVAL_MS = 2_000;
 /** A crash is recorded once its log lines stopped growing, or after this long. */
-export const CRASH_SETTLE_MS = 500;
+const CRASH_SETTLE_MS = 500;
 /** Longest `close()` waits for the queue to be written. */
-export const CLOSE_FLUSH_TIMEOUT_MS = 5_000;
+const CLOSE_FLUSH_TIMEOUT_MS = 5_000;
 
-export type CrashSource = (afterId: number) => Promise<SessionCrash[]>;
+type CrashSource = (afterId: number) => Promise<SessionCrash[]>;
 
 export class SessionRecorder {
   readonly #dataDir: string;
@@ -141,7 +141,7 @@ export class SessionRecorder {
 }
 
 /** The session change that records crash `c` (keyed, so another process seeing it adds nothing). */
-export function crashOp(c: SessionCrash): SessionOp {
+function crashOp(c: SessionCrash): SessionOp {
   const kind = c.kind === "anr" ? "anr" : "crash";
   const at = new Date(Date.parse(c.received_at) || Date.now());
   const attribution: Attribution = {

@@ -31,15 +31,15 @@ import {
 import { appendAll } from "../core/arrays.ts";
 
 /** Sessions kept; the oldest closed ones are dropped first. */
-export const MAX_KEPT_SESSIONS = 200;
+const MAX_KEPT_SESSIONS = 200;
 /** A session file larger than this is not read (a session is bounded well below it). */
-export const MAX_SESSION_FILE_BYTES = 32 * 1024 * 1024;
+const MAX_SESSION_FILE_BYTES = 32 * 1024 * 1024;
 /** An index larger than this is rebuilt from the session files. */
-export const MAX_INDEX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_INDEX_FILE_BYTES = 8 * 1024 * 1024;
 
-export const sessionsLockPath = (dataDir: string) => join(dataDir, "debug-sessions.lock");
-export const sessionIndexPath = (dataDir: string) => join(debugSessionsDir(dataDir), "index.json");
-export const sessionFilePath = (dataDir: string, id: string) =>
+const sessionsLockPath = (dataDir: string) => join(dataDir, "debug-sessions.lock");
+const sessionIndexPath = (dataDir: string) => join(debugSessionsDir(dataDir), "index.json");
+const sessionFilePath = (dataDir: string, id: string) =>
   join(debugSessionsDir(dataDir), `${id}.json`);
 
 /** What the index keeps of a session. */
@@ -62,7 +62,7 @@ export interface SessionSummary {
   counts: DebugSession["counts"];
 }
 
-export function summarize(s: DebugSession): SessionSummary {
+function summarize(s: DebugSession): SessionSummary {
   return {
     id: s.id,
     state: s.state,

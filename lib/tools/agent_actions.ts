@@ -22,9 +22,9 @@ import { agentOrigin, type ToolContext } from "./context.ts";
 import { flowStepOf, type RecordedStep } from "../ui/shared/flows/flow_record.ts";
 
 /** The parameters that name the device a tool acts on. */
-export const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;
+const DEVICE_PARAMS = ["device_serial", "deviceSerial", "serial"] as const;
 /** Bound on the background device listing for a call without a device parameter. */
-export const AGENT_ACTION_DEVICE_TIMEOUT_MS = 5_000;
+const AGENT_ACTION_DEVICE_TIMEOUT_MS = 5_000;
 
 const KIND_NAMES: Record<Exclude<ToolKind, "R">, string> = {
   W: "write",
@@ -33,7 +33,7 @@ const KIND_NAMES: Record<Exclude<ToolKind, "R">, string> = {
 };
 
 /** The device parameter of `tool`, or `null` when it has none. Pure. */
-export function deviceParamOf(tool: AnyTool<ToolContext>): string | null {
+function deviceParamOf(tool: AnyTool<ToolContext>): string | null {
   return DEVICE_PARAMS.find((p) => p in tool.params) ?? null;
 }
 

@@ -14,7 +14,7 @@ import { argumentRefusal, parseToolArgs, type ToolDef, wereParsed } from "../mcp
 import type { ToolContext } from "./context.ts";
 import { allowForeignParam, requireScope } from "./params.ts";
 
-export type Tool<Shape extends z.ZodRawShape = z.ZodRawShape> = ToolDef<ToolContext, Shape>;
+type Tool<Shape extends z.ZodRawShape = z.ZodRawShape> = ToolDef<ToolContext, Shape>;
 
 export function defineTool<Shape extends z.ZodRawShape>(def: Tool<Shape>): Tool<Shape> {
   const scoped = def.params.allow_foreign_package === allowForeignParam;

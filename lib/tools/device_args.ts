@@ -8,7 +8,7 @@ import { resolveDeviceSerial } from "../adb/select_device.ts";
 import type { ToolContext } from "./context.ts";
 
 /** Default bound on the device listing that picks a device when `device_serial` is left out. */
-export const DEVICE_LISTING_TIMEOUT_MS = 10_000;
+const DEVICE_LISTING_TIMEOUT_MS = 10_000;
 
 /** Call options for a device call made for `ctx`'s request: its signal, and `timeoutMs` if given. */
 export function callOpts(ctx: Pick<ToolContext, "signal">, timeoutMs?: number): CallOptions {

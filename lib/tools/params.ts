@@ -33,7 +33,7 @@ export function serialFilterParam(description: string) {
 }
 
 /** An application id, checked (validatePackage). */
-export const packageArg = validated(z.string(), (v) => validatePackage(v));
+const packageArg = validated(z.string(), (v) => validatePackage(v));
 export const packageParam = packageArg.describe("App id (com.example.app)");
 /** `package` as a filter or with a default of its own. */
 export function optionalPackageParam(description: string) {

@@ -38,7 +38,7 @@ import { recordingTools } from "./ui/recording.ts";
 import { flowTools } from "./ui/flows.ts";
 
 /** One family file: its path under lib/tools/ and the tools it defines, in `tools/list` order. */
-export interface ToolFamily {
+interface ToolFamily {
   file: string;
   tools: readonly AnyTool<ToolContext>[];
 }

@@ -13,7 +13,7 @@ import type { ResourceContent, ResourceEntry, ResourceProvider } from "../mcp/re
 import type { ToolContext } from "./context.ts";
 import { findTool } from "./registry.ts";
 
-export const SKILL_URI = "keynobi://skill";
+const SKILL_URI = "keynobi://skill";
 
 const PROJECT_FILES = {
   "android://manifest": {

@@ -41,10 +41,10 @@ import { MAX_ROWS } from "./shared/limits.ts";
  * After `setClipboard`, before the paste: the emulator hands the text to the device's clipboard
  * asynchronously (its clipboard pipe) [inference: no published figure].
  */
-export const CLIPBOARD_HANDOFF_MS = 150;
+const CLIPBOARD_HANDOFF_MS = 150;
 /** Reads of the field after a paste before it is called a failure, and the pause between. */
-export const PASTE_CHECKS = 4;
-export const PASTE_CHECK_GAP_MS = 150;
+const PASTE_CHECKS = 4;
+const PASTE_CHECK_GAP_MS = 150;
 
 /** The text has characters `input text` cannot type. */
 function needsMoreThanInputText(text: string): boolean {
@@ -60,7 +60,7 @@ function fieldShows(shown: string, text: string, exact: boolean, password: boole
   return exact ? shown === text : shown.includes(text);
 }
 
-export interface ActServiceOptions {
+interface ActServiceOptions {
   service: UiService;
   fast: FastPaths;
   adb: DeviceShell;

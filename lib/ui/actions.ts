@@ -18,19 +18,17 @@ import { clampInterval } from "./shared/limits.ts";
 /** Every `input` command's deadline (spec). */
 export const INPUT_TIMEOUT_MS = 30_000;
 /** Characters sent per `input text` command (each command has its own deadline). */
-export const INPUT_TEXT_CHUNK_CHARS = 200;
+const INPUT_TEXT_CHUNK_CHARS = 200;
 /** Devices whose last action time is kept. */
-export const MAX_PACED_DEVICES = 64;
+const MAX_PACED_DEVICES = 64;
 /** A drag stops this long before lifting, so the list moves by the dragged distance, no fling. */
 export const PAUSE_BEFORE_LIFT_MS = 150;
 /** MOVE events between DOWN and the end point of a drag. */
-export const DRAG_STEPS = 4;
+const DRAG_STEPS = 4;
 /** `input swipe` fallback (no motionevent): at least this many ms per 100 px, to limit a fling. */
-export const SLOW_SWIPE_MS_PER_100PX = 150;
+const SLOW_SWIPE_MS_PER_100PX = 150;
 /** Most DEL key events one clear sends (the field's text length, capped). */
-export const MAX_CLEAR_KEYS = 1_000;
-
-export type { Point };
+const MAX_CLEAR_KEYS = 1_000;
 
 export function tapArgv(p: Point): string[] {
   return ["input", "tap", String(p.x), String(p.y)];
@@ -170,7 +168,7 @@ export interface ActionClock {
 
 const SYSTEM_CLOCK: ActionClock = { now: () => performance.now(), delay };
 
-export interface DragResult {
+interface DragResult {
   /** `motionevent` (DOWN, MOVEs, a pause, UP) or `swipe` (the fallback). */
   method: "motionevent" | "swipe";
   durationMs: number;

@@ -22,19 +22,19 @@ import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
 import { isPid, parseJsonRecord } from "../core/json.ts";
 
 /** How often the holder renews its lease. */
-export const LEASE_RENEW_MS = 1_000;
+const LEASE_RENEW_MS = 1_000;
 /** A lease not renewed for this long belongs to a process that died: it is taken over. */
 export const LEASE_STALE_MS = 5_000;
 /** How often a waiter looks at another process's lock again. */
-export const LOCK_POLL_MS = 100;
+const LOCK_POLL_MS = 100;
 /** A lock file larger than this is not ours and counts as stale. */
-export const MAX_UI_LOCK_FILE_BYTES = 4 * 1024;
+const MAX_UI_LOCK_FILE_BYTES = 4 * 1024;
 /** Captures waiting on one device in this process, at most. */
-export const MAX_QUEUED_CAPTURES = 64;
+const MAX_QUEUED_CAPTURES = 64;
 /** Devices whose lock path this process remembers (the path is a hash of the serial). */
-export const MAX_LOCK_PATHS_CACHED = 256;
+const MAX_LOCK_PATHS_CACHED = 256;
 
-export interface UiLockHolder {
+interface UiLockHolder {
   pid: number;
   serial: string;
   token: string;
@@ -44,7 +44,7 @@ export interface UiLockHolder {
 }
 
 /** The first 16 hex digits of the SHA-256 of `serial`. */
-export async function serialLockKey(serial: string): Promise<string> {
+async function serialLockKey(serial: string): Promise<string> {
   return (await sha256Hex(serial)).slice(0, 16);
 }
 
@@ -53,7 +53,7 @@ export async function uiLockPath(dataDir: string, serial: string): Promise<strin
 }
 
 /** The holder in a lock file's text, or `null` when it is not a valid lock. Pure. */
-export function parseUiLockHolder(text: string): UiLockHolder | null {
+function parseUiLockHolder(text: string): UiLockHolder | null {
   const r = parseJsonRecord(text);
   if (r === null || !isPid(r.pid)) return null;
   if (typeof r.token !== "string" || typeof r.renewed_at !== "number") return null;
@@ -67,7 +67,7 @@ export function parseUiLockHolder(text: string): UiLockHolder | null {
 }
 
 /** Whether `holder` still holds the device at `now` (epoch ms). Pure. */
-export function leaseIsLive(holder: UiLockHolder, now: number): boolean {
+function leaseIsLive(holder: UiLockHolder, now: number): boolean {
   return now - holder.renewed_at < LEASE_STALE_MS && holder.renewed_at - now < LEASE_STALE_MS;
 }
 
@@ -82,7 +82,7 @@ async function readHolder(path: string): Promise<UiLockHolder | null> {
   }
 }
 
-export interface LockWait {
+interface LockWait {
   /** Aborts the wait (request cancelled, capture deadline). */
   signal: AbortSignal;
   /** Called with the holder while another process holds the device. */
@@ -91,7 +91,7 @@ export interface LockWait {
 }
 
 /** The busy error for a device another process still holds at the deadline. Pure. */
-export function busyError(serial: string, holder: UiLockHolder): ToolError {
+function busyError(serial: string, holder: UiLockHolder): ToolError {
   return new ToolError(
     "device_busy",
     `Device ${serial} is busy with a request from another Keynobi process (pid ${holder.pid}): ` +
@@ -116,7 +116,7 @@ function lockIoError(serial: string, path: string, e: unknown): ToolError {
  * (handing it from one to the next without touching the lock file), before it lets go once so
  * another process gets its turn.
  */
-export const MAX_LEASE_HANDOVER_MS = 2_000;
+const MAX_LEASE_HANDOVER_MS = 2_000;
 
 /** This process's lease on one device, while held. */
 interface HeldLease {

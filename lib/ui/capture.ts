@@ -27,16 +27,15 @@ import { screenHash } from "./screen_hash.ts";
 import { delay } from "../core/abortable.ts";
 import { CAPTURE_TOTAL_DEADLINE_MS } from "./shared/limits.ts";
 import type { DumpForm } from "./shared/result_types.ts";
-export { CAPTURE_TOTAL_DEADLINE_MS };
 
 /** Each dump attempt (spec). */
-export const ATTEMPT_DEADLINE_MS = 25_000;
+const ATTEMPT_DEADLINE_MS = 25_000;
 /** Dump attempts per capture, at most. */
-export const MAX_CAPTURE_ATTEMPTS = 6;
+const MAX_CAPTURE_ATTEMPTS = 6;
 /** Pauses before retries 1, 2, 3, …; the last one repeats. */
-export const RETRY_DELAYS_MS = [200, 500, 1_000, 2_000] as const;
+const RETRY_DELAYS_MS = [200, 500, 1_000, 2_000] as const;
 /** Largest dump output read from the device (bytes). */
-export const MAX_DUMP_BYTES = Math.max(MAX_HIERARCHY_XML_CHARS, DEFAULT_SHELL_OUTPUT_BYTES);
+const MAX_DUMP_BYTES = Math.max(MAX_HIERARCHY_XML_CHARS, DEFAULT_SHELL_OUTPUT_BYTES);
 /** Where the file form writes (the dumper's own default). */
 export const DUMP_FILE = "/sdcard/window_dump.xml";
 
@@ -55,7 +54,7 @@ export class DumpFormMemory {
   }
 }
 
-export type DumpOutcome =
+type DumpOutcome =
   | { kind: "xml"; text: string }
   | { kind: "busy"; detail: string }
   | { kind: "error"; detail: string }
@@ -87,7 +86,7 @@ function firstLine(s: string): string {
   return line.length > 200 ? line.slice(0, 197) + "..." : line;
 }
 
-export interface CaptureOptions {
+interface CaptureOptions {
   locks: UiAutomatorLocks;
   forms?: DumpFormMemory;
   /** The caller's cancellation. */

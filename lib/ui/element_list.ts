@@ -51,7 +51,7 @@ import { appendAll } from "../core/arrays.ts";
 import type { ElementFlag, ElementList, ElementRow } from "./shared/element_types.ts";
 export { DEFAULT_MAX_ROWS, MAX_ROWS };
 
-export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
+export { isEditable };
 
 /**
  * A label longer than this is cut at a word with `…` (a dialog's message is often a few hundred
@@ -59,15 +59,15 @@ export { isEditable, MIN_TAP_EXTENT_PX, PAGE_SIZED_AREA_FRACTION };
  */
 export const MAX_LABEL_CHARS = 400;
 /** A cut looks back this far for a space, at most; past that it cuts mid-word. */
-export const MAX_WORD_CUT_LOOKBACK = 40;
+const MAX_WORD_CUT_LOOKBACK = 40;
 /** Labels folded into one row, at most. */
-export const MAX_LABEL_PARTS = 4;
+const MAX_LABEL_PARTS = 4;
 /** Edges of a wrapper and its only child may differ by this much (px) and still "repeat". */
-export const WRAPPER_SLACK_PX = 4;
+const WRAPPER_SLACK_PX = 4;
 /** A scroll container filling this share of an outer one makes the outer one a wrapper. */
-export const SCROLL_NEST_AREA_FRACTION = 0.9;
+const SCROLL_NEST_AREA_FRACTION = 0.9;
 
-export interface ElementListOptions {
+interface ElementListOptions {
   /** Default `DEFAULT_MAX_ROWS`, clamped to 1..`MAX_ROWS`. */
   maxRows?: number;
   activity?: string | null;
@@ -79,7 +79,7 @@ export interface ElementListOptions {
 const OBFUSCATED_ID = /^\d*_?resource_name_obfuscated$/;
 
 /** The short resource id when it means something; empty for none or an obfuscated one. */
-export function meaningfulId(resourceId: string): string {
+function meaningfulId(resourceId: string): string {
   const id = shortResourceId(resourceId);
   return OBFUSCATED_ID.test(id) ? "" : id;
 }
@@ -89,7 +89,7 @@ function isInteractive(node: UiNode): boolean {
 }
 
 /** A text field shows its hint: it is empty (newer Androids also put the hint in `text`). */
-export function showsHint(node: UiNode): boolean {
+function showsHint(node: UiNode): boolean {
   return isEditable(node) && node.hint !== "" && (node.text === "" || node.text === node.hint);
 }
 
@@ -102,12 +102,12 @@ function isAncestor(a: UiNode, b: UiNode): boolean {
 }
 
 /** One line: whitespace collapsed; quotes escaped by the formatter. */
-export function cleanText(s: string): string {
+function cleanText(s: string): string {
   return s.replace(/\s+/g, " ").trim();
 }
 
 /** `s` cut to `max` characters at a word, with `…`. */
-export function cutAtWord(s: string, max = MAX_LABEL_CHARS): string {
+function cutAtWord(s: string, max = MAX_LABEL_CHARS): string {
   if (s.length <= max) return s;
   const hard = s.slice(0, max - 1);
   const space = hard.lastIndexOf(" ");
@@ -147,7 +147,7 @@ const VERTICAL_SCROLL_CLASS =
   /^(ScrollView|NestedScrollView|ListView|ExpandableListView|GridView|VerticalGridView|WebView)$/;
 
 /** Which way a scroll container scrolls, from its class or how its children are laid out. */
-export function scrollDirection(tree: UiTree, n: UiNode): "vertical" | "horizontal" | null {
+function scrollDirection(tree: UiTree, n: UiNode): "vertical" | "horizontal" | null {
   const cls = shortClass(n.className);
   if (HORIZONTAL_SCROLL_CLASS.test(cls)) return "horizontal";
   if (VERTICAL_SCROLL_CLASS.test(cls)) return "vertical";
@@ -170,7 +170,7 @@ export function scrollDirection(tree: UiTree, n: UiNode): "vertical" | "horizont
 }
 
 /** The package of the main window (screen_parts.ts `mainWindow`), empty for an empty tree. */
-export function mainPackage(tree: UiTree): string {
+function mainPackage(tree: UiTree): string {
   const main = mainWindow(tree);
   return main >= 0 ? tree.nodes[main].packageName : "";
 }
@@ -480,7 +480,7 @@ export function formatRow(r: ElementRow): string {
 }
 
 /** The header line. */
-export function formatHeader(list: ElementList): string {
+function formatHeader(list: ElementList): string {
   const parts = [`package: ${list.package || "unknown"}`];
   if (list.activity) parts.push(`activity: ${list.activity}`);
   parts.push(

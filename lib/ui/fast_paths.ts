@@ -68,25 +68,25 @@ export type Gesture =
   | { kind: "pinch"; center: Point; scale: number; ms: number }
   | { kind: "drag"; path: Point[]; holdMs: number; moveMs: number; dwellMs: number };
 
-export interface GestureParams {
+interface GestureParams {
   serial: string;
   gesture: Gesture;
 }
 
-export interface KeyParams {
+interface KeyParams {
   serial: string;
   /** KEYCODE_* name or a number, as validateKeyName returns it. */
   key: string;
 }
 
 /** What the fast paths need of the worker's UI service: the screen the agent last saw. */
-export interface ScreenSource {
+interface ScreenSource {
   screen(serial: string, signal: AbortSignal): Promise<
     { rotation: number; width: number; height: number }
   >;
 }
 
-export interface FastPathsOptions {
+interface FastPathsOptions {
   link: EmulatorLink;
   adb: DeviceShell & ScreenshotAdb;
   screens: ScreenSource;
@@ -96,10 +96,10 @@ export interface FastPathsOptions {
 }
 
 /** Body rotation around z (degrees) for each quadrant (EMULATOR.md §4.2). */
-export const BODY_Z = [0, 90, 180, -90] as const;
+const BODY_Z = [0, 90, 180, -90] as const;
 
 /** Android key names → the DOM key names the emulator's `sendKey` takes (EMULATOR.md §4.5). */
-export const GRPC_KEY_NAMES: Record<string, string> = {
+const GRPC_KEY_NAMES: Record<string, string> = {
   KEYCODE_HOME: "GoHome",
   KEYCODE_BACK: "GoBack",
   KEYCODE_APP_SWITCH: "AppSwitch",

@@ -7,9 +7,9 @@
 import type { UiAdb } from "./capture.ts";
 
 /** How long the query may take. */
-export const FOREGROUND_TIMEOUT_MS = 5_000;
+const FOREGROUND_TIMEOUT_MS = 5_000;
 /** `dumpsys activity activities` output read, at most. */
-export const MAX_FOREGROUND_OUTPUT_BYTES = 4 * 1024 * 1024;
+const MAX_FOREGROUND_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface Foreground {
   package: string;
@@ -21,7 +21,7 @@ const RESUMED =
   /(?:mResumedActivity|topResumedActivity|ResumedActivity|mFocusedActivity)\s*[:=]\s*ActivityRecord\{[0-9a-f]+ u\d+ ([A-Za-z0-9_.]+)\/([A-Za-z0-9_.$]+)/;
 
 /** The resumed activity in `dumpsys activity activities` output, or `null`. Pure. */
-export function parseResumedActivity(text: string): Foreground | null {
+function parseResumedActivity(text: string): Foreground | null {
   const m = RESUMED.exec(text);
   return m ? { package: m[1], activity: m[2] } : null;
 }

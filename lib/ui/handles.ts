@@ -16,11 +16,11 @@ import { findKeyboard } from "./screen_parts.ts";
 import type { NodeInfo, TapState } from "./shared/node_types.ts";
 
 /** Devices whose latest list is remembered (the least recently listed is forgotten first). */
-export const MAX_REMEMBERED_DEVICES = 32;
+const MAX_REMEMBERED_DEVICES = 32;
 
 const HANDLE_RE = /^e([1-9]\d{0,3})$/;
 
-export type TargetRef = { kind: "handle"; handle: string } | { kind: "path"; path: string };
+type TargetRef = { kind: "handle"; handle: string } | { kind: "path"; path: string };
 
 /** Parses a target a caller gave (a handle `e7` or a tree path `0.1.2`); `invalid_params` else. */
 export function parseTarget(value: unknown, param = "target"): TargetRef {
@@ -92,7 +92,7 @@ export class HandleTable {
   }
 }
 
-export interface Resolved {
+interface Resolved {
   node: UiNode;
   /** Where to tap (see `tap`); the node's center when it is hidden. */
   x: number;
@@ -105,7 +105,7 @@ export interface Resolved {
 }
 
 /** Where a tap on `node` lands on `tree` (lib/ui/occlusion.ts, the element list's own rule). */
-export function tapOn(tree: UiTree, node: UiNode): Pick<Resolved, "x" | "y" | "tap" | "coveredBy"> {
+function tapOn(tree: UiTree, node: UiNode): Pick<Resolved, "x" | "y" | "tap" | "coveredBy"> {
   const t = new CoverIndex(tree, findKeyboard(tree)).tapPoint(node.id);
   if (t.kind === "hidden") {
     const c = center(node.bounds);

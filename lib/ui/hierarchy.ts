@@ -104,7 +104,7 @@ const ENTITY = /&(?:(amp|lt|gt|quot|apos)|#(\d{1,7})|#x([0-9a-fA-F]{1,6}));/g;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 
 /** Decodes the five XML entities and numeric references (the sanitizer escaped every bare `&`). */
-export function decodeEntities(v: string): string {
+function decodeEntities(v: string): string {
   if (!v.includes("&")) return v;
   return v.replace(ENTITY, (m, name?: string, dec?: string, hex?: string) => {
     if (name) return NAMED[name];
@@ -333,11 +333,6 @@ export function nodeAtPath(tree: UiTree, path: string): UiNode | null {
     node = tree.nodes[childId];
   }
   return node;
-}
-
-/** `[l,t][r,b]`, as the dump writes bounds. */
-export function formatBounds(b: Bounds): string {
-  return `[${b.left},${b.top}][${b.right},${b.bottom}]`;
 }
 
 export function boundsWidth(b: Bounds): number {

@@ -8,9 +8,9 @@
 import type { RgbaImage } from "./png.ts";
 
 /** Largest image encoded (the screenshot limit, 16 Mpx). */
-export const MAX_JPEG_PIXELS = 16 * 1024 * 1024;
+const MAX_JPEG_PIXELS = 16 * 1024 * 1024;
 /** The JPEG format's own limit on either side. */
-export const MAX_JPEG_DIMENSION = 65_535;
+const MAX_JPEG_DIMENSION = 65_535;
 
 /** A table written as numbers separated by spaces (T.81's tables, compact). */
 function table(text: string): number[] {

@@ -40,21 +40,21 @@ export const MIN_TAP_EXTENT_PX = 8;
  * of the screen's width and of its height: thinner windows are strips along an edge (gesture
  * areas, handles), not dialogs.
  */
-export const MODAL_MIN_WIDTH_FRACTION = 0.25;
-export const MODAL_MIN_HEIGHT_FRACTION = 0.1;
+const MODAL_MIN_WIDTH_FRACTION = 0.25;
+const MODAL_MIN_HEIGHT_FRACTION = 0.1;
 /** A container covering this share of the screen or more is the page, not a target or a panel. */
 export const PAGE_SIZED_AREA_FRACTION = 0.8;
 /** A container whose children's boxes fill this share of its own is drawn as one panel. */
-export const PANEL_FILL_FRACTION = 0.5;
+const PANEL_FILL_FRACTION = 0.5;
 /** The screen is cut into this many columns and rows of cells to find covers near a point. */
-export const COVER_GRID_COLUMNS = 16;
-export const COVER_GRID_ROWS = 32;
+const COVER_GRID_COLUMNS = 16;
+const COVER_GRID_ROWS = 32;
 /** A cover spanning more cells than this is checked against every element instead. */
-export const MAX_COVER_CELLS = 64;
+const MAX_COVER_CELLS = 64;
 /** With this many covers or fewer, every element checks them all (the grid costs more). */
-export const GRID_MIN_COVERS = 128;
+const GRID_MIN_COVERS = 128;
 /** Visible pieces of one element kept while cutting covers out of it (the largest are kept). */
-export const MAX_VISIBLE_PIECES = 32;
+const MAX_VISIBLE_PIECES = 32;
 
 /** A view group: with no children in the dump, it draws at most a background. */
 const LAYOUT_CLASS = /(Layout|ViewGroup)$/;
@@ -66,7 +66,7 @@ export function isEditable(node: UiNode): boolean {
 }
 
 /** Whether a touch on `node` is taken by it (and so not passed to what is under it). */
-export function takesTouches(node: UiNode): boolean {
+function takesTouches(node: UiNode): boolean {
   return node.clickable || node.longClickable || node.checkable || node.scrollable ||
     isEditable(node);
 }
@@ -76,7 +76,7 @@ export function area(b: Bounds): number {
 }
 
 /** Per node: the part on screen (clipped by the screen and its scroll containers). */
-export interface ScreenGeometry {
+interface ScreenGeometry {
   /** The node's bounds clipped by its scroll containers and the screen. */
   visible: Bounds[];
   /** The area its scroll containers and the screen leave for it. */
@@ -111,7 +111,7 @@ const IME_LAYER = 1;
 const SYSTEM_LAYER = 2;
 
 /** Paint positions: a larger one is drawn later. */
-export interface PaintOrder {
+interface PaintOrder {
   /** Per node id: its paint position. */
   pos: Int32Array;
   /** Per node id: the last paint position inside its subtree (its own when it has no children). */
@@ -123,7 +123,7 @@ export interface PaintOrder {
 }
 
 /** The order the screen is painted in (see the module comment). */
-export function paintOrder(tree: UiTree, keyboard: KeyboardInfo | null): PaintOrder {
+function paintOrder(tree: UiTree, keyboard: KeyboardInfo | null): PaintOrder {
   const nodes = tree.nodes;
   const main = mainWindow(tree);
   const layer = (id: number) =>

@@ -23,9 +23,9 @@ export const RawPixelFormat = {
 const BYTES_PER_PIXEL: Readonly<Record<number, number>> = { 1: 4, 2: 4, 3: 3, 4: 2, 5: 4 };
 
 /** Text before the header that is skipped (stderr merged into the stream). */
-export const MAX_RAW_PREAMBLE_BYTES = 4_096;
+const MAX_RAW_PREAMBLE_BYTES = 4_096;
 /** Widest or tallest frame accepted. */
-export const MAX_RAW_DIMENSION = 32_768;
+const MAX_RAW_DIMENSION = 32_768;
 
 export interface RawFrame extends RgbaImage {
   /** The HAL pixel format the device sent. */

@@ -23,7 +23,7 @@ import type { UiNode, UiTree } from "./hierarchy.ts";
 const SYSTEMUI = "com.android.systemui";
 
 /** System UI ids of status-bar containers; everything inside them is status bar. */
-export const STATUS_BAR_CONTAINER_IDS: ReadonlySet<string> = new Set([
+const STATUS_BAR_CONTAINER_IDS: ReadonlySet<string> = new Set([
   "status_bar",
   "status_bar_container",
   "status_bar_contents",
@@ -36,7 +36,7 @@ export const STATUS_BAR_CONTAINER_IDS: ReadonlySet<string> = new Set([
 ]);
 
 /** System UI ids of single status-bar items (also shown in the Quick Settings header). */
-export const STATUS_BAR_ITEM_IDS: ReadonlySet<string> = new Set([
+const STATUS_BAR_ITEM_IDS: ReadonlySet<string> = new Set([
   "clock",
   "date",
   "battery",
@@ -51,13 +51,13 @@ export const STATUS_BAR_ITEM_IDS: ReadonlySet<string> = new Set([
 ]);
 
 /** A System UI window this tall or less along the top edge is the status bar. */
-export const STATUS_BAR_MAX_HEIGHT_FRACTION = 0.08;
+const STATUS_BAR_MAX_HEIGHT_FRACTION = 0.08;
 
 /** Input method packages that do not say so in their name. */
 const IME_PACKAGES =
   /inputmethod|keyboard|\.ime\b|swiftkey|gboard|honeyboard|\.sogou\.|baidu\.input/i;
 /** A keyboard window starts below this fraction of the screen height. */
-export const KEYBOARD_MIN_TOP_FRACTION = 0.3;
+const KEYBOARD_MIN_TOP_FRACTION = 0.3;
 
 /** Labels and ids of an input method's action key. */
 const ACTION_KEY_LABEL =
@@ -65,7 +65,7 @@ const ACTION_KEY_LABEL =
 const ACTION_KEY_ID = /(ime_action|key_pos_ime_action|action_key|key_enter|enter_key|key_return)/i;
 
 /** Whether a window's package is an input method's. */
-export function isInputMethodPackage(pkg: string): boolean {
+function isInputMethodPackage(pkg: string): boolean {
   return IME_PACKAGES.test(pkg);
 }
 

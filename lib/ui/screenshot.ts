@@ -23,31 +23,26 @@ import {
 } from "./png.ts";
 import { resizeBox } from "./resize.ts";
 import { parseRawScreencap, type RawFrame } from "./raw_screencap.ts";
-import {
-  DEFAULT_MAX_DIMENSION,
-  MAX_MAX_DIMENSION,
-  MIN_MAX_DIMENSION,
-  SCREENSHOT_TIMEOUT_MS,
-} from "./shared/limits.ts";
+import { DEFAULT_MAX_DIMENSION, SCREENSHOT_TIMEOUT_MS } from "./shared/limits.ts";
 import type { ScreenshotResult } from "./shared/fast_path_types.ts";
-export { DEFAULT_MAX_DIMENSION, MAX_MAX_DIMENSION, MIN_MAX_DIMENSION, SCREENSHOT_TIMEOUT_MS };
+export { DEFAULT_MAX_DIMENSION };
 
 /** A capture larger than this is a tool error (spec). */
-export const MAX_SCREENSHOT_BYTES = 32 * 1024 * 1024;
+const MAX_SCREENSHOT_BYTES = 32 * 1024 * 1024;
 /** A capture with more pixels than this is a tool error (spec: 16 Mpx). */
-export const MAX_SCREENSHOT_PIXELS = MAX_PNG_PIXELS;
+const MAX_SCREENSHOT_PIXELS = MAX_PNG_PIXELS;
 /**
  * Text `screencap` may print before the PNG (stderr merged into `exec:`; a multi-display device
  * warns "[Warning] Multiple displays were found…"): skipped when the PNG starts within this.
  */
-export const MAX_SCREENSHOT_PREAMBLE_BYTES = 4_096;
+const MAX_SCREENSHOT_PREAMBLE_BYTES = 4_096;
 
 /** Largest raw capture read: the pixel limit at 4 bytes a pixel, the header and a preamble. */
-export const MAX_RAW_SCREENSHOT_BYTES = MAX_PNG_PIXELS * 4 + 16 + MAX_SCREENSHOT_PREAMBLE_BYTES;
+const MAX_RAW_SCREENSHOT_BYTES = MAX_PNG_PIXELS * 4 + 16 + MAX_SCREENSHOT_PREAMBLE_BYTES;
 /** A raw answer shorter than this holds no frame (a 16×16 one is 1 KiB): it is an error text. */
-export const MIN_RAW_FRAME_BYTES = 1_024;
+const MIN_RAW_FRAME_BYTES = 1_024;
 
-export interface ScreenshotOptions {
+interface ScreenshotOptions {
   /** Long edge of the returned image; ignored with `fullSize`. */
   maxDimension?: number;
   fullSize?: boolean;
@@ -77,7 +72,7 @@ function notPng(bytes: Uint8Array, what = "a PNG"): ToolError {
 }
 
 /** Where the PNG starts in `bytes` (after a short text preamble), or -1. */
-export function pngStart(bytes: Uint8Array): number {
+function pngStart(bytes: Uint8Array): number {
   if (isPng(bytes)) return 0;
   const limit = Math.min(bytes.length - 8, MAX_SCREENSHOT_PREAMBLE_BYTES);
   for (let i = 1; i <= limit; i++) {

@@ -28,7 +28,7 @@ import {
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 
 /** Whether `node` matches every key of `sel`. */
-export function matchesSelector(node: UiNode, sel: UiSelector): boolean {
+function matchesSelector(node: UiNode, sel: UiSelector): boolean {
   if (sel.text !== undefined && norm(node.text) !== norm(sel.text)) return false;
   if (
     sel.text_contains !== undefined &&
@@ -63,7 +63,7 @@ export function matchesSelector(node: UiNode, sel: UiSelector): boolean {
   return true;
 }
 
-export interface FindResult {
+interface FindResult {
   /** Matching node ids in document order, at most `limit`. */
   nodes: number[];
   /** How many nodes matched in all. */

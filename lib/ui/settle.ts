@@ -28,33 +28,32 @@ import { boundedInt } from "../core/bounds.ts";
 import { MAX_SETTLE_MAX_MS } from "./shared/limits.ts";
 import type { SettleReason } from "./shared/result_types.ts";
 import type { SettleOptions } from "./shared/protocol.ts";
-export { MAX_SETTLE_MAX_MS };
 
 /** Whole settle, default. */
-export const DEFAULT_SETTLE_MAX_MS = 5_000;
+const DEFAULT_SETTLE_MAX_MS = 5_000;
 /** How long the screen must look the same. */
-export const DEFAULT_SETTLE_QUIET_MS = 300;
+const DEFAULT_SETTLE_QUIET_MS = 300;
 /** How long to wait for a response outside the touched element. */
-export const DEFAULT_RESPONSE_WAIT_MS = 1_000;
+const DEFAULT_RESPONSE_WAIT_MS = 1_000;
 /** How long a visible progress bar keeps a stable screen from counting as settled. */
-export const DEFAULT_LOADING_WAIT_MS = 2_000;
+const DEFAULT_LOADING_WAIT_MS = 2_000;
 /** Pause between captures (a capture itself takes 100 ms or more on a device). */
-export const SETTLE_POLL_MS = 50;
+const SETTLE_POLL_MS = 50;
 /** Captures one settle may take. */
-export const MAX_SETTLE_CAPTURES = 120;
+const MAX_SETTLE_CAPTURES = 120;
 /** With frames: how long the pixels must stay the same after a capture. */
-export const DEFAULT_FRAME_QUIET_MS = 100;
+const DEFAULT_FRAME_QUIET_MS = 100;
 /** With frames: pause between two frame hashes. */
-export const FRAME_POLL_MS = 40;
+const FRAME_POLL_MS = 40;
 /** Frame hashes one settle may take. */
-export const MAX_SETTLE_FRAMES = 120;
+const MAX_SETTLE_FRAMES = 120;
 /**
  * With frames: how long moving pixels may hold settling back. Past it frames stop vetoing (a
  * blinking cursor or a looping animation never stops) and the tree rule alone decides.
  */
 export const FRAME_MOTION_MAX_MS = 1_500;
 
-export interface SettleObservation {
+interface SettleObservation {
   /** Milliseconds since the action ended (when the capture completed). */
   atMs: number;
   hash: string;
@@ -63,7 +62,7 @@ export interface SettleObservation {
   loading: boolean;
 }
 
-export interface SettleDecision {
+interface SettleDecision {
   done: boolean;
   /** When done: why. */
   reason: SettleReason | null;
@@ -75,7 +74,7 @@ function clamp(v: number | undefined, def: number, max: number): number {
   return boundedInt(v, def, 0, max);
 }
 
-export function resolveSettleOptions(o: SettleOptions = {}): Required<SettleOptions> {
+function resolveSettleOptions(o: SettleOptions = {}): Required<SettleOptions> {
   const maxMs = clamp(o.maxMs, DEFAULT_SETTLE_MAX_MS, MAX_SETTLE_MAX_MS);
   return {
     maxMs,
@@ -159,7 +158,7 @@ export interface SettleCapture {
   loading: boolean;
 }
 
-export interface SettleResult<C> {
+interface SettleResult<C> {
   capture: C;
   /** Frame hashes taken between captures (0 without frames). */
   frames: number;
@@ -173,14 +172,14 @@ export interface SettleResult<C> {
   captures: number;
 }
 
-export interface SettleFrames {
+interface SettleFrames {
   /** A small frame's hash now; null when frames are unavailable (the driver stops asking). */
   hash(signal: AbortSignal): Promise<string | null>;
   quietMs?: number;
   pollMs?: number;
 }
 
-export interface SettleDriver<C extends SettleCapture> {
+interface SettleDriver<C extends SettleCapture> {
   capture(signal: AbortSignal): Promise<C>;
   /** An emulator's frames between captures (optional). */
   frames?: SettleFrames | null;

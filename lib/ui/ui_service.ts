@@ -39,20 +39,20 @@ import { compareLists } from "./compare.ts";
 import { FlowMatcher, selectorFor } from "./flows/flow_match.ts";
 import { DEFAULT_COMPARE_RESULTS } from "./shared/limits.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "./shared/limits.ts";
-export { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS };
+
 export { instrumentationBusyError } from "./shared/busy.ts";
 
 /** Nodes `ui.tree` returns, at most. */
-export const MAX_TREE_RESULT_NODES = 5_000;
+const MAX_TREE_RESULT_NODES = 5_000;
 /** XML characters `ui.tree` returns, at most. */
-export const MAX_XML_RESULT_CHARS = 2 * 1024 * 1024;
+const MAX_XML_RESULT_CHARS = 2 * 1024 * 1024;
 /** Pause between captures while waiting. */
-export const DEFAULT_WAIT_POLL_MS = 250;
-export const MAX_WAIT_POLL_MS = 5_000;
+const DEFAULT_WAIT_POLL_MS = 250;
+const MAX_WAIT_POLL_MS = 5_000;
 /** Devices whose last capture is kept. */
-export const MAX_CAPTURED_DEVICES = 32;
+const MAX_CAPTURED_DEVICES = 32;
 /** Plain reads of one device asked within this many ms of each other share one capture. */
-export const CAPTURE_MERGE_MS = 25;
+const CAPTURE_MERGE_MS = 25;
 
 /** A capture plain reads share (see UiService.#readCapture). */
 interface SharedCapture {
@@ -62,7 +62,7 @@ interface SharedCapture {
   promise: Promise<Capture>;
 }
 
-export interface UiServiceOptions {
+interface UiServiceOptions {
   adb: UiAdb;
   dataDir: string;
   /** Shared lock set (tests give two services one to act as two processes' worth). */

@@ -45,7 +45,7 @@ function nodeChildren(list: unknown): { attrs: Record<string, string>; kids: unk
 }
 
 /** Reads the XML with `fast-xml-parser` and walks its ordered output. */
-export function readWithFastXmlParser(xml: string): ReadTree {
+function readWithFastXmlParser(xml: string): ReadTree {
   let doc: unknown;
   try {
     doc = parser.parse(xml);

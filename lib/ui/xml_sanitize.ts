@@ -17,7 +17,7 @@ export type SanitizeRepair =
   | "surrogate_refs"
   | "truncated";
 
-export interface SanitizedXml {
+interface SanitizedXml {
   xml: string;
   repairs: SanitizeRepair[];
 }

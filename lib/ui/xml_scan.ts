@@ -24,9 +24,9 @@ export interface XmlScanVisitor {
 }
 
 /** Open elements at most, by default; opening one more is not handled. */
-export const DEFAULT_SCAN_NESTING = 1_000;
+const DEFAULT_SCAN_NESTING = 1_000;
 /** Highest nesting limit a caller may ask for. */
-export const MAX_SCAN_NESTING = 100_000;
+const MAX_SCAN_NESTING = 100_000;
 
 const GT = 62; // >
 const SLASH = 47;

@@ -20,13 +20,13 @@ import type {
 } from "./build_protocol.ts";
 
 /** Helpers the build worker may run besides gradlew: provenance, process probes, stopping trees. */
-export const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill", "cat"] as const;
+const BUILD_WORKER_COMMANDS = ["git", "ps", "readlink", "kill", "cat"] as const;
 /** Slack on top of the build timeout before the main thread gives up on the worker's answer. */
-export const WORKER_ANSWER_SLACK_MS = 60_000;
+const WORKER_ANSWER_SLACK_MS = 60_000;
 /** How much longer than `SHUTDOWN_WAIT_MS` the worker may take to answer `build.shutdown`. */
-export const SHUTDOWN_ANSWER_SLACK_MS = 2_000;
+const SHUTDOWN_ANSWER_SLACK_MS = 2_000;
 /** Budget of a status or cancel question. */
-export const QUERY_TIMEOUT_MS = 5_000;
+const QUERY_TIMEOUT_MS = 5_000;
 
 /** Each method's budget (a build's is its own timeout plus slack); queries start no worker. */
 const BUILD_METHODS: MethodTable<BuildMethods> = {
@@ -39,7 +39,7 @@ const BUILD_METHODS: MethodTable<BuildMethods> = {
   },
 };
 
-export interface BuildClientOptions {
+interface BuildClientOptions {
   dataDir: string;
   version: string;
   /** Who runs the builds, for the build worker's messages ("the Keynobi app"). */

@@ -44,11 +44,11 @@ import {
 /** Records kept; the oldest are dropped, with their logs. */
 export const MAX_BUILD_RECORDS = 200;
 /** `listBuildRecords` default count. */
-export const DEFAULT_BUILD_LIST_LIMIT = 20;
+const DEFAULT_BUILD_LIST_LIMIT = 20;
 /** A history file larger than this is treated as corrupt. */
-export const MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_HISTORY_FILE_BYTES = 64 * 1024 * 1024;
 /** The format version written in the file. */
-export const HISTORY_VERSION = 1;
+const HISTORY_VERSION = 1;
 /** The reason recorded for a build whose keynobi process went away. */
 export const ORPHANED_REASON = "keynobi stopped before the build finished";
 
@@ -59,7 +59,7 @@ interface HistoryState {
   records: BuildRecord[];
 }
 
-export const buildHistoryLockPath = (dataDir: string) => join(dataDir, "build-history.lock");
+const buildHistoryLockPath = (dataDir: string) => join(dataDir, "build-history.lock");
 
 /** The canonical path of a project root (symlinks resolved), or its absolute path. */
 export { canonicalPathOrResolved as canonicalProjectRoot };
@@ -211,7 +211,7 @@ export function dropOldest(state: { records: BuildRecord[] }, max: number): numb
 
 // ---- API ----
 
-export interface NewBuildRecord {
+interface NewBuildRecord {
   project: string;
   task: string;
   tasks?: string[];
@@ -260,7 +260,7 @@ export async function startBuildRecord(
 }
 
 /** Fields a running or finishing build may change. */
-export interface BuildRecordPatch {
+interface BuildRecordPatch {
   status?: BuildStatus;
   /** A date or an ISO 8601 string. */
   finished_at?: Date | string;
@@ -322,7 +322,7 @@ export async function getBuildRecord(dataDir: string, id: number): Promise<Build
   return (await readState(dataDir)).records.find((r) => r.id === id) ?? null;
 }
 
-export interface ListBuildOptions {
+interface ListBuildOptions {
   /** Only builds of this project (canonicalized). */
   project?: string;
   /** Default `DEFAULT_BUILD_LIST_LIMIT`, max `MAX_BUILD_RECORDS`. */
@@ -357,7 +357,7 @@ export async function latestBuildRecord(
   return (await listBuildRecords(dataDir, { project, limit: 1 }))[0] ?? null;
 }
 
-export interface OrphanOptions {
+interface OrphanOptions {
   /** How to inspect a PID (tests pass a fake). */
   probe?: (pid: number) => Promise<ProcessProbe>;
   now?: Date;

@@ -18,22 +18,22 @@ export const MAX_BUILD_LOG_BYTES = 8 * 1024 * 1024;
 /** A single line longer than this is cut. */
 export const MAX_LOG_LINE_BYTES = 64 * 1024;
 /** Buffered output is written once it reaches this size… */
-export const LOG_FLUSH_BYTES = 64 * 1024;
+const LOG_FLUSH_BYTES = 64 * 1024;
 /** …or this long after the first unwritten line, so a running build's log is readable. */
 export const LOG_FLUSH_INTERVAL_MS = 500;
 /** Build logs kept; logs of builds dropped from the history are deleted. */
-export const MAX_BUILD_LOGS = 200;
+const MAX_BUILD_LOGS = 200;
 /** `readLogTail` default and maximum line counts. */
 export const DEFAULT_TAIL_LINES = 200;
 export const MAX_TAIL_LINES = 2_000;
 /** `readLogTail` reads the file backwards in chunks of this size… */
 export const TAIL_CHUNK_BYTES = 64 * 1024;
 /** …and never more than this in total. */
-export const MAX_TAIL_READ_BYTES = 4 * 1024 * 1024;
+const MAX_TAIL_READ_BYTES = 4 * 1024 * 1024;
 /** Directory entries looked at when pruning logs. */
-export const MAX_LOG_DIR_ENTRIES = 10_000;
+const MAX_LOG_DIR_ENTRIES = 10_000;
 
-export const buildLogsDir = (dataDir: string) => join(dataDir, "build-logs");
+const buildLogsDir = (dataDir: string) => join(dataDir, "build-logs");
 export const buildLogPath = (dataDir: string, id: number) =>
   join(buildLogsDir(dataDir), `${id}.log`);
 
@@ -101,7 +101,7 @@ class LineRing {
   }
 }
 
-export interface BuildLogWriterOptions {
+interface BuildLogWriterOptions {
   /** Default `MAX_BUILD_LOG_BYTES`; at least 1 KiB. */
   maxBytes?: number;
 }
@@ -234,7 +234,7 @@ export class BuildLogWriter {
   }
 }
 
-export interface LogTail {
+interface LogTail {
   lines: string[];
   /** Size of the file when it was read. */
   file_bytes: number;

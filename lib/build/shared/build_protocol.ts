@@ -3,7 +3,6 @@
  * build slot: one Gradle build at a time per process, the `gradlew` child, output parsing, the raw
  * log and the history record.
  */
-import type { Diagnostic } from "./diagnostic.ts";
 import type { BuildRecord, Origin } from "./build_record.ts";
 
 /**
@@ -66,5 +65,3 @@ export type BuildMethods = {
   /** Stop any running build (keynobi is exiting): recorded as cancelled with the reason. */
   "build.shutdown": { params: { reason: string }; result: { stopped: boolean } };
 };
-
-export type { Diagnostic };

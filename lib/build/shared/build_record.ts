@@ -14,18 +14,18 @@ import {
   MAX_MAPPINGS_PER_BUILD,
 } from "../../retrace/mapping_store.ts";
 
-export const MAX_TASK_CHARS = 256;
-export const MAX_TASKS_PER_RECORD = 32;
+const MAX_TASK_CHARS = 256;
+const MAX_TASKS_PER_RECORD = 32;
 export const MAX_SUMMARY_CHARS = 300;
-export const MAX_REASON_CHARS = 1_000;
-export const MAX_PATH_CHARS = 4_096;
-export const MAX_ORIGIN_FIELD_CHARS = 200;
+const MAX_REASON_CHARS = 1_000;
+const MAX_PATH_CHARS = 4_096;
+const MAX_ORIGIN_FIELD_CHARS = 200;
 /** Diagnostics kept per record, by count… */
 export const MAX_DIAGNOSTICS_PER_RECORD = 100;
 /** …and by serialized size. */
-export const MAX_DIAGNOSTICS_BYTES = 64 * 1024;
-export const MAX_FAILED_TASKS_PER_RECORD = 50;
-export const MAX_APKS_PER_RECORD = 32;
+const MAX_DIAGNOSTICS_BYTES = 64 * 1024;
+const MAX_FAILED_TASKS_PER_RECORD = 50;
+const MAX_APKS_PER_RECORD = 32;
 
 export const BuildStatus = {
   running: "running",

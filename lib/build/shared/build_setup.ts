@@ -29,13 +29,13 @@ import { inspectWrapper } from "../../project/wrapper.ts";
 /** Most tasks one run_gradle_task call may name. */
 export const MAX_TASKS_PER_BUILD = 8;
 /** How often a build in progress reports (`notifications/progress`). */
-export const BUILD_PROGRESS_INTERVAL_MS = 2_000;
+const BUILD_PROGRESS_INTERVAL_MS = 2_000;
 
 /**
  * The application module a call means: `module` (`:app`, `app`, or a task path like
  * `:app:assembleDebug`), else the project's only application module.
  */
-export async function resolveAppModule(
+async function resolveAppModule(
   root: string,
   module: string | undefined,
   param = "module",
@@ -108,7 +108,7 @@ const VARIANT_VERBS: Record<string, (v: string) => string> = {
 
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
-export interface ResolvedTasks {
+interface ResolvedTasks {
   tasks: string[];
   variant: string | null;
   module: string | null;
@@ -178,7 +178,7 @@ export function buildTimeoutMs(settings: Settings): number {
 }
 
 /** The JDK, SDK and wrapper facts a trusted build runs with. */
-export async function buildEnvironment(env: Env, settings: Settings, root: string) {
+async function buildEnvironment(env: Env, settings: Settings, root: string) {
   const [java, sdk, wrapper] = await Promise.all([
     describeJava({ env, settings, projectRoot: root, trusted: true, versionFromReleaseFile: true }),
     findSdk({ env, settings, projectRoot: root, trusted: true }),

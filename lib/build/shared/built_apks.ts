@@ -14,11 +14,11 @@ import {
 import { isInside, readProjectBytes } from "../../core/project_paths.ts";
 
 /** Most APKs one build record lists. */
-export const MAX_RECORDED_APKS = 32;
+const MAX_RECORDED_APKS = 32;
 /** Largest APK we hash (bigger ones are recorded without a hash). */
-export const MAX_HASHED_APK_BYTES = 1024 * 1024 * 1024;
+const MAX_HASHED_APK_BYTES = 1024 * 1024 * 1024;
 /** Entries walked per module before giving up. */
-export const MAX_APK_WALK_ENTRIES = 5_000;
+const MAX_APK_WALK_ENTRIES = 5_000;
 
 /** An APK a build wrote, as collected here and as its build record keeps it. */
 export interface BuiltApk {

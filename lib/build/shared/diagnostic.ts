@@ -3,7 +3,7 @@
  * `Diagnostic`s, the history keeps them, and the gradle tools present them (diagnostic_view.ts).
  */
 
-export const DIAGNOSTIC_SOURCES = [
+const DIAGNOSTIC_SOURCES = [
   "kotlin",
   "java",
   "kapt",

@@ -27,14 +27,14 @@ import { listVariants } from "../../project/variants.ts";
 import { listBuildRecords, MAX_BUILD_RECORDS } from "./build_history.ts";
 
 /** At most this many ids are kept. */
-export const MAX_SCOPE_IDS = 256;
+const MAX_SCOPE_IDS = 256;
 /** A refusal names at most this many of the project's packages. */
-export const MAX_SCOPE_IDS_IN_MESSAGE = 12;
+const MAX_SCOPE_IDS_IN_MESSAGE = 12;
 
 /** Where a scoped id came from. */
-export type ScopeSourceKind = "variant" | "recorded_build_output" | "trusted_build_output";
+type ScopeSourceKind = "variant" | "recorded_build_output" | "trusted_build_output";
 
-export interface ScopedId {
+interface ScopedId {
   id: string;
   kind: ScopeSourceKind;
   /** Said to the model: `variant :app demoDebug`, `app/build/…/output-metadata.json (build #12)`. */
@@ -56,7 +56,7 @@ function pushId(scope: PackageScope, entry: ScopedId): void {
 }
 
 /** Add one module's variant ids to a scope. Pure. */
-export function addModelToScope(scope: PackageScope, model: AndroidModel): void {
+function addModelToScope(scope: PackageScope, model: AndroidModel): void {
   const module = model.module === "" ? ":" : model.module;
   for (const v of listVariants(model)) {
     if (v.application_id === null) {
@@ -81,7 +81,7 @@ export function buildPackageScope(
 }
 
 /** The entry that puts `pkg` in scope, or `null`. Pure. */
-export function scopeEntryFor(scope: PackageScope, pkg: string): ScopedId | null {
+function scopeEntryFor(scope: PackageScope, pkg: string): ScopedId | null {
   return scope.ids.find((e) => e.id === pkg) ?? null;
 }
 
@@ -91,7 +91,7 @@ export function inPackageScope(scope: PackageScope, pkg: string): boolean {
 }
 
 /** The project's ids as a message names them, each with its source (bounded). Pure. */
-export function describeScope(scope: PackageScope): string {
+function describeScope(scope: PackageScope): string {
   const shown = scope.ids.slice(0, MAX_SCOPE_IDS_IN_MESSAGE);
   let text = shown.map((e) => `${e.id} (${e.source})`).join(", ");
   if (scope.ids.length > shown.length) text += ` and ${scope.ids.length - shown.length} more`;
@@ -145,7 +145,7 @@ async function tryModel(root: string, module: string): Promise<ModuleModel | nul
   }
 }
 
-export interface ScopeOptions {
+interface ScopeOptions {
   /** Where keynobi's build history and settings (trust) live. */
   dataDir: string;
 }

@@ -18,21 +18,21 @@ import { ToolError } from "../../core/errors.ts";
 import { runCommand, type RunCommandResult } from "../../core/run_command.ts";
 
 /** Each git command may take this long. */
-export const GIT_TIMEOUT_MS = 5_000;
+const GIT_TIMEOUT_MS = 5_000;
 /** The largest per-command timeout a caller may ask for. */
-export const MAX_GIT_TIMEOUT_MS = 60_000;
+const MAX_GIT_TIMEOUT_MS = 60_000;
 /** Changed files listed by path; `changed_file_count` counts all of them. */
 export const MAX_CHANGED_FILES = 50;
 /** A changed path longer than this is cut. */
-export const MAX_CHANGED_PATH_CHARS = 1_024;
+const MAX_CHANGED_PATH_CHARS = 1_024;
 /** Build files hashed at most (settings, root, modules, properties, catalog, wrapper). */
 export const MAX_HASHED_BUILD_FILES = 200;
 /** A build file larger than this is hashed over its first bytes (it is not a real build file). */
-export const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
+const MAX_HASHED_FILE_BYTES = 4 * 1024 * 1024;
 /** Bytes of git's stdout kept for `rev-parse` and of stderr for the reason. */
-export const MAX_GIT_TEXT_BYTES = 64 * 1024;
+const MAX_GIT_TEXT_BYTES = 64 * 1024;
 /** A failure reason quoted from git's stderr is cut to this. */
-export const MAX_GIT_REASON_CHARS = 200;
+const MAX_GIT_REASON_CHARS = 200;
 
 export interface Provenance {
   /** `HEAD`'s full hash, or `null` (see `no_commit_because`). */
@@ -59,7 +59,7 @@ export const NoCommitReason = {
   timedOut: "git timed out",
 } as const;
 
-export interface ReadProvenanceOptions {
+interface ReadProvenanceOptions {
   gradleVersion?: string | null;
   jdkVersion?: string | null;
   /** Per git command; default `GIT_TIMEOUT_MS`, max `MAX_GIT_TIMEOUT_MS`. */
@@ -69,7 +69,7 @@ export interface ReadProvenanceOptions {
 }
 
 /** The environment git runs with, on top of ours. */
-export const GIT_ENV: Readonly<Record<string, string>> = {
+const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_OPTIONAL_LOCKS: "0",
   GIT_PAGER: "cat",
   PAGER: "cat",
@@ -140,7 +140,7 @@ export function noCommitReason(run: GitRun): string {
 }
 
 /** Runs `git <global args> -C root args…` with a timeout; never throws. */
-export async function runGit(
+async function runGit(
   git: string,
   root: string,
   args: string[],
@@ -197,7 +197,7 @@ async function readServed(root: string, rel: string): Promise<string | null> {
 }
 
 /** SHA-256 of each build file that exists inside the project (see `buildFileCandidates`). */
-export async function hashBuildFiles(root: string): Promise<Record<string, string>> {
+async function hashBuildFiles(root: string): Promise<Record<string, string>> {
   const settings = (await readServed(root, "settings.gradle.kts")) ??
     (await readServed(root, "settings.gradle"));
   const out: Record<string, string> = {};

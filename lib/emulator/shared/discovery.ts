@@ -12,21 +12,21 @@ import { openRegularNoFollow, readHead } from "../../core/safe_open.ts";
 /** Discovery files read per directory, at most. */
 export const MAX_DISCOVERY_FILES = 64;
 /** Largest discovery file read (real ones are under 4 KiB). */
-export const MAX_DISCOVERY_FILE_BYTES = 64 * 1024;
+const MAX_DISCOVERY_FILE_BYTES = 64 * 1024;
 /** Directories scanned, at most. */
-export const MAX_DISCOVERY_DIRS = 12;
+const MAX_DISCOVERY_DIRS = 12;
 /** Longest gRPC token used (real ones are 88 base64 characters). */
-export const MAX_GRPC_TOKEN_CHARS = 4096;
+const MAX_GRPC_TOKEN_CHARS = 4096;
 
 /**
  * Whether a token can travel as `authorization: Bearer <token>`: printable ASCII, no spaces, CR,
  * LF or anything else a header value cannot hold. Pure.
  */
-export function isUsableGrpcToken(token: string): boolean {
+function isUsableGrpcToken(token: string): boolean {
   return token.length <= MAX_GRPC_TOKEN_CHARS && /^[\x21-\x7e]+$/.test(token);
 }
 
-export type GrpcAuth =
+type GrpcAuth =
   | { kind: "none" }
   | { kind: "token"; token: string }
   | { kind: "jwt"; jwksDir: string; activeJwk: string | null };
@@ -137,7 +137,7 @@ export function explicitEndpoint(
   };
 }
 
-export interface DiscoveryEnvFacts {
+interface DiscoveryEnvFacts {
   os: typeof Deno.build.os;
   /** The user id (Linux `/run/user/<uid>`), null when unknown. */
   uid: number | null;

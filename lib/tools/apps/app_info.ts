@@ -29,7 +29,7 @@ import { callOpts, deviceFor } from "../device_args.ts";
 import { optionalPackageParam, packageParam, serialParam } from "../params.ts";
 
 /** Candidate application ids considered for `get_exit_reasons`' default package. */
-export const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;
+const MAX_DEFAULT_PACKAGE_CANDIDATES = 64;
 
 const dumpAppInfo = defineTool({
   name: "dump_app_info",

@@ -16,12 +16,12 @@ import { callOpts, deviceFor } from "../device_args.ts";
 import { packageParam, serialParam } from "../params.ts";
 
 /** A gfxinfo dump with framestats of a busy app is ~400 KB; the figures are in its first lines. */
-export const MAX_GFXINFO_BYTES = 1024 * 1024;
+const MAX_GFXINFO_BYTES = 1024 * 1024;
 
 /** Packages whose last reading was a reset, per device: their next reading runs from it. */
 const resetSince = new Map<string, number>();
 /** Most (device, package) pairs remembered; the oldest reset is forgotten first. */
-export const MAX_RESET_MARKS = 256;
+const MAX_RESET_MARKS = 256;
 
 const getFrameStats = defineTool({
   name: "get_frame_stats",

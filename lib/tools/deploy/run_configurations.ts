@@ -51,7 +51,7 @@ import { callOpts } from "../device_args.ts";
 import { serialFilterParam } from "../params.ts";
 
 /** Longest configuration name accepted as a parameter. */
-export const MAX_CONFIG_NAME_PARAM = 200;
+const MAX_CONFIG_NAME_PARAM = 200;
 
 const configNameParam = z.string().max(MAX_CONFIG_NAME_PARAM).describe(
   "From list_run_configurations",

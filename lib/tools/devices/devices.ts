@@ -6,9 +6,9 @@ import { callOpts, deviceFor } from "../device_args.ts";
 import { serialParam } from "../params.ts";
 
 /** Bound on each device round trip these tools make. */
-export const DEVICE_TOOL_TIMEOUT_MS = 15_000;
+const DEVICE_TOOL_TIMEOUT_MS = 15_000;
 
-export function renderDeviceLine(d: AdbDevice): string {
+function renderDeviceLine(d: AdbDevice): string {
   const extra = [
     d.model ? `model:${d.model}` : null,
     d.product ? `product:${d.product}` : null,
@@ -17,7 +17,7 @@ export function renderDeviceLine(d: AdbDevice): string {
   return [d.serial, d.state, d.kind, ...extra].join("  ");
 }
 
-export function renderDeviceList(devices: readonly AdbDevice[]): string {
+function renderDeviceList(devices: readonly AdbDevice[]): string {
   if (devices.length === 0) {
     return "No devices connected. Start an emulator (launch_avd) or connect a device with USB " +
       "debugging on.";
@@ -25,7 +25,7 @@ export function renderDeviceList(devices: readonly AdbDevice[]): string {
   return devices.map(renderDeviceLine).join("\n");
 }
 
-export function renderDeviceInfo(i: DeviceInfo): string {
+function renderDeviceInfo(i: DeviceInfo): string {
   const s = i.screen;
   const size = s.width !== null && s.height !== null ? `${s.width}x${s.height}` : "unknown";
   const over = s.override

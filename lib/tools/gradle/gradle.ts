@@ -23,12 +23,12 @@ import { diagnosticLine, presentDiagnostic } from "../../build/shared/diagnostic
 import { agentOrigin, buildCall, modeLine, projectRoot, type ToolContext } from "../context.ts";
 
 /** Diagnostics a build's answer lists inline (get_build_errors has them all). */
-export const INLINE_DIAGNOSTICS = 10;
+const INLINE_DIAGNOSTICS = 10;
 /** get_build_errors: default and maximum count. */
-export const DEFAULT_ERRORS = 50;
-export const MAX_ERRORS = 200;
+const DEFAULT_ERRORS = 50;
+const MAX_ERRORS = 200;
 /** get_build_errors: the largest `offset` (past the kept diagnostics it lists nothing). */
-export const MAX_ERRORS_OFFSET = 100_000;
+const MAX_ERRORS_OFFSET = 100_000;
 /** Most build ids a session may look back to. */
 const BUILD_ID = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 

@@ -21,7 +21,7 @@ import { MAX_TRACE_CHARS } from "../../retrace/retrace_protocol.ts";
 import { appendAll } from "../../core/arrays.ts";
 
 /** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */
-export const MAX_RETRACED_CRASH_GROUPS = 5;
+const MAX_RETRACED_CRASH_GROUPS = 5;
 
 const retraceParam = z.boolean().optional().describe("Deobfuscate (R8)");
 
@@ -185,7 +185,7 @@ function throwableLines(label: string, t: Throwable): string[] {
   return out;
 }
 
-export function renderTrace(t: TraceResult): string {
+function renderTrace(t: TraceResult): string {
   const c = t.crash;
   const lines = [
     `${c.kind} crash in ${
@@ -219,7 +219,7 @@ export function renderTrace(t: TraceResult): string {
 }
 
 /** Characters of a `mapping` path at most. */
-export const MAX_MAPPING_PATH_CHARS = 4096;
+const MAX_MAPPING_PATH_CHARS = 4096;
 
 /**
  * get_crash_stack_trace with `trace` and `mapping`: a trace the user already has (Play Console, a

@@ -17,16 +17,16 @@ import { deviceFor } from "../device_args.ts";
 import { optionalPackageParam, serialFilterParam, serialParam } from "../params.ts";
 
 /** get_logcat_entries: default (`mcp.logcat_default_count`) and maximum count. */
-export const DEFAULT_LOGCAT_COUNT = 200;
-export const MAX_LOGCAT_COUNT = 10_000;
+const DEFAULT_LOGCAT_COUNT = 200;
+const MAX_LOGCAT_COUNT = 10_000;
 /** get_crash_logs: default and maximum count. */
 export const DEFAULT_CRASH_COUNT = 20;
 export const MAX_CRASH_COUNT = 200;
 /** Longest `tag` and `text` filters. */
-export const MAX_TAG_FILTER_CHARS = 256;
-export const MAX_TEXT_FILTER_CHARS = 1_000;
+const MAX_TAG_FILTER_CHARS = 256;
+const MAX_TEXT_FILTER_CHARS = 1_000;
 /** Bound on the device listing start_logcat makes to pick a device. */
-export const LOGCAT_DEVICE_TIMEOUT_MS = 5_000;
+const LOGCAT_DEVICE_TIMEOUT_MS = 5_000;
 
 export const CRASH_GROUP_ID = /^[0-9a-f]{12}$/;
 
@@ -117,7 +117,7 @@ const clearLogcat = defineTool({
   },
 });
 
-export function renderEntry(e: LogEntryOut, devices: number): string {
+function renderEntry(e: LogEntryOut, devices: number): string {
   const who = e.package ?? e.process;
   return `${devices > 1 ? `[${e.device}] ` : ""}${e.time} ${e.pid} ${
     e.tid ?? "-"

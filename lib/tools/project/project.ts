@@ -13,7 +13,7 @@ import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../
 import type { SessionMode, ToolContext } from "../context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */
-export const MAX_TEXT_MODULES = 20;
+const MAX_TEXT_MODULES = 20;
 
 function selectedBy(ctx: ToolContext): string | null {
   if (ctx.project === null) return null;
@@ -36,7 +36,7 @@ function javaLine(java: JavaInfo): string {
 }
 
 /** The structured answer of `get_project_info`. */
-export async function projectInfo(ctx: ToolContext): Promise<Record<string, unknown>> {
+async function projectInfo(ctx: ToolContext): Promise<Record<string, unknown>> {
   const settings = await readSettings(ctx.dataDir);
   if (ctx.project === null) {
     const java = await describeJava({ env: ctx.env, settings, projectRoot: null, trusted: false });
@@ -129,7 +129,7 @@ interface ProjectShape {
 }
 
 /** A compact rendering of `projectInfo`. Pure. */
-export function renderProjectInfo(s: Record<string, unknown>): string {
+function renderProjectInfo(s: Record<string, unknown>): string {
   const mode = `Mode: ${s.mode}${s.standalone_reason ? ` (${s.standalone_reason})` : ""}`;
   const p = s.project as ProjectShape | null;
   if (p === null) {

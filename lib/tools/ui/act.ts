@@ -22,7 +22,7 @@ import { listData } from "./render.ts";
 /** Bound on the small device reads the acting tools make (ime list, dumpsys input_method). */
 export const UI_QUERY_TIMEOUT_MS = 10_000;
 
-export interface ActRequest {
+interface ActRequest {
   serial: string;
   target: ActTarget;
   points?: NamedPoint[];

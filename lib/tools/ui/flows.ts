@@ -55,7 +55,7 @@ async function parser() {
 }
 
 /** Where a runFlow `file` points: beside the including file, inside the project. */
-export function flowPath(from: string, file: string): string {
+function flowPath(from: string, file: string): string {
   const base = from === "inline" ? "." : dirname(from);
   const p = normalize(join(base, file));
   if (isAbsolute(file) || p === ".." || p.startsWith("../")) {
@@ -65,7 +65,7 @@ export function flowPath(from: string, file: string): string {
 }
 
 /** `NAME=value` entries → variables; refused when one is not that. */
-export function envOf(entries: readonly string[]): Record<string, string> {
+function envOf(entries: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of entries) {
     const m = e.match(/^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s);
@@ -218,7 +218,7 @@ function stepLine(s: StepReport): string {
 }
 
 /** One line of the session timeline for a run. */
-export function flowRunSummary(name: string, r: FlowReport): string {
+function flowRunSummary(name: string, r: FlowReport): string {
   return r.passed
     ? `flow ${name} passed: ${r.stepsRun} steps in ${r.durationMs} ms`
     : `flow ${name} failed at step ${r.failed!.index} ${r.failed!.command}: ${r.failed!.detail}`;

@@ -48,10 +48,10 @@ import { DEFAULT_SWIPE_MS, MAX_SWIPE_MS, MIN_SWIPE_MS } from "../../ui/shared/ge
 import type { Bounds } from "../../ui/shared/bounds.ts";
 
 /** `ui_scroll_until_element`: swipes by default and at most (spec). */
-export const DEFAULT_SCROLL_SWIPES = 10;
-export const MAX_SCROLL_SWIPES = 25;
+const DEFAULT_SCROLL_SWIPES = 10;
+const MAX_SCROLL_SWIPES = 25;
 /** Share of the scroll area one scroll step drags across. */
-export const SCROLL_STEP_FRACTION = 0.45;
+const SCROLL_STEP_FRACTION = 0.45;
 
 const uiPinch = defineTool({
   name: "ui_pinch",
@@ -280,7 +280,7 @@ const uiSwipe = defineTool({
 });
 
 /** The drag that scrolls `area` one step in `direction` (content moves the other way). */
-export function scrollStep(
+function scrollStep(
   area: Bounds,
   direction: "up" | "down" | "left" | "right",
 ): { from: ActPoint; to: ActPoint } {

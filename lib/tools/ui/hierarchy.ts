@@ -21,10 +21,9 @@ import { maxRowsParam, serialParam } from "../params.ts";
 import { listData, matchData, matchLine, rowData } from "./render.ts";
 
 /** `get_ui_hierarchy format: "tree"`: nodes shown by default and at most. */
-export const DEFAULT_TREE_NODES = 500;
-export const MAX_TREE_NODES_SHOWN = 5_000;
+const DEFAULT_TREE_NODES = 500;
+const MAX_TREE_NODES_SHOWN = 5_000;
 /** `compare_ui_state`: changes listed by default (spec) and at most. */
-export { DEFAULT_COMPARE_RESULTS, MAX_COMPARE_RESULTS };
 
 const getUiHierarchy = defineTool({
   name: "get_ui_hierarchy",

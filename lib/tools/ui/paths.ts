@@ -5,7 +5,7 @@
  */
 import type { Fallback } from "../../emulator/shared/fallback.ts";
 
-export interface PathInfo {
+interface PathInfo {
   path: "grpc" | "adb";
   fallback: Fallback | null;
 }

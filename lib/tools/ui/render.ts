@@ -24,7 +24,7 @@ export function rowData(r: ElementRow) {
   };
 }
 
-export function screenData(list: ElementList) {
+function screenData(list: ElementList) {
   return {
     package: list.package,
     activity: list.activity,

@@ -13,8 +13,8 @@ import { DEFAULT_WAIT_TIMEOUT_MS, MAX_WAIT_TIMEOUT_MS } from "../../ui/shared/li
 import type { UiSelector } from "../../ui/shared/selector_rules.ts";
 
 /** `ui_wait_for_idle` and `ui_assert_element` default wait (spec). */
-export const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
-export const DEFAULT_ASSERT_TIMEOUT_MS = 5_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 5_000;
+const DEFAULT_ASSERT_TIMEOUT_MS = 5_000;
 
 async function waitFor(
   ctx: ToolContext,

@@ -16,12 +16,12 @@ import { CoverIndex, type TapPoint } from "../occlusion.ts";
 import { findKeyboard, type KeyboardInfo } from "../screen_parts.ts";
 import { flowRegex, type FlowSelector, flowTextMatches } from "../shared/flows/flow_selector.ts";
 
-export interface FlowCandidate {
+interface FlowCandidate {
   node: UiNode;
   tap: TapPoint;
 }
 
-export interface FlowMatches {
+interface FlowMatches {
   /** Every match in screen order (after `index`, at most one). */
   matches: FlowCandidate[];
   /** How many nodes matched before `index` and visibility were applied. */
@@ -144,7 +144,7 @@ function isInside(nodes: readonly UiNode[], n: UiNode, ancestor: number): boolea
 }
 
 /** `s` as a Maestro regex that matches exactly `s`. */
-export function escapeFlowRegex(s: string): string {
+function escapeFlowRegex(s: string): string {
   return s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
 }
 

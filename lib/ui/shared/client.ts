@@ -48,11 +48,11 @@ import type {
 import { MAX_GESTURE_BUDGET_MS } from "./gesture_limits.ts";
 
 /** Slack on top of a call's own deadlines before the main thread gives up on the worker. */
-export const UI_WORKER_ANSWER_SLACK_MS = 15_000;
+const UI_WORKER_ANSWER_SLACK_MS = 15_000;
 /** The whole budget of `ui.forget` (it drops a device's state; nothing to capture). */
-export const FORGET_TIMEOUT_MS = 5_000;
+const FORGET_TIMEOUT_MS = 5_000;
 
-export interface UiClientOptions {
+interface UiClientOptions {
   dataDir: string;
   /** The ADB server the worker dials. */
   adbServer: AdbServerAddress;
@@ -70,15 +70,15 @@ export interface UiClientOptions {
 }
 
 /** The program's data files the worker reads (the emulator proto). */
-export const PROTO_DIR = new URL("../../../proto/", import.meta.url);
+const PROTO_DIR = new URL("../../../proto/", import.meta.url);
 
-export interface UiCallOptions {
+interface UiCallOptions {
   signal?: AbortSignal;
   onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
 }
 
 /** `host:port` as a net grant writes it (IPv6 in brackets). */
-export function adbServerGrant(a: AdbServerAddress): string {
+function adbServerGrant(a: AdbServerAddress): string {
   return a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 

@@ -19,7 +19,7 @@ export interface ScreenshotResult {
   captureBytes: number;
 }
 
-export type UiPath = "grpc" | "adb";
+type UiPath = "grpc" | "adb";
 
 export interface GestureResult {
   path: UiPath;

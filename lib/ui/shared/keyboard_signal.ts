@@ -11,7 +11,7 @@
 import type { Bounds } from "./bounds.ts";
 import { parseInputShown } from "../../android/input_method.ts";
 
-export interface KeyboardState {
+interface KeyboardState {
   shown: boolean;
   /** What decided: the dump's windows, or `dumpsys input_method` for a one-window dump. */
   source: "dump" | "dumpsys";

@@ -135,7 +135,7 @@ export interface WaitResult {
 }
 
 /** What `ui.flowFind` waits for (a Maestro selector, lib/ui/shared/flows/flow_selector.ts). */
-export type FlowWant =
+type FlowWant =
   /** A match nothing covers. */
   | "visible"
   /** No match nothing covers. */

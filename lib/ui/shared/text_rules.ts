@@ -9,7 +9,7 @@ import { invalidParams } from "../../core/errors.ts";
 export const MAX_TYPE_TEXT_BYTES = 1_000;
 
 /** UTF-8 length of `s`. */
-export function utf8Bytes(s: string): number {
+function utf8Bytes(s: string): number {
   return new TextEncoder().encode(s).length;
 }
 

@@ -11,9 +11,9 @@ import type { FlowSelector } from "./flow_selector.ts";
 import { maestroKey, type RecordedStep, type RecordedTarget } from "./flow_record.ts";
 
 /** Steps one export writes at most (the oldest actions are kept; the rest are counted). */
-export const MAX_EXPORTED_STEPS = 500;
+const MAX_EXPORTED_STEPS = 500;
 
-export interface ExportedFlow {
+interface ExportedFlow {
   yaml: string;
   /** Flow steps written (launchApp included). */
   steps: number;
@@ -25,7 +25,7 @@ export interface ExportedFlow {
   skipped: { tool: string; why: string }[];
 }
 
-export interface ExportAction {
+interface ExportAction {
   tool: string;
   step: RecordedStep | null;
 }

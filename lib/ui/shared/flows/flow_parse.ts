@@ -11,19 +11,10 @@ import { invalidParams } from "../../../core/errors.ts";
 import { MAX_FLOW_BYTES } from "./flow_limits.ts";
 import type { Flow } from "./flow_types.ts";
 import { parseSteps } from "./flow_steps.ts";
-import {
-  checkEnv,
-  type Ctx,
-  type FlowFileReader,
-  PACKAGE_NAME_RE,
-  type ParseFlowOptions,
-  str,
-} from "./flow_values.ts";
-
-export type { FlowFileReader, ParseFlowOptions };
+import { checkEnv, type Ctx, PACKAGE_NAME_RE, type ParseFlowOptions, str } from "./flow_values.ts";
 
 /** The byte length check every flow text goes through. */
-export function checkFlowSize(text: string, source: string): void {
+function checkFlowSize(text: string, source: string): void {
   const bytes = new TextEncoder().encode(text).length;
   if (bytes > MAX_FLOW_BYTES) {
     throw invalidParams(`Flow ${source} is ${bytes} bytes, the limit is ${MAX_FLOW_BYTES}`);

@@ -21,7 +21,7 @@ import {
 } from "./flow_limits.ts";
 
 /** Step reports a run returns at most (the failing one is always among them). */
-export const MAX_REPORTED_STEPS = 300;
+const MAX_REPORTED_STEPS = 300;
 
 /** What a flow needs of a device (one serial); every call honours the tool's cancellation. */
 export interface FlowDevice {
@@ -67,7 +67,7 @@ export interface FlowReport {
   screenshots: { name: string; data: string; mimeType: string }[];
 }
 
-export interface RunFlowOptions {
+interface RunFlowOptions {
   deadlineMs: number;
   /** Element lookups of steps that name no timeout. */
   lookupMs?: number;

@@ -12,11 +12,11 @@
 import { invalidParams } from "../../../core/errors.ts";
 
 /** Longest selector string (a regex) a flow may use. */
-export const MAX_FLOW_SELECTOR_CHARS = 1_000;
+const MAX_FLOW_SELECTOR_CHARS = 1_000;
 /** Deepest nesting of relative selectors (`below: {below: …}`). */
-export const MAX_FLOW_SELECTOR_DEPTH = 4;
+const MAX_FLOW_SELECTOR_DEPTH = 4;
 /** Largest `index`. */
-export const MAX_FLOW_SELECTOR_INDEX = 1_000;
+const MAX_FLOW_SELECTOR_INDEX = 1_000;
 
 export interface FlowSelector {
   text?: string;
@@ -48,7 +48,7 @@ export const FLOW_SELECTOR_KEYS = [
   "childOf",
 ] as const;
 
-export const RELATIVE_KEYS = ["below", "above", "leftOf", "rightOf", "childOf"] as const;
+const RELATIVE_KEYS = ["below", "above", "leftOf", "rightOf", "childOf"] as const;
 
 /** The compiled form of a selector string: Maestro's regex options, whole-value match. */
 export function flowRegex(pattern: string): RegExp | null {

@@ -36,7 +36,7 @@ import {
 } from "./flow_values.ts";
 
 /** Maestro's pressKey names → Android key codes. */
-export const PRESS_KEYS: Readonly<Record<string, string>> = {
+const PRESS_KEYS: Readonly<Record<string, string>> = {
   enter: "KEYCODE_ENTER",
   backspace: "KEYCODE_DEL",
   back: "KEYCODE_BACK",

@@ -8,7 +8,7 @@ import { MAX_FLOW_ENV_VALUE_CHARS, MAX_FLOW_ENV_VARS } from "./flow_limits.ts";
 import type { Flow, FlowPoint, SwipeDirection } from "./flow_types.ts";
 
 /** Reads a flow file a runFlow names: its project-relative path in, its text out. */
-export type FlowFileReader = (path: string) => Promise<string>;
+type FlowFileReader = (path: string) => Promise<string>;
 
 export interface ParseFlowOptions {
   /** Where the text came from: a project-relative path, or `inline`. */
