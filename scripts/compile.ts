@@ -3,7 +3,7 @@
  * (denort) on first use; on a machine without internet access it fails and this script says so.
  * The flags are the ones `deno run` uses (lib/cli/permissions.ts), so what the tests run is what
  * ships. It compiles `main.ts`, not the bundle `keynobi setup` registers from a checkout (why:
- * docs/ARCHITECTURE.md, "Start-up stays lean").
+ * docs/DECISIONS.md, "Start-up stays lean").
  */
 import { RUN_FLAGS } from "../lib/cli/permissions.ts";
 
