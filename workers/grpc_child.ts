@@ -17,9 +17,9 @@ import type { EmulatorRpc, ImageMsg } from "../lib/emulator/grpc_client.ts";
 import type { GrpcEndpoint } from "../lib/emulator/shared/discovery.ts";
 
 /** The process ends after this long without a call (the next call starts another). */
-export const CHILD_IDLE_EXIT_MS = 60_000;
+const CHILD_IDLE_EXIT_MS = 60_000;
 /** Calls run at once, at most (the worker sends one gesture or frame at a time per device). */
-export const MAX_CHILD_CALLS = 64;
+const MAX_CHILD_CALLS = 64;
 
 /** The calls a parent may ask for (lib/emulator/grpc_client.ts's EmulatorRpc). */
 const METHODS = new Set([
@@ -45,7 +45,7 @@ function invoke(
   return method === "getStatus" || method === "getClipboard" ? r[method](o) : r[method](req, o);
 }
 
-export async function runGrpcChild(args: readonly string[]): Promise<number> {
+async function runGrpcChild(args: readonly string[]): Promise<number> {
   const address = args[0] ?? "";
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address);
   if (!m) {

@@ -20,7 +20,7 @@
  */
 
 /** Header lines (`#` at the top) read for the map id and hash. */
-export const MAX_HEADER_LINES = 64;
+const MAX_HEADER_LINES = 64;
 
 /** The `sourceFile` R8 writes for synthesized classes: not a real file. */
 export const SYNTHETIC_SOURCE_FILE = "R8$$SyntheticClass";
@@ -48,7 +48,7 @@ export interface InlineGroup {
 }
 
 /** Obfuscated name → what it maps to: a `Map`, or read from the class block on first use. */
-export interface MemberTable<T> {
+interface MemberTable<T> {
   get(obfuscated: string): T | undefined;
 }
 

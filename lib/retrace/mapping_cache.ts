@@ -21,14 +21,14 @@ import {
  * Bytes all cached mappings may cost together, by default: one mapping of the 512 MiB limit fits
  * even before it is read (its estimate assumes a class every 48 bytes: ~1,040 MB), two do not.
  */
-export const DEFAULT_RETRACE_MEMORY_BYTES = 1536 * 1024 * 1024;
+const DEFAULT_RETRACE_MEMORY_BYTES = 1536 * 1024 * 1024;
 /** The largest budget a caller may set. */
-export const MAX_RETRACE_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
+const MAX_RETRACE_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
 /** The smallest budget a caller may set. */
-export const MIN_RETRACE_MEMORY_BYTES = 4 * 1024 * 1024;
+const MIN_RETRACE_MEMORY_BYTES = 4 * 1024 * 1024;
 /** Mappings cached at once, by default and at most. */
-export const DEFAULT_CACHED_MAPPINGS = 3;
-export const MAX_CACHED_MAPPINGS = 16;
+const DEFAULT_CACHED_MAPPINGS = 3;
+const MAX_CACHED_MAPPINGS = 16;
 /** Bytes per class the pre-load estimate assumes at least (a class line and a member or two). */
 const MIN_BYTES_PER_CLASS = 48;
 

@@ -22,17 +22,17 @@ import { classAt } from "./class_bytes.ts";
 /** Bytes of a mapping we index at most (the worker refuses a larger file before reading it). */
 export const MAX_MAPPING_BYTES = 512 * 1024 * 1024;
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
-export const MAX_REMEMBERED_FRAMES = 100_000;
+const MAX_REMEMBERED_FRAMES = 100_000;
 /** Header bytes decoded for the map id and hash at most. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
 /** What a parsed class costs per byte of its block (the block's text and the member objects). */
-export const PARSED_BYTES_PER_BLOCK_BYTE = 5;
+const PARSED_BYTES_PER_BLOCK_BYTE = 5;
 /** Fixed cost of one index (the object, its maps, the decoder), counted in `memoryBytes`. */
 const INDEX_OVERHEAD_BYTES = 16 * 1024;
 
 /** A frame line's retrace, remembered per mapping. */
-export interface RememberedFrame {
+interface RememberedFrame {
   /** Its output lines joined by `\n`: one flat string kept, not an array of them. */
   text: string;
   /** How many lines `text` has. */
@@ -68,7 +68,7 @@ function tableSize(classes: number): number {
 }
 
 /** FNV-1a (32 bits) of `bytes[from, to)`. Pure. */
-export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
   return h >>> 0;

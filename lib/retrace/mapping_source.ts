@@ -22,7 +22,7 @@ export type MappingRef =
   | { kind: "file"; path: string };
 
 /** An opened mapping: its cache key, size, a description for messages, and its reader. */
-export interface OpenedMapping {
+interface OpenedMapping {
   key: string;
   bytes: number;
   what: string;

@@ -22,16 +22,16 @@ import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
 /** Mapping files kept at most. */
 export const MAX_KEPT_MAPPINGS = 40;
 /** Bytes of mapping files kept at most, in all. */
-export const MAX_KEPT_MAPPING_BYTES = 2 * 1024 * 1024 * 1024;
+const MAX_KEPT_MAPPING_BYTES = 2 * 1024 * 1024 * 1024;
 /** A mapping larger than this is not kept (nor read: lib/retrace/mapping_index.ts). */
-export const MAX_MAPPING_FILE_BYTES = MAX_MAPPING_BYTES;
+const MAX_MAPPING_FILE_BYTES = MAX_MAPPING_BYTES;
 /** Mappings one build record lists at most. */
 export const MAX_MAPPINGS_PER_BUILD = 16;
 /** Entries walked under one module's `build/outputs/mapping` at most. */
-export const MAX_MAPPING_WALK_ENTRIES = 1_000;
+const MAX_MAPPING_WALK_ENTRIES = 1_000;
 
-export const mappingsDir = (dataDir: string) => join(dataDir, "mappings");
-export const mappingsLockPath = (dataDir: string) => join(dataDir, "mappings.lock");
+const mappingsDir = (dataDir: string) => join(dataDir, "mappings");
+const mappingsLockPath = (dataDir: string) => join(dataDir, "mappings.lock");
 export const mappingFilePath = (dataDir: string, sha256: string) =>
   join(mappingsDir(dataDir), `${sha256}.txt`);
 
@@ -88,7 +88,7 @@ export async function findBuiltMappings(
 }
 
 /** A mapping a build wrote: in project `root`, at `path` under a module's build outputs. */
-export interface BuiltMapping {
+interface BuiltMapping {
   module: string;
   variant: string;
   root: string;

@@ -11,11 +11,11 @@ import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
 import type { RetraceMemory, RetraceMethods, RunParams, RunResult } from "./retrace_protocol.ts";
 
 /** Budget of one retrace request (reading and indexing a 512 MB mapping takes seconds). */
-export const RETRACE_TIMEOUT_MS = 120_000;
+const RETRACE_TIMEOUT_MS = 120_000;
 /** Project roots the worker may read at once; the oldest is dropped past this. */
-export const MAX_RETRACE_ROOTS = 16;
+const MAX_RETRACE_ROOTS = 16;
 /** Budget of a memory question. */
-export const MEMORY_TIMEOUT_MS = 10_000;
+const MEMORY_TIMEOUT_MS = 10_000;
 
 /** Each method's budget; `retrace.memory` starts nothing (`null` before the first retrace). */
 const RETRACE_METHODS: MethodTable<RetraceMethods> = {
@@ -23,7 +23,7 @@ const RETRACE_METHODS: MethodTable<RetraceMethods> = {
   "retrace.memory": { budgetMs: MEMORY_TIMEOUT_MS, whenStopped: () => null },
 };
 
-export interface RetraceClientOptions {
+interface RetraceClientOptions {
   dataDir: string;
   /** Bytes all cached mappings may cost (default the worker's, DEFAULT_RETRACE_MEMORY_BYTES). */
   budgetBytes?: number;

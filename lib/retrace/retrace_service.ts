@@ -16,7 +16,7 @@ import {
 } from "./retrace_protocol.ts";
 import { retraceText } from "./retrace_text.ts";
 
-export interface RetraceServiceOptions extends MappingCacheOptions {
+interface RetraceServiceOptions extends MappingCacheOptions {
   dataDir: string;
   /** Whether `file` references (any path) are served: only in the CLI's own process. */
   anyFile?: boolean;

@@ -33,13 +33,13 @@ import {
 import type { MappingIndex } from "./mapping_index.ts";
 
 /** Lines of a trace retraced at most; the rest are kept as printed. */
-export const MAX_RETRACE_LINES = 20_000;
+const MAX_RETRACE_LINES = 20_000;
 /** Alternatives printed for one ambiguous frame. */
-export const MAX_ALTERNATIVES = 10;
+const MAX_ALTERNATIVES = 10;
 /** Lines one input frame expands to at most (alternatives and inline chains together). */
 export const MAX_LINES_PER_FRAME = 256;
 /** Lines of one retraced text at most; later input lines are kept as printed. */
-export const MAX_RETRACE_OUTPUT_LINES = 100_000;
+const MAX_RETRACE_OUTPUT_LINES = 100_000;
 
 /** File names that say "no file" and are kept as printed. */
 const KEEP_FILE_NAMES = new Set(["Unknown Source", "Native Method", "Unknown"]);
@@ -77,7 +77,7 @@ const EXCEPTION =
 const MAP_ID_FILE = /^r8-map-id-([0-9a-fA-F]+)$/;
 
 /** `File:12` → file and line; `Unknown Source` → file, no line. Pure. */
-export function splitLocation(loc: string): { file: string; line: number | null } {
+function splitLocation(loc: string): { file: string; line: number | null } {
   const colon = loc.lastIndexOf(":");
   if (colon > 0 && /^\d{1,9}$/.test(loc.slice(colon + 1))) {
     return { file: loc.slice(0, colon), line: Number(loc.slice(colon + 1)) };

@@ -15,8 +15,6 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 15_000;
 export const MAX_WAIT_TIMEOUT_MS = 30_000;
 /** Long edge of the returned image when the caller names none (spec). */
 export const DEFAULT_MAX_DIMENSION = 1_280;
-/** MIN_MAX_DIMENSION (screenshot.ts). */
-export const MIN_MAX_DIMENSION = 256;
 /** MAX_MAX_DIMENSION (screenshot.ts). */
 export const MAX_MAX_DIMENSION = 8_192;
 /** `screencap`'s deadline (spec). */
