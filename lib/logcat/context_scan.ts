@@ -27,9 +27,9 @@ import { PidMentionFinder } from "./pid_mentions.ts";
 import type { RingStore } from "./ring_store.ts";
 
 /** Process names whose per-slot answers are kept at once (one bit each of a byte per slot). */
-export const MAX_CONTEXT_NAMES = 8;
+const MAX_CONTEXT_NAMES = 8;
 /** Most slots a scan back learns in one forward run. */
-export const LEARN_RUN_ENTRIES = 128;
+const LEARN_RUN_ENTRIES = 128;
 
 /** A name being looked for: its bit in `nameKnown`/`nameHit`. */
 interface NameSlot {

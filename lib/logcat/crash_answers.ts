@@ -32,26 +32,26 @@ import type { CrashRecord } from "./crash_record.ts";
 import type { DevicePipeline } from "./pipeline.ts";
 
 /** Crashes one query returns at most. */
-export const MAX_CRASHES_PER_QUERY = 200;
+const MAX_CRASHES_PER_QUERY = 200;
 /** Characters of a crash's raw trace returned. */
-export const MAX_TRACE_CHARS = 64 * 1024;
+const MAX_TRACE_CHARS = 64 * 1024;
 /** Frames returned per throwable by get_crash_stack_trace. */
-export const MAX_FRAMES_RETURNED = 100;
+const MAX_FRAMES_RETURNED = 100;
 /** pids listed per crash group. */
-export const MAX_GROUP_PIDS = 20;
+const MAX_GROUP_PIDS = 20;
 /** Crashes one `logcat.session_crashes` answer carries at most. */
-export const MAX_SESSION_CRASHES_PER_QUERY = 50;
+const MAX_SESSION_CRASHES_PER_QUERY = 50;
 /** Characters of a crash's one-line summary for the sessions. */
-export const MAX_SESSION_SUMMARY_CHARS = 300;
+const MAX_SESSION_SUMMARY_CHARS = 300;
 
 /** A crash with the pipeline that keeps it. */
-export interface KeptCrash {
+interface KeptCrash {
   pipeline: DevicePipeline;
   record: CrashRecord;
 }
 
 /** Every device's kept crashes, in the order they were read. */
-export function keptCrashes(pipelines: readonly DevicePipeline[]): KeptCrash[] {
+function keptCrashes(pipelines: readonly DevicePipeline[]): KeptCrash[] {
   const out: KeptCrash[] = [];
   for (const pipeline of pipelines) {
     for (const record of pipeline.crashes) out.push({ pipeline, record });
@@ -60,7 +60,7 @@ export function keptCrashes(pipelines: readonly DevicePipeline[]): KeptCrash[] {
 }
 
 /** A crash's one-line form. */
-export function crashSummary(pipeline: DevicePipeline, r: CrashRecord): CrashSummary {
+function crashSummary(pipeline: DevicePipeline, r: CrashRecord): CrashSummary {
   const c = pipeline.parsedOf(r);
   return {
     crash_id: r.id,
@@ -80,7 +80,7 @@ export function crashSummary(pipeline: DevicePipeline, r: CrashRecord): CrashSum
 }
 
 /** The groups of `all`, counting the crashes the pipelines dropped (and their ANR reasons). */
-export function crashGroups(
+function crashGroups(
   pipelines: readonly DevicePipeline[],
   all: readonly KeptCrash[],
 ): Map<string, CrashGroup> {

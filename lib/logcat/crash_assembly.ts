@@ -24,15 +24,15 @@ import { GroupMemo } from "./group_memo.ts";
 import { attributeProcess } from "./process_backfill.ts";
 
 /** Lines one crash may hold (a Java trace with long cause chains stays well below). */
-export const MAX_CRASH_LINES = 2_000;
+const MAX_CRASH_LINES = 2_000;
 /** Crashes kept per device; older ones are dropped but still counted in their group. */
 export const MAX_CRASHES_PER_DEVICE = 200;
 /** Crash groups whose dropped occurrences are remembered per device. */
-export const MAX_DROPPED_GROUPS = 1_000;
+const MAX_DROPPED_GROUPS = 1_000;
 /** A crash still collecting lines is closed after this many other lines. */
-export const CRASH_IDLE_LINES = 5_000;
+const CRASH_IDLE_LINES = 5_000;
 /** Crashes idle for CRASH_IDLE_LINES are closed by a sweep every this many lines (a power of 2). */
-export const IDLE_SWEEP_LINES = 256;
+const IDLE_SWEEP_LINES = 256;
 
 /** The kernel keeps 15 characters of a task's name (TASK_COMM_LEN less the NUL). */
 const COMM_MAX_CHARS = 15;

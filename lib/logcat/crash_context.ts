@@ -15,7 +15,7 @@ import { mentionsPid, NAMES_NO_PID, NAMES_SEVERAL_PIDS } from "./pid_mentions.ts
 import type { Crash, CrashRecord, PendingBefore } from "./crash_record.ts";
 
 export const CRASH_CONTEXT_BEFORE = 20;
-export const CRASH_CONTEXT_AFTER = 20;
+const CRASH_CONTEXT_AFTER = 20;
 export const CRASH_CONTEXT_WINDOW_MS = 10_000;
 /** Entries looked at for a crash's context before it, and after it. */
 export const CRASH_CONTEXT_SCAN_LINES = 5_000;
@@ -26,7 +26,7 @@ export const CRASH_CONTEXT_SCAN_LINES = 5_000;
  * ones came) is never read. Dropped ones leave the queue in order, so it holds about the kept
  * crashes.
  */
-export const MAX_PENDING_CONTEXT = 2 * 200;
+const MAX_PENDING_CONTEXT = 2 * 200;
 
 /** A stored line as logcat prints it (`threadtime`). */
 export function formatLine(

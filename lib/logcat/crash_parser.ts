@@ -34,15 +34,15 @@ export function isAnrManagerTag(tag: string): boolean {
 }
 
 /** Frames kept per throwable; deeper ones are counted in `omitted_frames`. */
-export const MAX_FRAMES_PER_THROWABLE = 256;
+const MAX_FRAMES_PER_THROWABLE = 256;
 /** `Caused by:` links kept. */
-export const MAX_CAUSES = 32;
+const MAX_CAUSES = 32;
 /** `Suppressed:` exceptions kept (each with up to MAX_CAUSES causes). */
-export const MAX_SUPPRESSED = 16;
+const MAX_SUPPRESSED = 16;
 /** Lines of a retraced crash parsed again (logcat_service.ts `rederive`). */
 export const MAX_CRASH_LINES_REDERIVED = 4_000;
 /** Characters kept of an exception message or ANR reason. */
-export const MAX_CRASH_MESSAGE_CHARS = 4_000;
+const MAX_CRASH_MESSAGE_CHARS = 4_000;
 
 export interface ParsedCrash {
   kind: CrashKind;
@@ -129,7 +129,7 @@ function inPackage(cls: string, pkg: string | null): boolean {
  * app's package, so the app itself was obfuscated wholesale): when the app's classes kept their
  * names, a renamed class beside them is library code R8 renamed (androidx.browser as `n.d.c`).
  */
-export function isAppClass(
+function isAppClass(
   cls: string | null,
   pkg: string | null,
   obfuscatedIsApp = true,
@@ -518,7 +518,7 @@ export function parseCrash(kind: CrashKind, lines: readonly string[]): ParsedCra
 }
 
 /** Frames used for the signature: the top app frames, else the top frames. */
-export const SIGNATURE_FRAMES = 3;
+const SIGNATURE_FRAMES = 3;
 
 function frameKey(f: Frame): string {
   if (f.library !== null) {

@@ -53,7 +53,7 @@ export interface PendingBefore {
 }
 
 /** Where a crash starts: the line that reported it. */
-export interface CrashStart {
+interface CrashStart {
   id: number;
   device: string;
   kind: CrashKind;

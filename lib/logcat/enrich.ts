@@ -7,9 +7,9 @@ import { packageOfProcess } from "./crash_parser.ts";
 import { ForwardSearch, indexIn } from "./line_parser.ts";
 
 /** Process names remembered per device; beyond it new names are not attributed. */
-export const MAX_PROCESS_NAMES = 20_000;
+const MAX_PROCESS_NAMES = 20_000;
 /** pid → process entries remembered per device (a device has at most ~32k pids). */
-export const MAX_PID_ENTRIES = 65_536;
+const MAX_PID_ENTRIES = 65_536;
 /** Longest message checked for a JSON payload. */
 export const MAX_JSON_DETECT_CHARS = 64 * 1024;
 
@@ -22,7 +22,7 @@ export const CATEGORIES = [
   "network",
   "performance",
 ] as const;
-export type Category = typeof CATEGORIES[number];
+type Category = typeof CATEGORIES[number];
 export const Cat = {
   system: 0,
   app: 1,
@@ -135,7 +135,7 @@ export function jsonPayload(message: string): unknown {
 }
 
 /** What a line teaches about processes: a pid now runs `process`, or a pid died. */
-export interface ProcessFact {
+interface ProcessFact {
   pid: number;
   process: string | null;
   died: boolean;

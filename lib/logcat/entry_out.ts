@@ -5,7 +5,7 @@ import { EntryFlag, type RingStore } from "./ring_store.ts";
 import type { LogEntryOut } from "./shared/logcat_protocol.ts";
 
 /** Characters of one message an answer carries; the rest is cut with a marker. */
-export const MAX_MESSAGE_CHARS_RETURNED = 4_000;
+const MAX_MESSAGE_CHARS_RETURNED = 4_000;
 
 /** The entry at `slot` of device `serial`'s ring. */
 export function entryOut(

@@ -7,9 +7,9 @@ import type { CrashKind } from "./crash_parser.ts";
 import { copyOf } from "./string_copy.ts";
 
 /** Crash texts whose group is remembered for dropping repeats without parsing them again. */
-export const MAX_GROUP_MEMO = 256;
+const MAX_GROUP_MEMO = 256;
 /** Longest crash text remembered that way (bounds the memo at ~4 MB). */
-export const MAX_GROUP_MEMO_KEY_CHARS = 16 * 1024;
+const MAX_GROUP_MEMO_KEY_CHARS = 16 * 1024;
 
 interface Remembered {
   kind: CrashKind;

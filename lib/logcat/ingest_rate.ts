@@ -1,7 +1,7 @@
 /** Lines read per second over a short window: a ring of per-second counts. */
 
 /** Seconds of ingest history behind the reported rate. */
-export const RATE_WINDOW_SECONDS = 10;
+const RATE_WINDOW_SECONDS = 10;
 
 export class IngestRate {
   #counts = new Float64Array(RATE_WINDOW_SECONDS + 1);

@@ -27,7 +27,7 @@ export const LineKind = { entry: 0, divider: 1, raw: 2, empty: 3 } as const;
 export type LineKind = typeof LineKind[keyof typeof LineKind];
 
 /** A parsed line. Fields other than `kind` and `message` are meaningful for `entry` only. */
-export interface ParsedLine {
+interface ParsedLine {
   kind: LineKind;
   /** The time as printed (`04-04 10:53:33.874`, `2024-04-04 …`, `2023/02/26 …`). */
   time: string;
@@ -185,7 +185,7 @@ export function trimLineEnd(line: string): string {
 const DIVIDER = "--------- ";
 
 /** Whether `s[at, end)` starts with `prefix`. */
-export function startsWithAt(s: string, at: number, end: number, prefix: string): boolean {
+function startsWithAt(s: string, at: number, end: number, prefix: string): boolean {
   if (end - at < prefix.length) return false;
   for (let k = 0; k < prefix.length; k++) {
     if (s.charCodeAt(at + k) !== prefix.charCodeAt(k)) return false;
@@ -194,7 +194,7 @@ export function startsWithAt(s: string, at: number, end: number, prefix: string)
 }
 
 /** Index of char code `c` in `s[from, end)`, or -1. */
-export function charIndexIn(s: string, c: number, from: number, end: number): number {
+function charIndexIn(s: string, c: number, from: number, end: number): number {
   for (let i = from; i < end; i++) if (s.charCodeAt(i) === c) return i;
   return -1;
 }

@@ -31,26 +31,26 @@ import { clampRingEntries } from "./ring_store.ts";
 import { TextIndex } from "./text_index.ts";
 
 /** How long opening a device's stream may take (spec: 5 s start-up timeout). */
-export const START_TIMEOUT_MS = 5_000;
+const START_TIMEOUT_MS = 5_000;
 /** Budget of one `ps` read of the device's processes. */
-export const PS_TIMEOUT_MS = 5_000;
+const PS_TIMEOUT_MS = 5_000;
 /** At most one `ps` refresh per device in this interval (unknown pids trigger one). */
-export const PS_REFRESH_MIN_INTERVAL_MS = 5_000;
+const PS_REFRESH_MIN_INTERVAL_MS = 5_000;
 /** Devices streamed at once. */
-export const MAX_STREAMS = 16;
+const MAX_STREAMS = 16;
 /** Entries one query returns at most (the tool's maximum). */
-export const MAX_ENTRIES_PER_QUERY = 10_000;
+const MAX_ENTRIES_PER_QUERY = 10_000;
 /** Tags listed by the stats. */
-export const TOP_TAGS = 10;
+const TOP_TAGS = 10;
 /** Quiet time of a stream before its text index is built in the background. */
-export const INDEX_IDLE_MS = 20;
+const INDEX_IDLE_MS = 20;
 /** Quiet time after which a resumed stream that never replayed its anchor stores what it held. */
-export const RESUME_QUIET_MS = 1_000;
+const RESUME_QUIET_MS = 1_000;
 /** Text-index blocks built per idle turn (8,192 entries, about a millisecond). */
-export const INDEX_BUILD_BLOCKS = 64;
+const INDEX_BUILD_BLOCKS = 64;
 /** The device command; `-v threadtime` is also the default, but a device may set another. */
-export const LOGCAT_ARGV = ["logcat", "-v", "threadtime"] as const;
-export const PS_ARGV = ["ps", "-A", "-o", "PID,NAME"] as const;
+const LOGCAT_ARGV = ["logcat", "-v", "threadtime"] as const;
+const PS_ARGV = ["ps", "-A", "-o", "PID,NAME"] as const;
 
 interface DeviceStream {
   pipeline: DevicePipeline;
@@ -68,7 +68,7 @@ interface DeviceStream {
   lastIngest: number;
 }
 
-export interface LogcatServiceOptions {
+interface LogcatServiceOptions {
   adb: Pick<AdbClient, "openShellStream" | "shell" | "listDevices">;
 }
 

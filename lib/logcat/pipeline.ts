@@ -22,9 +22,9 @@ import { type EntryQuery, queryScan, type SlotScan, topTags } from "./entry_quer
 import { entryOut } from "./entry_out.ts";
 
 /** Longest partial line held between chunks; longer ones are stored as they are. */
-export const MAX_PARTIAL_LINE_CHARS = 256 * 1024;
+const MAX_PARTIAL_LINE_CHARS = 256 * 1024;
 
-export interface SeqSource {
+interface SeqSource {
   next(): number;
 }
 

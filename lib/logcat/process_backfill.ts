@@ -6,7 +6,7 @@ import { Cat, type ProcessTable } from "./enrich.ts";
 import type { RingStore } from "./ring_store.ts";
 
 /** Entries scanned back when a crash names the process of earlier lines. */
-export const BACKFILL_SCAN_LIMIT = 50_000;
+const BACKFILL_SCAN_LIMIT = 50_000;
 
 /** pid → process in the table; earlier unattributed lines of that pid get it (bounded scan). */
 export function attributeProcess(

@@ -5,9 +5,9 @@
  */
 
 /** Complete lines a resumed stream must see again before what it reads counts as new. */
-export const RESUME_ANCHOR_LINES = 4;
+const RESUME_ANCHOR_LINES = 4;
 /** Lines newer than the anchor held while a resume looks for it; beyond, the anchor is gone. */
-export const MAX_RESUME_PENDING_LINES = 20_000;
+const MAX_RESUME_PENDING_LINES = 20_000;
 
 interface Looking {
   anchor: string[];

@@ -5,7 +5,7 @@
 import { copyOf } from "./string_copy.ts";
 
 /** Distinct tags interned per device; beyond, the table starts over. */
-export const MAX_INTERNED_TAGS = 8_192;
+const MAX_INTERNED_TAGS = 8_192;
 /** Slots of the tag table (a power of two, twice MAX_INTERNED_TAGS: probes stay short). */
 const TAG_TABLE_SLOTS = 16_384;
 

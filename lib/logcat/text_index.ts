@@ -29,7 +29,7 @@ const BLOCK_SHIFT = 7;
 /** Stale blocks one query builds itself (the rest are scanned and left to idle time). */
 export const QUERY_BUILD_BLOCKS = 64;
 /** Bits per block's pair set (a power of two): 512 bytes per 128 entries. */
-export const TEXT_BLOCK_BITS = 4096;
+const TEXT_BLOCK_BITS = 4096;
 const WORDS = TEXT_BLOCK_BITS / 32;
 
 /** Characters with a class of their own (besides letters, case folded, and digits). */

@@ -13,11 +13,11 @@
  */
 
 /** Distinct reasons kept per group; the occurrences of further ones are counted apart. */
-export const MAX_GROUP_REASONS = 8;
+const MAX_GROUP_REASONS = 8;
 /** Characters kept of each reason's text. */
-export const MAX_GROUP_REASON_CHARS = 300;
+const MAX_GROUP_REASON_CHARS = 300;
 
-export interface AnrReason {
+interface AnrReason {
   /** The newest text seen of this reason (at most MAX_GROUP_REASON_CHARS). */
   reason: string;
   /** ANRs of the group that gave this reason. */

@@ -26,13 +26,13 @@ import {
 } from "./logcat_protocol.ts";
 
 /** Budget of a query's round trip to the worker. */
-export const QUERY_TIMEOUT_MS = 10_000;
+const QUERY_TIMEOUT_MS = 10_000;
 /** Budget of a start (the device's 5 s plus the process list and slack). */
-export const START_ANSWER_TIMEOUT_MS = 15_000;
+const START_ANSWER_TIMEOUT_MS = 15_000;
 /** Budget of the worker's answer to `logcat.shutdown` (it stops every stream). */
-export const SHUTDOWN_ANSWER_TIMEOUT_MS = 5_000;
+const SHUTDOWN_ANSWER_TIMEOUT_MS = 5_000;
 
-export interface LogcatClientOptions {
+interface LogcatClientOptions {
   dataDir: string;
   /** The ADB server the worker dials. */
   address: AdbServerAddress;
