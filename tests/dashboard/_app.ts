@@ -1,8 +1,7 @@
 /** `keynobi app` with its dashboard, and MCP agents with names of their own, for dashboard tests. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { keynobiArgv, type World } from "../e2e/harness.ts";
-import type { AppProcess } from "../e2e/app_harness.ts";
+import { type AppProcess, keynobiArgv, type World } from "../e2e/harness.ts";
 import { pollUntil } from "../wait.ts";
 
 /** The dashboard URL the app printed on stderr (it follows the ready line). */

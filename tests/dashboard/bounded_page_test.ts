@@ -7,8 +7,7 @@
  * asserted (timing belongs to the bench).
  */
 import { assert, assertEquals } from "../assert.ts";
-import { startWorld } from "../e2e/harness.ts";
-import { startApp } from "../e2e/app_harness.ts";
+import { startApp, startWorld } from "../e2e/harness.ts";
 import { findChromium, launchChromium } from "./_chromium.ts";
 import { dashboardUrl } from "./_app.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";

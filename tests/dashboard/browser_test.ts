@@ -7,8 +7,7 @@
  * is made that way), else into a temporary folder whose path the test prints.
  */
 import { assert, assertEquals } from "../assert.ts";
-import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
-import { startApp } from "../e2e/app_harness.ts";
+import { runKeynobi, startApp, startWorld, type World } from "../e2e/harness.ts";
 import { findChromium, launchChromium } from "./_chromium.ts";
 import { agent, dashboardUrl } from "./_app.ts";
 

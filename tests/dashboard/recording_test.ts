@@ -9,10 +9,10 @@ import {
   call as callTool,
   errorOf,
   ok as okOf,
+  startApp,
   startWorld,
   trusted,
 } from "../e2e/harness.ts";
-import { startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import type { ScreenRecordService } from "../sim/screenrecord/service.ts";
 

@@ -4,8 +4,7 @@
  * app.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { runKeynobi, startWorld, type World } from "../e2e/harness.ts";
-import { startApp } from "../e2e/app_harness.ts";
+import { runKeynobi, startApp, startWorld, type World } from "../e2e/harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { startDashboard } from "../../lib/dashboard/server.ts";
 

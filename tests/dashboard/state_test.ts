@@ -4,16 +4,18 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
+  attachLine,
   BUILD_TIMEOUT_MS,
   call as callTool,
   ok,
+  rawExchange,
   runKeynobi,
   simLogcat,
+  startApp,
   startWorld,
   trusted,
   type World,
 } from "../e2e/harness.ts";
-import { attachLine, rawExchange, startApp } from "../e2e/app_harness.ts";
 import { agent, dashboardUrl, login } from "./_app.ts";
 import { pollUntil } from "../wait.ts";
 import { PAGE_MODULES } from "../../lib/dashboard/page/page_script.ts";

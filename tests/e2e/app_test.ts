@@ -5,21 +5,24 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../assert.ts";
 import {
+  attachLine,
   BUILD_TIMEOUT_MS,
   call,
   connect,
   E2E_WAIT,
   errorOf,
+  initializeRequest,
   json,
   keynobiArgv,
+  rawExchange,
   runKeynobi,
   simLogcat,
+  startApp,
   startWorld,
   trusted as trustedAt,
   type World,
 } from "./harness.ts";
 import { pollUntil, waitUntil } from "../wait.ts";
-import { attachLine, rawExchange, startApp } from "./app_harness.ts";
 
 const PROJECT = "sample-kts";
 const OTHER = "sample-groovy";
@@ -402,18 +405,7 @@ Deno.test("the app killed with SIGKILL mid-request: the relay answers it and fal
     stderr: "piped",
   }).spawn();
   const w = only.stdin.getWriter();
-  await w.write(new TextEncoder().encode(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }) + "\n",
-  ));
+  await w.write(new TextEncoder().encode(JSON.stringify(initializeRequest("raw")) + "\n"));
   const outReader = only.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const firstOut = await outReader.read();
   assertStringIncludes(firstOut.value ?? "", "Keynobi (attached to the app)");

@@ -7,8 +7,9 @@ import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import {
   assertNoInjection,
   call,
-  type CallResult,
   connect,
+  errorOf,
+  ok,
   type Session,
   startWorld,
   type World,
@@ -76,9 +77,6 @@ function installSample(world: World, pkg = APP, serial = EMU) {
     debuggable: true,
   });
 }
-
-const errorOf = (r: CallResult) => r.structuredContent?.error as Record<string, unknown>;
-const ok = (r: CallResult) => assert(!r.isError, r.content[0]?.text);
 
 async function journalLength(world: World): Promise<number> {
   return (await world.sim.readJournal()).length;

@@ -4,9 +4,15 @@
  * goes. `keynobi --mcp` is driven over raw stdin/stdout lines, as a client that pipelines does.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { INITIALIZED, initializeRequest, keynobiArgv, startWorld, type World } from "./harness.ts";
+import {
+  INITIALIZED,
+  initializeRequest,
+  keynobiArgv,
+  startApp,
+  startWorld,
+  type World,
+} from "./harness.ts";
 import { waitUntil } from "../wait.ts";
-import { startApp } from "./app_harness.ts";
 
 const SERIAL = "emulator-5554";
 

@@ -8,6 +8,8 @@ import {
   connect,
   E2E_WAIT,
   errorOf,
+  INITIALIZED,
+  initializeRequest,
   runKeynobi,
   type Session,
   startWorld,
@@ -301,17 +303,8 @@ Deno.test("a client that goes away does not cancel its build: it finishes and is
   const project = await trusted(world);
   await world.sim.gradle(PROJECT).setTaskDelay(40);
   const lines = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "gone", version: "0" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
+    initializeRequest("gone", "0"),
+    INITIALIZED,
     {
       jsonrpc: "2.0",
       id: 2,

@@ -5,22 +5,20 @@
  */
 import { join } from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { assertNoInjection, call, connect, runKeynobi, startWorld, type World } from "./harness.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  errorOf,
+  runKeynobi,
+  startWorld,
+  trusted,
+  type World,
+} from "./harness.ts";
 import { apkBytes } from "../sim/gradle/artifacts.ts";
 
 const PROJECT = "sample-kts";
 const HOSTILE = "x'; reboot; $(id) `id` * \" \n ü";
-
-function errorOf(r: { structuredContent?: Record<string, unknown> }) {
-  return r.structuredContent?.error as Record<string, unknown>;
-}
-
-async function trust(world: World): Promise<string> {
-  const project = world.sim.projects[PROJECT];
-  const r = await runKeynobi(world, ["trust", project]);
-  assertEquals(r.code, 0, r.stderr);
-  return project;
-}
 
 async function installCommands(world: World) {
   return (await world.sim.readJournal()).filter((e) =>
@@ -76,7 +74,7 @@ Deno.test("run configurations: listed on first read; untrusted and unknown names
   assertStringIncludes(run.content[0].text!, "keynobi trust");
   const build = await call(s, "build_run_configuration", { name });
   assertEquals(errorOf(build).code, "invalid_params");
-  await trust(world);
+  await trusted(world);
   const unknown = await call(s, "run_run_configuration", { name: HOSTILE });
   assertEquals(errorOf(unknown).code, "invalid_params");
   const hostileSerial = await call(s, "run_run_configuration", { name, device_serial: HOSTILE });
@@ -97,7 +95,7 @@ Deno.test("approve-configurations pins the shared file's hash", async () => {
       configurations: [{ name: "Shared demo", module: ":app", variant: "demoDebug" }],
     }),
   );
-  await trust(world);
+  await trusted(world);
   await using s = await connect(world, ["--project", project]);
   const before = await call(s, "build_run_configuration", { name: "Shared demo" });
   assertEquals(errorOf(before).code, "invalid_request");
@@ -117,7 +115,7 @@ Deno.test({
   name: "run_run_configuration builds sample-kts, installs on emulator-5554, launches with timing",
   async fn() {
     await using world = await startWorld();
-    const project = await trust(world);
+    const project = await trusted(world);
     await world.sim.gradle(PROJECT).setTaskDelay(0);
     await using s = await connect(world, ["--project", project]);
     const list = await call(s, "list_run_configurations");

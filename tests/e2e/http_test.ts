@@ -11,36 +11,21 @@ import {
   call,
   connectHttp,
   E2E_WAIT,
+  initializeRequest,
   runKeynobi,
   type Session,
   startHttpServer,
   startWorld,
-  type World,
+  trusted,
 } from "./harness.ts";
 import { waitUntil } from "../wait.ts";
 
 const PROJECT = "sample-kts";
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "raw-http", version: "0" },
-  },
-};
+const INIT = initializeRequest("raw-http", "0");
 const HEADERS = {
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
 };
-
-async function trusted(world: World): Promise<string> {
-  const project = world.sim.projects[PROJECT];
-  const r = await runKeynobi(world, ["trust", project]);
-  assertEquals(r.code, 0, r.stderr);
-  return project;
-}
 
 /**
  * POST one raw body to a server (with its bearer token unless `headers` says otherwise); the

@@ -10,7 +10,15 @@ import { shell } from "../sim/apps/_shell.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
 import { annotationsFor } from "../../lib/mcp/tool_def.ts";
 import { VERSION } from "../../lib/version.ts";
-import { assertNoInjection, call, connect, runKeynobi, startWorld } from "./harness.ts";
+import {
+  assertNoInjection,
+  call,
+  connect,
+  INITIALIZED,
+  initializeRequest,
+  runKeynobi,
+  startWorld,
+} from "./harness.ts";
 
 Deno.test("initialize reports identity, capabilities and generated instructions", async () => {
   await using world = await startWorld();
@@ -131,17 +139,8 @@ Deno.test("unknown tools are JSON-RPC -32602 with a suggestion", async () => {
 Deno.test("stdout carries nothing but JSON-RPC, even on errors and bad input", async () => {
   await using world = await startWorld();
   const lines = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "0" },
-      },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
+    initializeRequest("raw", "0"),
+    INITIALIZED,
     { jsonrpc: "2.0", id: 2, method: "tools/list" },
     {
       jsonrpc: "2.0",

@@ -4,21 +4,12 @@
  * server whose stdin read is stuck on a FIFO that nobody writes still ends on SIGTERM.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
-import { E2E_WAIT, keynobiArgv, runKeynobi, startWorld } from "./harness.ts";
+import { E2E_WAIT, initializeRequest, keynobiArgv, runKeynobi, startWorld } from "./harness.ts";
 import { waitUntil } from "../wait.ts";
 
 const enc = new TextEncoder();
 const line = (m: unknown) => enc.encode(JSON.stringify(m) + "\n");
-const INIT = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "0" },
-  },
-};
+const INIT = initializeRequest("t", "0");
 
 async function readUntil(r: ReadableStreamDefaultReader<Uint8Array>, pred: (s: string) => boolean) {
   let text = "";

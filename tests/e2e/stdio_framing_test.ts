@@ -4,7 +4,7 @@
  * server goes on serving the lines after it.
  */
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
-import { keynobiArgv, startWorld } from "./harness.ts";
+import { initializeRequest, keynobiArgv, startWorld } from "./harness.ts";
 
 Deno.test("stdio: hostile lines are answered and the next line is served", async () => {
   await using world = await startWorld();
@@ -21,16 +21,7 @@ Deno.test("stdio: hostile lines are answered and the next line is served", async
   const w = child.stdin.getWriter();
   const line = (m: unknown) => enc.encode(JSON.stringify(m) + "\n");
   const output = new Response(child.stdout).text();
-  await w.write(line({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "0" },
-    },
-  }));
+  await w.write(line(initializeRequest("t", "0")));
   // 20 MiB in one line, written in 1 MiB pieces.
   await w.write(enc.encode('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"'));
   const mib = new Uint8Array(1024 * 1024).fill(0x78);
