@@ -144,8 +144,9 @@ const corpus = FILES.map((name) => {
   const { ranges: all, unranged } = scanRanges(text);
   const ranges = spread(all, MAX_FRAMES_PER_MAPPING);
   const trace = traceOf(ranges);
-  const ours = framesByMarker(retraceText(trace, indexMapping(text)).text);
-  return { name, text, ranges, unranged, trace, ours };
+  const rendered = retraceText(trace, indexMapping(text)).text;
+  const ours = framesByMarker(rendered);
+  return { name, text, ranges, unranged, trace, ours, rendered };
 });
 
 Deno.test("the mapping corpus holds at least 30 real mappings, each named in SOURCES.md", () => {
@@ -169,6 +170,27 @@ Deno.test("retraceText() on the mapping corpus: every member range retraces", ()
     });
   }
   assertEquals(problems.slice(0, 20), [], `${problems.length} ranges do not retrace`);
+});
+
+Deno.test("retraceText() on the mapping corpus: every printed frame names a file, none says :0", () => {
+  // Issue 24's retrace cosmetics, read off the text as printed: R8's "no line" (original line 0,
+  // or a 0:0 range) is a frame without a number, never `:0`; a frame inlined from another class
+  // still names a file (its class's sourceFile, else one made from its class name).
+  const problems: string[] = [];
+  let frames = 0;
+  for (const c of corpus) {
+    for (const line of c.rendered.split("\n")) {
+      const m = /^\s*(?:<OR> )?at [^\s(]+\(([^()]*)\)\s*$/.exec(line);
+      if (!m) continue;
+      frames++;
+      if (/:0$/.test(m[1])) problems.push(`${c.name}: "${line.trim()}" prints line 0`);
+      if (m[1] === "" || m[1].startsWith(":")) {
+        problems.push(`${c.name}: "${line.trim()}" names no file`);
+      }
+    }
+  }
+  assert(frames > 3_000, `${frames} frames printed`);
+  assertEquals(problems.slice(0, 20), [], `${problems.length} frames print wrong`);
 });
 
 const retrace = await (async () => {
