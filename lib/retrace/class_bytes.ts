@@ -1,12 +1,14 @@
 /**
  * A class of a mapping read in place from the mapping's bytes (lib/retrace/mapping_index.ts holds
  * them): what lib/retrace/mapping.ts's lazyClassBlock() reads from the block's text, without
- * decoding the block. The class line's names and the class's metadata are read now; a method's
- * inline groups when a frame names it, decoding only the lines that end with its obfuscated name.
- * A class line that is not plain ASCII, or a method name that is not, is left to lazyClassBlock
- * (null here): the class line's offsets then may not be what CLASS_LINE's `\S` reads.
- * A new trace's frames each name a different class: decoding ~1.4 KB per class to read one of its
- * methods was most of a new trace's time and garbage. Pure.
+ * decoding the block or walking it. The class line's names and the class's metadata are read
+ * now, the metadata from the lines lib/retrace/member_lines.ts recorded; a method's inline groups
+ * when a frame names it, from the recorded lines whose name hash is its obfuscated name's, each
+ * group's range read in place and its frames decoded only when asked for. A class line that is
+ * not plain ASCII, or a method name or member line that is not, is left to lazyClassBlock (null
+ * here): offsets then may not be what CLASS_LINE's `\S` reads.
+ * A new trace's frames each name a different class: decoding or walking ~1.4 KB per class to read
+ * one of its methods was most of a new trace's time and garbage. Pure.
  */
 import {
   type ClassMapping,
@@ -15,8 +17,16 @@ import {
   LazyTable,
   type MemberEntry,
   metadataId,
-  parseMethodLine,
 } from "./mapping.ts";
+import {
+  AFTER_OTHER,
+  CLASS_META,
+  KIND,
+  lastArrow,
+  MEMBER_META,
+  type MemberLines,
+  NOT_ASCII,
+} from "./member_lines.ts";
 
 const utf8 = new TextDecoder();
 
@@ -36,9 +46,14 @@ function plainAscii(bytes: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-function lineEnd(bytes: Uint8Array, pos: number, end: number): number {
-  const nl = bytes.indexOf(10, pos);
-  return nl < 0 || nl > end ? end : nl;
+/**
+ * Where the line at `pos` ends: its `\n`, or `end`. A loop, not `indexOf`: a typed array's
+ * indexOf is a call into the runtime, which cost more than the short line it searches.
+ */
+export function lineEnd(bytes: Uint8Array, pos: number, end: number): number {
+  let i = pos;
+  while (i < end && bytes[i] !== 10) i++;
+  return i;
 }
 
 /** The line `[at, end)` without its `\r`, as text. */
@@ -59,61 +74,236 @@ function endsWith(bytes: Uint8Array, i: number, e: number, name: string): boolea
   return true;
 }
 
-/** methodGroupsIn (lib/retrace/mapping.ts) over the bytes `[from, end)`; `obf` is ASCII. */
+/** What methodLineAt read of the line last: its numbers and offsets (one buffer, no object). */
+const read = new Float64Array(9);
+const MIN_START = 0, MIN_END = 1, TYPE_FROM = 2, TYPE_TO = 3, NAME_FROM = 4, OPEN = 5;
+const CLOSE = 6, ORIG_START = 7, ORIG_END = 8;
+/** A number the line does not give (a range, an original line). */
+const NONE = -1;
+
+/** The decimal digits at `i` in `bytes[i, e)` into `num` (value, end): readNumber's rule. */
+function digitsAt(bytes: Uint8Array, i: number, e: number): boolean {
+  let j = i;
+  let v = 0;
+  while (j < e) {
+    const c = bytes[j];
+    if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
+    j++;
+  }
+  num[0] = v;
+  num[1] = j;
+  return j !== i;
+}
+
+const num = new Float64Array(2);
+
+function blank(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!isSpace(bytes[k])) return false;
+  return true;
+}
+
+function firstByte(bytes: Uint8Array, c: number, from: number, to: number): number {
+  for (let k = from; k < to; k++) if (bytes[k] === c) return k;
+  return -1;
+}
+
+/**
+ * parseMethodLine (lib/retrace/mapping.ts) over the ASCII line `bytes[i, e)` (`i`: past its
+ * indentation, `e`: its end, `\r` dropped) whose text after its last ` -> ` is a name of
+ * `obfLength` characters once trimmed (the caller saw the name end the line), read in place into
+ * `read`; false when it is no method line.
+ */
+function methodLineAt(bytes: Uint8Array, i: number, e: number, obfLength: number): boolean {
+  const arrow = lastArrow(bytes, i, e);
+  if (arrow < 0) return false;
+  let t = e;
+  while (t > arrow + 4 && isSpace(bytes[t - 1])) t--;
+  if (t - obfLength < arrow + 4 || !blank(bytes, arrow + 4, t - obfLength)) return false;
+  const open = firstByte(bytes, 40, i, arrow);
+  if (open < 0) return false;
+  const close = firstByte(bytes, 41, open, arrow);
+  if (close < 0) return false;
+  let from = i;
+  read[MIN_START] = read[MIN_END] = NONE;
+  if (digitsAt(bytes, from, e) && bytes[num[1]] === 58) {
+    const a = num[0];
+    if (!digitsAt(bytes, num[1] + 1, e) || bytes[num[1]] !== 58) return false;
+    read[MIN_START] = a;
+    read[MIN_END] = num[0];
+    from = num[1] + 1;
+  }
+  let space = open - 1;
+  while (space >= from && bytes[space] !== 32) space--;
+  if (space < from || space + 1 === open) return false;
+  let typeFrom = from;
+  let typeTo = space;
+  while (typeFrom < typeTo && isSpace(bytes[typeFrom])) typeFrom++;
+  while (typeTo > typeFrom && isSpace(bytes[typeTo - 1])) typeTo--;
+  if (typeFrom === typeTo) return false;
+  read[ORIG_START] = read[ORIG_END] = NONE;
+  let k = close + 1;
+  if (bytes[k] === 58) {
+    if (!digitsAt(bytes, k + 1, e)) return false;
+    read[ORIG_START] = num[0];
+    k = num[1];
+    if (bytes[k] === 58) {
+      if (!digitsAt(bytes, k + 1, e)) return false;
+      read[ORIG_END] = num[0];
+      k = num[1];
+    }
+  }
+  if (!blank(bytes, k, arrow)) return false;
+  read[TYPE_FROM] = typeFrom;
+  read[TYPE_TO] = typeTo;
+  read[NAME_FROM] = space + 1;
+  read[OPEN] = open;
+  read[CLOSE] = close;
+  return true;
+}
+
+function orNull(v: number): number | null {
+  return v === NONE ? null : v;
+}
+
+/**
+ * One inline chain read in place: its minified range now (all a trace's line needs to pick
+ * it), its frames decoded the first time they are asked for — a trace's frame names one group
+ * of a method, and decoding every line a name ends with was most of a new trace's time. Its
+ * lines are kept as offsets (past the indentation, the end without `\r`) and read again then.
+ */
+class BytesGroup implements InlineGroup {
+  #frames: MemberEntry[] | null = null;
+  /** The second and later lines: start, end, synthesized (1) — most chains have one line. */
+  more: number[] | null = null;
+  /** The first line's `com.android.tools.r8.synthesized` metadata. */
+  synthesized = false;
+  constructor(
+    readonly minStart: number | null,
+    readonly minEnd: number | null,
+    readonly bytes: Uint8Array,
+    readonly owner: string,
+    readonly obfLength: number,
+    readonly from: number,
+    readonly to: number,
+  ) {}
+
+  /** Marks the last line added as synthesized. */
+  markLast(): void {
+    if (this.more) this.more[this.more.length - 1] = 1;
+    else this.synthesized = true;
+  }
+
+  add(from: number, to: number): void {
+    (this.more ??= []).push(from, to, 0);
+  }
+
+  get frames(): MemberEntry[] {
+    if (this.#frames) return this.#frames;
+    const frames = [this.#entry(this.from, this.to, this.synthesized)];
+    const more = this.more ?? [];
+    for (let k = 0; k < more.length; k += 3) {
+      frames.push(this.#entry(more[k], more[k + 1], more[k + 2] === 1));
+    }
+    return this.#frames = frames;
+  }
+
+  #entry(i: number, e: number, synthesized: boolean): MemberEntry {
+    // Read when the group was made: it reads the same now.
+    methodLineAt(this.bytes, i, e, this.obfLength);
+    const from = read[TYPE_FROM];
+    const s = text(this.bytes, from, read[CLOSE]);
+    const name = s.slice(read[NAME_FROM] - from, read[OPEN] - from);
+    const dot = name.lastIndexOf(".");
+    return {
+      minStart: this.minStart,
+      minEnd: this.minEnd,
+      origStart: orNull(read[ORIG_START]),
+      origEnd: orNull(read[ORIG_END]),
+      returnType: s.slice(0, read[TYPE_TO] - from),
+      className: dot > 0 ? name.slice(0, dot) : this.owner,
+      methodName: dot > 0 ? name.slice(dot + 1) : name,
+      args: s.slice(read[OPEN] + 1 - from),
+      synthesized,
+    };
+  }
+}
+
+/**
+ * methodGroupsIn (lib/retrace/mapping.ts) over the class's recorded lines `[from, to)` of
+ * `lines` (lib/retrace/member_lines.ts), `obf` ASCII: the groups with
+ * their ranges, their frames read on first use; `null` when a line that may be one of `obf`'s
+ * is not ASCII (methodGroupsIn reads the class then). Only lines whose name hash is `obf`'s are
+ * read.
+ */
 function methodGroupsAt(
   bytes: Uint8Array,
+  lines: MemberLines,
   from: number,
-  end: number,
+  to: number,
   owner: string,
   obf: string,
-): InlineGroup[] {
-  const groups: InlineGroup[] = [];
-  let last: MemberEntry | null = null;
-  for (let pos = from; pos < end;) {
-    const le = lineEnd(bytes, pos, end);
-    const at = pos;
-    pos = le + 1;
-    let i = at;
-    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
-    if (i === le || (i === le - 1 && bytes[i] === 13)) continue;
-    if (bytes[i] === 35) {
-      if (last && i > at) {
-        const line = lineText(bytes, at, le);
-        if (line.includes('"id"') && metadataId(line.slice(i - at))?.id === SYNTHESIZED) {
-          last.synthesized = true;
-        }
+): InlineGroup[] | null {
+  const groups: BytesGroup[] = [];
+  const h = hashString(obf);
+  const { starts, ends, hashes, kinds } = lines;
+  // The group of the last member line while it was one of `obf`'s (metadata can mark it).
+  let last: BytesGroup | null = null;
+  for (let r = from; r < to; r++) {
+    const kind = kinds[r];
+    if (kind & AFTER_OTHER) last = null;
+    if (kind & NOT_ASCII) return null;
+    if ((kind & KIND) === CLASS_META) continue;
+    const at = starts[r];
+    if ((kind & KIND) === MEMBER_META) {
+      if (last) {
+        const line = lineText(bytes, at, ends[r]);
+        let i = 0;
+        while (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9) i++;
+        if (metadataId(line.slice(i))?.id === SYNTHESIZED) last.markLast();
       }
       continue;
     }
-    // Only a line ending with `obf` once trimmed can be one of its methods (a line ending in a
-    // non-ASCII character, which may be a space trim() removes, is decoded and checked).
+    if (hashes[r] !== h) {
+      last = null;
+      continue;
+    }
+    const le = ends[r];
+    let i = at;
+    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
     let e = le;
     while (e > i && isSpace(bytes[e - 1])) e--;
-    if (bytes[e - 1] < 0x80 && !endsWith(bytes, i, e, obf)) {
+    if (!endsWith(bytes, i, e, obf)) {
       last = null;
       continue;
     }
-    const line = lineText(bytes, at, le);
-    const arrow = line.lastIndexOf(" -> ");
-    const m = arrow >= 0 && line.slice(arrow + 4).trim() === obf
-      ? parseMethodLine(line, i - at, owner)
-      : null;
-    if (!m) {
+    if (!plainAscii(bytes, i, le)) return null;
+    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
+    if (!methodLineAt(bytes, i, lineTo, obf.length)) {
       last = null;
       continue;
     }
-    const prev = groups.at(-1);
+    const minStart = orNull(read[MIN_START]);
+    const minEnd = orNull(read[MIN_END]);
+    const prev = groups.length > 0 ? groups[groups.length - 1] : null;
     if (
-      prev && last && prev.minStart === m.entry.minStart && prev.minEnd === m.entry.minEnd &&
-      m.entry.minStart !== null
+      prev && last && prev.minStart === minStart && prev.minEnd === minEnd && minStart !== null
     ) {
-      prev.frames.push(m.entry);
+      prev.add(i, lineTo);
+      last = prev;
     } else {
-      groups.push({ minStart: m.entry.minStart, minEnd: m.entry.minEnd, frames: [m.entry] });
+      last = new BytesGroup(minStart, minEnd, bytes, owner, obf.length, i, lineTo);
+      groups.push(last);
     }
-    last = m.entry;
   }
   return groups;
+}
+
+/** FNV-1a of `s`'s characters, `s` ASCII (as hashBytes of its bytes). */
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 const SYNTHESIZED = "com.android.tools.r8.synthesized";
@@ -122,25 +312,26 @@ const SYNTHESIZED = "com.android.tools.r8.synthesized";
 const SOURCE_FILE_HEAD = new TextEncoder().encode('# {"id":"sourceFile","fileName":"');
 
 /**
- * The file name of the metadata line `[p, le)` when it is exactly R8's
+ * Where the file name of the metadata line `[p, le)` ends when the line is exactly R8's
  * `# {"id":"sourceFile","fileName":"X"}` with X plain ASCII and no escape (what metadataId()
- * reads of it, without decoding the line and parsing its JSON); `null` for any other line.
+ * reads of it, without decoding the line and parsing its JSON; X starts at `p +
+ * SOURCE_FILE_HEAD.length`); -1 for any other line.
  */
-function sourceFileAt(bytes: Uint8Array, p: number, le: number): string | null {
+function sourceFileEnd(bytes: Uint8Array, p: number, le: number): number {
   const n = SOURCE_FILE_HEAD.length;
-  if (le - p < n + 2) return null;
-  for (let k = 0; k < n; k++) if (bytes[p + k] !== SOURCE_FILE_HEAD[k]) return null;
+  if (le - p < n + 2) return -1;
+  for (let k = 0; k < n; k++) if (bytes[p + k] !== SOURCE_FILE_HEAD[k]) return -1;
   let q = p + n;
   while (q < le) {
     const c = bytes[q];
     if (c === 34) break;
-    if (c < 32 || c >= 0x7f || c === 92) return null;
+    if (c < 32 || c >= 0x7f || c === 92) return -1;
     q++;
   }
   // `"}` ends the line (a `\r` before its `\n` allowed).
   const tail = bytes[le - 1] === 13 ? le - 1 : le;
-  if (q + 2 !== tail || bytes[q] !== 34 || bytes[q + 1] !== 125) return null;
-  return text(bytes, p + n, q);
+  if (q + 2 !== tail || bytes[q] !== 34 || bytes[q + 1] !== 125) return -1;
+  return q;
 }
 
 function isAsciiName(s: string): boolean {
@@ -160,36 +351,47 @@ export function classAt(
   nl: number,
   at: readonly [number, number, number],
   fallback: () => ClassMapping,
+  lines: MemberLines,
+  k: number,
   name?: string,
   group?: 1 | 2,
 ): ClassMapping | null {
   if (!plainAscii(bytes, start, nl)) return null;
-  // `name` is the original (`group` 1) or obfuscated name the class line was found by.
-  const original = group === 1 && name !== undefined ? name : text(bytes, start, at[0]);
   const from = Math.min(nl + 1, end);
+  const first = lines.first[k];
+  const last = lines.first[k + 1];
+  // `name` is the original (`group` 1) or obfuscated name the class line was found by.
+  let original = group === 1 && name !== undefined ? name : null;
   let sourceFile: string | null = null;
   let synthesized = false;
-  // The class's metadata: `#` lines that are not indented.
-  for (let p = bytes.indexOf(35, from); p >= 0 && p < end; p = bytes.indexOf(35, p + 1)) {
-    if (bytes[p - 1] !== 10) continue;
-    const le = lineEnd(bytes, p, end);
-    const file = sourceFileAt(bytes, p, le);
-    if (file !== null) {
-      sourceFile = file;
-      continue;
+  // The class's metadata: `#` lines with `"id"` that are not indented.
+  for (let r = first; r < last; r++) {
+    if ((lines.kinds[r] & KIND) !== CLASS_META) continue;
+    const p = lines.starts[r];
+    const le = lines.ends[r];
+    const q = sourceFileEnd(bytes, p, le);
+    if (q >= 0 && original === null && p === nl + 1) {
+      // R8's `sourceFile` line right below the class line: both names in one decoding.
+      const both = text(bytes, start, q);
+      original = both.slice(0, at[0] - start);
+      sourceFile = both.slice(p + SOURCE_FILE_HEAD.length - start);
+    } else if (q >= 0) sourceFile = text(bytes, p + SOURCE_FILE_HEAD.length, q);
+    else {
+      const meta = metadataId(lineText(bytes, p, le));
+      if (meta?.id === "sourceFile" && meta.fileName !== undefined) sourceFile = meta.fileName;
+      else if (meta?.id === SYNTHESIZED) synthesized = true;
     }
-    const line = lineText(bytes, p, le);
-    if (!line.includes('"id"')) continue;
-    const meta = metadataId(line);
-    if (meta?.id === "sourceFile" && meta.fileName !== undefined) sourceFile = meta.fileName;
-    else if (meta?.id === SYNTHESIZED) synthesized = true;
   }
+  original ??= text(bytes, start, at[0]);
   const obfuscated = group === 2 && name !== undefined ? name : text(bytes, at[1], at[2]);
   return new BytesClass(
     bytes,
     start,
     end,
     from,
+    lines,
+    first,
+    last,
     original,
     obfuscated,
     sourceFile,
@@ -199,11 +401,17 @@ export function classAt(
 }
 
 /**
- * A class read from the bytes: one object per class a trace names (its tables made on first
- * use), since every class kept in the index's cache is garbage the collector copies.
+ * A class read from the bytes: one object per class a frame names, itself its method table (a
+ * table and a closure per class were much of a new trace's garbage); its field table is made on
+ * first use.
  */
 class BytesClass implements ClassMapping {
-  #methods: LazyTable<InlineGroup[]> | null = null;
+  /** The class is its own method table: `methods.get(obf)`. */
+  readonly methods = this;
+  // The first method name read is kept in place (a frame asks for one); others in a Map.
+  #firstKey: string | null = null;
+  #firstValue: InlineGroup[] | undefined = undefined;
+  #seen: Map<string, InlineGroup[] | undefined> | null = null;
   #fields: LazyTable<string[]> | null = null;
   #whole: ClassMapping | null = null;
   constructor(
@@ -212,6 +420,10 @@ class BytesClass implements ClassMapping {
     readonly end: number,
     /** Where the line after the class line starts. */
     readonly from: number,
+    /** The mapping's recorded lines, the class's being `[first, last)`. */
+    readonly lines: MemberLines,
+    readonly first: number,
+    readonly last: number,
     readonly original: string,
     readonly obfuscated: string,
     readonly sourceFile: string | null,
@@ -219,12 +431,24 @@ class BytesClass implements ClassMapping {
     readonly fallback: () => ClassMapping,
   ) {}
 
-  get methods(): LazyTable<InlineGroup[]> {
-    return this.#methods ??= new LazyTable((obf) => {
-      if (!isAsciiName(obf)) return (this.#whole ??= this.fallback()).methods.get(obf);
-      const g = methodGroupsAt(this.bytes, this.from, this.end, this.original, obf);
-      return g.length > 0 ? g : undefined;
-    });
+  /** The inline groups of the methods obfuscated as `obf`, file order (see methodGroupsAt). */
+  get(obf: string): InlineGroup[] | undefined {
+    if (this.#firstKey === obf) return this.#firstValue;
+    if (this.#seen?.has(obf)) return this.#seen.get(obf);
+    const v = this.#read(obf);
+    if (this.#firstKey === null) {
+      this.#firstKey = obf;
+      this.#firstValue = v;
+    } else (this.#seen ??= new Map()).set(obf, v);
+    return v;
+  }
+
+  #read(obf: string): InlineGroup[] | undefined {
+    const g = isAsciiName(obf)
+      ? methodGroupsAt(this.bytes, this.lines, this.first, this.last, this.original, obf)
+      : null;
+    if (g === null) return (this.#whole ??= this.fallback()).methods.get(obf);
+    return g.length > 0 ? g : undefined;
   }
 
   get fields(): LazyTable<string[]> {

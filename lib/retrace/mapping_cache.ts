@@ -13,9 +13,9 @@ import {
   indexMapping,
   type MappingIndex,
   MAX_MAPPING_BYTES,
-  parsedBudget,
   tableBytes,
 } from "./mapping_index.ts";
+import { BYTES_PER_LINE } from "./member_lines.ts";
 
 /**
  * Bytes all cached mappings may cost together, by default: one mapping of the 512 MiB limit fits
@@ -31,6 +31,8 @@ const DEFAULT_CACHED_MAPPINGS = 3;
 const MAX_CACHED_MAPPINGS = 16;
 /** Bytes per class the pre-load estimate assumes at least (a class line and a member or two). */
 const MIN_BYTES_PER_CLASS = 48;
+/** Bytes per recorded line (lib/retrace/member_lines.ts) it assumes at least (R8 writes ~70). */
+const MIN_BYTES_PER_LINE = 24;
 
 export interface MappingCacheOptions {
   /** Default `DEFAULT_RETRACE_MEMORY_BYTES`. */
@@ -42,7 +44,7 @@ export interface MappingCacheOptions {
 /** What a mapping of `fileBytes` may cost before it is read (its class count unknown). Pure. */
 export function estimateMappingCost(fileBytes: number): number {
   return fileBytes + tableBytes(Math.ceil(fileBytes / MIN_BYTES_PER_CLASS)) +
-    parsedBudget(fileBytes) + frameBudget(fileBytes);
+    Math.ceil(fileBytes / MIN_BYTES_PER_LINE) * BYTES_PER_LINE + frameBudget(fileBytes);
 }
 
 function checkedOption(name: string, v: number | undefined, def: number, lo: number, hi: number) {

@@ -1,14 +1,16 @@
 /**
  * The compact index of one mapping file, held by the retrace worker (lib/retrace/retrace_service.ts):
  * the file's bytes as read (one byte per byte, never a JS string of the whole file), where each
- * class block starts (a `Uint32Array`, file order), and two open-addressing hash tables from the
+ * class block starts (a `Uint32Array`, file order), two open-addressing hash tables from the
  * obfuscated and the original class name to the block (FNV-1a of the name's bytes, checked
- * against the class line on a hit). About 28 bytes per class beside the file, so a cached mapping
- * costs about 1.1× its size, plus two bounded caches: classes parsed for the traces seen
- * (`parsedBudget`, the file's size) and frames retraced before (`frameBudget`, an eighth): at
- * most about 2.2× the file in all, within DESIGN.md's 4×. `memoryBytes` is what all of it
- * may cost at most, the figure lib/retrace/mapping_cache.ts budgets with. Pure: takes the bytes,
- * does no I/O.
+ * against the class line on a hit), and the member and metadata lines of every block
+ * (lib/retrace/member_lines.ts, 13 bytes a line). About 28 bytes per class and 13 per member
+ * line beside the file, so a cached mapping costs about 1.3× its size, plus one bounded cache:
+ * frames retraced before (`frameBudget`, an eighth of the file, behind a 128 KiB filter of the
+ * lines remembered): at most about 1.5× the file in all, within DESIGN.md's 4×. A class is read
+ * from the bytes each time a frame names it, never kept (lib/retrace/class_bytes.ts).
+ * `memoryBytes` is what all of it may cost at most, the figure lib/retrace/mapping_cache.ts
+ * budgets with. Pure: takes the bytes, does no I/O.
  */
 import {
   CLASS_LINE,
@@ -17,17 +19,34 @@ import {
   type MappingHeader,
   readMappingHeader,
 } from "./mapping.ts";
-import { classAt } from "./class_bytes.ts";
+import { classAt, lineEnd } from "./class_bytes.ts";
+import {
+  hashBytes,
+  type MemberLines,
+  MemberLinesBuilder,
+  memberLinesBytes,
+} from "./member_lines.ts";
 
 /** Bytes of a mapping we index at most (the worker refuses a larger file before reading it). */
 export const MAX_MAPPING_BYTES = 512 * 1024 * 1024;
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
+/**
+ * Bits of the remembered-lines filter: 2^20 (128 KiB), about 1 in 10 lines never seen passing it
+ * at the most lines remembered.
+ */
+const SEEN_BITS = 1 << 20;
+
+/** A frame line's hash for the filter: FNV-1a of its UTF-16 units, `SEEN_BITS` wide. */
+function lineHash(line: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & (SEEN_BITS - 1);
+}
+
 /** Header bytes decoded for the map id and hash at most. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
-/** What a parsed class costs per byte of its block (the block's text and the member objects). */
-const PARSED_BYTES_PER_BLOCK_BYTE = 5;
 /** Fixed cost of one index (the object, its maps, the decoder), counted in `memoryBytes`. */
 const INDEX_OVERHEAD_BYTES = 16 * 1024;
 
@@ -46,11 +65,6 @@ function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), hi);
 }
 
-/** Bytes of parsed classes a mapping of `fileBytes` keeps at most: its size, 64 KiB–128 MiB. */
-export function parsedBudget(fileBytes: number): number {
-  return clamp(fileBytes, 64 * 1024, 128 * 1024 * 1024);
-}
-
 /** Bytes of remembered frames a mapping of `fileBytes` keeps at most: an eighth, 16 KiB–16 MiB. */
 export function frameBudget(fileBytes: number): number {
   return clamp(Math.floor(fileBytes / 8), 16 * 1024, 16 * 1024 * 1024);
@@ -65,13 +79,6 @@ function tableSize(classes: number): number {
   let size = 16;
   while (size < classes * 2) size *= 2;
   return size;
-}
-
-/** FNV-1a (32 bits) of `bytes[from, to)`. Pure. */
-function hashBytes(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-  return h >>> 0;
 }
 
 const encoder = new TextEncoder();
@@ -150,13 +157,19 @@ export class MappingIndex {
   /** Slot → class number + 1 (0: empty). */
   readonly #obfTable: Int32Array;
   readonly #origTable: Int32Array;
+  readonly #lines: MemberLines;
+  /** The class line #names read last: its class, its end and its names' offsets. */
+  #hitK = -1;
+  #hitNl = 0;
+  #hitAt: [number, number, number] | null = null;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
-  /** Parsed classes by class number, least recently used first, and their estimated bytes. */
-  readonly #parsed = new Map<number, { cls: ClassMapping; cost: number }>();
-  #parsedCost = 0;
-  readonly #parsedBudget: number;
   readonly #frames = new Map<string, { frame: RememberedFrame; cost: number }>();
   #framesCost = 0;
+  /** One bit per `lineHash` value, set for every remembered line (a filter: set ⇏ kept). */
+  readonly #seen = new Uint32Array(SEEN_BITS / 32);
+  /** The line rememberedFrame() was asked last, and its hash (rememberFrame() follows it). */
+  #askedLine = "";
+  #askedHash = 0;
   readonly #frameBudget: number;
 
   constructor(
@@ -165,6 +178,7 @@ export class MappingIndex {
     starts: Uint32Array,
     obf: Uint32Array,
     orig: Uint32Array,
+    lines: MemberLines,
   ) {
     this.#bytes = bytes;
     this.fileBytes = bytes.length;
@@ -174,7 +188,7 @@ export class MappingIndex {
     this.#origHash = orig;
     this.#obfTable = buildTable(obf);
     this.#origTable = buildTable(orig);
-    this.#parsedBudget = parsedBudget(bytes.length);
+    this.#lines = lines;
     this.#frameBudget = frameBudget(bytes.length);
   }
 
@@ -190,34 +204,43 @@ export class MappingIndex {
   get memoryBytes(): number {
     return this.fileBytes + this.#starts.byteLength + this.#obfHash.byteLength +
       this.#origHash.byteLength + this.#obfTable.byteLength + this.#origTable.byteLength +
-      this.#parsedBudget + this.#frameBudget + INDEX_OVERHEAD_BYTES;
+      memberLinesBytes(this.#lines) + this.#seen.byteLength + this.#frameBudget +
+      INDEX_OVERHEAD_BYTES;
   }
 
-  /** Estimated bytes the two caches hold now (parsed classes, remembered frames). */
-  get cachedBytes(): { parsed: number; frames: number } {
-    return { parsed: this.#parsedCost, frames: this.#framesCost };
+  /** Estimated bytes the remembered frames hold now. */
+  get cachedBytes(): { frames: number } {
+    return { frames: this.#framesCost };
   }
 
   /** The class whose obfuscated name is `name`, or `null`. */
   byObfuscated(name: string): ClassMapping | null {
     const k = this.#find(this.#obfTable, this.#obfHash, name, 2);
-    return k < 0 ? null : this.#parse(k, name, 2);
+    return k < 0 ? null : this.#read(k, name, 2);
   }
 
   /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
   byOriginal(name: string): ClassMapping | null {
     const k = this.#find(this.#origTable, this.#origHash, name, 1);
-    return k < 0 ? null : this.#parse(k, name, 1);
+    return k < 0 ? null : this.#read(k, name, 1);
   }
 
   /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
   rememberedFrame(line: string): RememberedFrame | undefined {
+    const h = lineHash(line);
+    this.#askedLine = line;
+    this.#askedHash = h;
+    // A line whose bit is clear was never remembered: no Map lookup for a new trace's frames.
+    if ((this.#seen[h >>> 5] & (1 << (h & 31))) === 0) return undefined;
     return this.#frames.get(line)?.frame;
   }
 
-  /** Remembers a frame's retrace; the oldest are forgotten past the count or byte bound. */
+  /**
+   * Remembers the retrace of a frame line not remembered yet (rememberedFrame() said so: a Map
+   * lookup costs about a microsecond here, and a new trace makes one per frame); the oldest are
+   * forgotten past the count or byte bound.
+   */
   rememberFrame(line: string, frame: RememberedFrame): void {
-    if (this.#frames.has(line)) return;
     // 32 bytes and the characters of each of its lines, as when they were kept one by one.
     const cost = 64 + line.length * 2 + 32 * frame.lineCount +
       (frame.text.length - (frame.lineCount - 1)) * 2;
@@ -231,9 +254,17 @@ export class MappingIndex {
         this.#frameBudget - cost,
         MAX_REMEMBERED_FRAMES - 1,
       );
+      // The bits of the lines forgotten are cleared: the filter is made again from those left.
+      this.#seen.fill(0);
+      for (const kept of this.#frames.keys()) {
+        const k = lineHash(kept);
+        this.#seen[k >>> 5] |= 1 << (k & 31);
+      }
     }
     this.#frames.set(line, { frame, cost });
     this.#framesCost += cost;
+    const h = line === this.#askedLine ? this.#askedHash : lineHash(line);
+    this.#seen[h >>> 5] |= 1 << (h & 31);
   }
 
   /** The class number named `name` in the table (`group` 1: original, 2: obfuscated), or -1. */
@@ -244,16 +275,7 @@ export class MappingIndex {
       const entry = table[slot];
       if (entry === 0) return -1;
       const k = entry - 1;
-      if (hashes[k] !== h) continue;
-      // A parsed class knows its names; only an unparsed one is checked against its class line.
-      const parsed = this.#parsed.get(k)?.cls;
-      if (
-        parsed
-          ? (group === 1 ? parsed.original : parsed.obfuscated) === name
-          : this.#names(k, group, name)
-      ) {
-        return k;
-      }
+      if (hashes[k] === h && this.#names(k, group, name)) return k;
     }
   }
 
@@ -264,11 +286,15 @@ export class MappingIndex {
   /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
   #names(k: number, group: 1 | 2, name: string): boolean {
     const start = this.#starts[k];
-    let nl = this.#bytes.indexOf(10, start);
-    if (nl < 0) nl = this.#bytes.length;
+    const nl = lineEnd(this.#bytes, start, this.#bytes.length);
     const at = classLine(this.#bytes, start, nl);
     if (!at) return false;
-    const [from, to] = group === 1 ? [start, at[0]] : [at[1], at[2]];
+    // Kept for #read, which reads this class next when the name is its.
+    this.#hitK = k;
+    this.#hitNl = nl;
+    this.#hitAt = at;
+    const from = group === 1 ? start : at[1];
+    const to = group === 1 ? at[0] : at[2];
     // ASCII names (the usual case) compare byte for byte; others as decoded text.
     if (to - from !== name.length) {
       return !isAscii(name) &&
@@ -285,33 +311,23 @@ export class MappingIndex {
     return true;
   }
 
-  /** Class `k`, found by its name `name` (`group` 1: original, 2: obfuscated). */
-  #parse(k: number, name: string, group: 1 | 2): ClassMapping {
-    const hit = this.#parsed.get(k);
-    if (hit) {
-      this.#parsed.delete(k);
-      this.#parsed.set(k, hit);
-      return hit.cls;
-    }
+  /**
+   * Class `k`, found by its name `name` (`group` 1: original, 2: obfuscated), read from the
+   * bytes each time: a class object kept for later traces was garbage the collector copied
+   * again and again, and reading one again is a hash lookup and a few recorded lines.
+   */
+  #read(k: number, name: string, group: 1 | 2): ClassMapping {
     const bytes = this.#bytes;
     const start = this.#starts[k];
     const end = this.#end(k);
-    // Its members are read when a frame names one: the cost counts them all read.
+    // A class line that is not ASCII: its block decoded, its members read when a frame names one.
     const text = () => lazyClassBlock(this.#decoder.decode(bytes.subarray(start, end)));
-    let nl = bytes.indexOf(10, start);
-    if (nl < 0 || nl > end) nl = end;
-    const at = classLine(bytes, start, nl);
+    const hit = this.#hitK === k;
+    const nl = hit ? this.#hitNl : lineEnd(bytes, start, end);
+    const at = hit ? this.#hitAt : classLine(bytes, start, nl);
     // #find checked the class line names `name`: that name is not decoded again.
-    const cls = (at && classAt(bytes, start, end, nl, at, text, name, group)) ?? text();
-    const cost = 256 + (end - start) * PARSED_BYTES_PER_BLOCK_BYTE;
-    // A class larger than the whole budget is parsed for this lookup and not kept.
-    if (cost > this.#parsedBudget) return cls;
-    if (this.#parsedCost + cost > this.#parsedBudget) {
-      this.#parsedCost = evictOldest(this.#parsed, this.#parsedCost, this.#parsedBudget - cost);
-    }
-    this.#parsed.set(k, { cls, cost });
-    this.#parsedCost += cost;
-    return cls;
+    return (at && classAt(bytes, start, end, nl, at, text, this.#lines, k, name, group)) ??
+      text();
   }
 }
 
@@ -360,6 +376,7 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
   const starts = new U32List();
   const obf = new U32List();
   const orig = new U32List();
+  const lines = new MemberLinesBuilder();
   const n = bytes.length;
   let pos = 0;
   while (pos < n) {
@@ -373,12 +390,16 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
         starts.push(pos);
         orig.push(hashBytes(bytes, pos, at[0]));
         obf.push(hashBytes(bytes, at[1], at[2]));
+        lines.startClass();
+        pos = nl + 1;
+        continue;
       }
     }
+    lines.line(bytes, pos, nl);
     pos = nl + 1;
   }
   const s = starts.done();
   const headEnd = Math.min(s.length > 0 ? s[0] : n, MAX_HEADER_BYTES);
   const header = readMappingHeader(new TextDecoder().decode(bytes.subarray(0, headEnd)));
-  return new MappingIndex(bytes, header, s, obf.done(), orig.done());
+  return new MappingIndex(bytes, header, s, obf.done(), orig.done(), lines.done());
 }

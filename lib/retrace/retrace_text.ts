@@ -140,14 +140,45 @@ function fileFor(
   return outer ?? outerSimpleName(className) + extensionOf(traceFile);
 }
 
-/** The frames of one inline group for `line`: synthesized ones dropped when a real one remains. */
+/**
+ * The frames of one inline group for `line`, innermost first: synthesized ones dropped when a
+ * real one remains.
+ */
 function expand(
+  index: MappingIndex,
+  cls: ClassMapping,
   group: InlineGroup,
   line: number | null,
-): { entry: MemberEntry; line: number | null }[] {
-  const all = group.frames.map((entry) => ({ entry, line: originalLine(entry, line) }));
-  const real = all.filter((f) => !f.entry.synthesized);
-  return real.length > 0 ? real : all;
+  traceFile: string,
+): OutFrame[] {
+  const entries = group.frames;
+  let real = 0;
+  for (const e of entries) if (!e.synthesized) real++;
+  const out: OutFrame[] = [];
+  for (const e of entries) {
+    if (real > 0 && e.synthesized) continue;
+    out.push(outFrame(index, cls, e, originalLine(e, line), traceFile));
+  }
+  return out;
+}
+
+function outFrame(
+  index: MappingIndex,
+  cls: ClassMapping,
+  e: MemberEntry,
+  line: number | null,
+  traceFile: string,
+): OutFrame {
+  return {
+    className: e.className,
+    method: e.methodName,
+    line,
+    file: fileFor(index, cls, e.className, traceFile),
+  };
+}
+
+function holds(g: InlineGroup, line: number): boolean {
+  return g.minStart !== null && g.minEnd !== null && g.minStart <= line && line <= g.minEnd;
 }
 
 /** The alternatives for `obf.method` at `line`: each a list of frames, innermost first. */
@@ -158,14 +189,8 @@ function alternatives(
   line: number | null,
   traceFile: string,
 ): OutFrame[][] {
-  const groups = cls.methods.get(method) ?? [];
-  const frame = (e: MemberEntry, l: number | null): OutFrame => ({
-    className: e.className,
-    method: e.methodName,
-    line: l,
-    file: fileFor(index, cls, e.className, traceFile),
-  });
-  if (groups.length === 0) {
+  const groups = cls.methods.get(method);
+  if (groups === undefined || groups.length === 0) {
     // The class is known but not this method (kept by name): only the class is renamed.
     return [[{
       className: cls.original,
@@ -174,22 +199,23 @@ function alternatives(
       file: fileFor(index, cls, cls.original, traceFile),
     }]];
   }
-  let hits: InlineGroup[] = [];
+  const alts: OutFrame[][] = [];
   if (line !== null) {
-    hits = groups.filter((g) =>
-      g.minStart !== null && g.minEnd !== null && g.minStart <= line && line <= g.minEnd
-    );
-    if (hits.length === 0) hits = groups.filter((g) => g.minStart === null);
-  }
-  if (hits.length > 0) {
-    return dedupe(hits.map((g) => expand(g, line).map((f) => frame(f.entry, f.line))));
+    for (const g of groups) if (holds(g, line)) alts.push(expand(index, cls, g, line, traceFile));
+    if (alts.length === 0) {
+      for (const g of groups) {
+        if (g.minStart === null) alts.push(expand(index, cls, g, line, traceFile));
+      }
+    }
+    if (alts.length > 0) return dedupe(alts);
   }
   // No usable line: the method that contains the code (each chain's outermost frame), no line.
-  return dedupe(groups.map((g) => {
-    const outer = g.frames.at(-1)!;
+  for (const g of groups) {
+    const outer = g.frames[g.frames.length - 1];
     const lines = g.frames.length === 1 && g.minStart === null ? originalLine(outer, null) : null;
-    return [frame(outer, lines)];
-  }));
+    alts.push([outFrame(index, cls, outer, lines, traceFile)]);
+  }
+  return dedupe(alts);
 }
 
 function render(f: OutFrame): string {
@@ -204,17 +230,29 @@ function indentOf(ws: string): string {
   return ws.replaceAll("\t", "    ");
 }
 
+/**
+ * One printed frame, built flat: a string made by `+` or a template is a tree of its pieces,
+ * and a remembered frame's tree was most of what the collector copied after a new trace.
+ */
+function frameLine(indent: string, or: boolean, f: OutFrame): string {
+  const line = f.line === null || f.line === 0 ? "" : `:${f.line}`;
+  const or_ = or ? "<OR> " : "";
+  return [indent, or_, "at ", f.className, ".", f.method, "(", f.file, line, ")"].join("");
+}
+
 /** The lines of one retraced frame: alternatives with `<OR>`, at most `MAX_LINES_PER_FRAME`. */
 function frameLines(alts: OutFrame[][], indent: string): { lines: string[]; omitted: number } {
   const lines: string[] = [];
   let omitted = 0;
-  alts.slice(0, MAX_ALTERNATIVES).forEach((alt, i) => {
-    alt.forEach((f, j) => {
+  const n = Math.min(alts.length, MAX_ALTERNATIVES);
+  for (let i = 0; i < n; i++) {
+    const alt = alts[i];
+    for (let j = 0; j < alt.length; j++) {
       if (lines.length < MAX_LINES_PER_FRAME) {
-        lines.push(`${indent}${i > 0 && j === 0 ? "<OR> " : ""}at ${render(f)}`);
+        lines.push(frameLine(indent, i > 0 && j === 0, alt[j]));
       } else omitted++;
-    });
-  });
+    }
+  }
   if (omitted > 0) lines.push(`${indent}... ${omitted} more inlined frames`);
   return { lines, omitted };
 }
@@ -281,7 +319,7 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       if (alts.length > 1) stats.ambiguous++;
       const { lines, omitted } = frameLines(alts, indentOf(ws));
       stats.omitted_frames += omitted;
-      // Joined, the frame is one flat string (its lines' concatenations are dropped).
+      // Joined, the frame is one flat string (see frameLine).
       const joined = lines.join("\n");
       index.rememberFrame(line, {
         text: joined,
