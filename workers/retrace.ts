@@ -1,7 +1,8 @@
 /**
  * The retrace worker: the message loop over lib/retrace/retrace_service.ts. Started by
  * lib/retrace/retrace_client.ts with read access to the data directory (kept mappings) and the
- * project roots it serves, and `readlink` (where an opened file really is); no network, no write.
+ * project roots it serves (for `keynobi retrace`'s client, `anyFile`, the mapping files it names
+ * too), and `readlink` (where an opened file really is); no network, no write.
  */
 import { serveWorker, workerScope } from "../lib/core/worker_rpc.ts";
 import type { RetraceMethods } from "../lib/retrace/retrace_protocol.ts";
@@ -12,6 +13,7 @@ const budget = params.get("budget");
 const service = new RetraceService({
   dataDir: params.get("dataDir") ?? "",
   budgetBytes: budget ? Number(budget) : undefined,
+  anyFile: params.get("anyFile") === "1",
 });
 
 serveWorker<RetraceMethods>(workerScope(), {

@@ -1,17 +1,17 @@
 /**
  * `keynobi retrace --mapping FILE [TRACE_FILE]`: deobfuscates a stack trace the user already has
- * (Play Console, a bug report) with a mapping they name, in this process, by the same code as the
- * crash tools (lib/retrace/retrace_service.ts): the same safe open of the mapping (no symlink,
- * regular file, at most 512 MB), the same memory budget, the same text. The trace comes from the
- * file, or from stdin when none is named (or `-`), at most `MAX_TRACE_CHARS`. Prints the retraced
- * trace on stdout and one summary line on stderr.
+ * (Play Console, a bug report) with a mapping they name, in the retrace worker the crash tools use
+ * (lib/retrace/retrace_client.ts → workers/retrace.ts): the same safe open of the mapping (no
+ * symlink, regular file, at most 512 MB), the same memory budget, the same text; its client alone
+ * asks for a `file` mapping, and grants the worker read of just that file. The trace comes from
+ * the file, or from stdin when none is named (or `-`), at most `MAX_TRACE_CHARS`. Prints the
+ * retraced trace on stdout and one summary line on stderr.
  */
 import { ToolError } from "../core/errors.ts";
 import { resolve } from "../core/path.ts";
-import { openRegularNoFollow } from "../core/safe_open.ts";
-import { readWhole } from "../retrace/mapping_source.ts";
+import { openRegularNoFollow, readHead } from "../core/safe_open.ts";
+import { RetraceClient } from "../retrace/retrace_client.ts";
 import { MAX_TRACE_CHARS } from "../retrace/retrace_protocol.ts";
-import { RetraceService } from "../retrace/retrace_service.ts";
 
 /** Bytes of a trace read at most (UTF-8: at least as many as its characters). */
 const MAX_TRACE_BYTES = 4 * MAX_TRACE_CHARS;
@@ -57,7 +57,7 @@ async function readTraceFile(path: string): Promise<Uint8Array> {
         `The trace ${path} is ${file.size} bytes, more than ${MAX_TRACE_BYTES}`,
       );
     }
-    return await readWhole(file, MAX_TRACE_BYTES);
+    return await readHead(file, file.size);
   } finally {
     await file.close();
   }
@@ -78,11 +78,11 @@ export async function retraceCommand(
         `The trace has more than ${MAX_TRACE_CHARS} characters`,
       );
     }
-    const service = new RetraceService({ dataDir: io.cwd, anyFile: true });
-    const r = await service.run({
+    const client = new RetraceClient({ dataDir: io.cwd, anyFile: true });
+    const r = await client.run({
       mapping: { kind: "file", path: resolve(io.cwd, cmd.mapping) },
       traces: [trace],
-    });
+    }).finally(() => client.close());
     const out = r.outputs[0];
     await io.write(out.text.endsWith("\n") ? out.text : `${out.text}\n`);
     const s = out.stats;

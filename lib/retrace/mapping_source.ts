@@ -18,7 +18,7 @@ export type MappingRef =
   | { kind: "kept"; sha256: string }
   /** A file of the project: `path` relative to `root`, or absolute inside it. */
   | { kind: "project"; root: string; path: string }
-  /** Any file the local user names (`keynobi retrace --mapping FILE`; never sent to the worker). */
+  /** Any file the local user names (`keynobi retrace --mapping FILE`; only that CLI's worker). */
   | { kind: "file"; path: string };
 
 /** An opened mapping: its cache key, size, a description for messages, and its reader. */

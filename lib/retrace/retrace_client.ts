@@ -8,6 +8,7 @@
  */
 import { retraceWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
 import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
+import { checkoutUrl } from "../core/checkout_url.ts";
 import type { RetraceMemory, RetraceMethods, RunParams, RunResult } from "./retrace_protocol.ts";
 
 /** Budget of one retrace request (reading and indexing a 512 MB mapping takes seconds). */
@@ -29,12 +30,17 @@ interface RetraceClientOptions {
   budgetBytes?: number;
   /** Where workers/retrace.ts is (tests and the compiled binary may point elsewhere). */
   workerUrl?: URL;
+  /**
+   * Whether `file` mappings (any path the local user names) are retraced: only by `keynobi
+   * retrace`'s own client (lib/cli/retrace.ts); the worker is then granted read of each one asked.
+   */
+  anyFile?: boolean;
 }
 
 export class RetraceClient {
   readonly #opts: RetraceClientOptions;
   readonly #worker: WorkerClient<RetraceMethods>;
-  /** The roots the running worker may read (as given and canonical). */
+  /** The roots (and `file` mappings) the running worker may read (as given and canonical). */
   #roots: string[] = [];
 
   constructor(opts: RetraceClientOptions) {
@@ -49,9 +55,10 @@ export class RetraceClient {
 
   #start() {
     const url = new URL(
-      this.#opts.workerUrl ?? new URL("../../workers/retrace.ts", import.meta.url),
+      this.#opts.workerUrl ?? checkoutUrl("../../workers/retrace.ts", import.meta.url),
     );
     url.searchParams.set("dataDir", this.#opts.dataDir);
+    if (this.#opts.anyFile) url.searchParams.set("anyFile", "1");
     if (this.#opts.budgetBytes !== undefined) {
       url.searchParams.set("budget", String(this.#opts.budgetBytes));
     }
@@ -76,6 +83,8 @@ export class RetraceClient {
   /** Retraces `p.traces` with `p.mapping` in the worker. */
   async run(p: RunParams, signal?: AbortSignal): Promise<RunResult> {
     if (p.mapping.kind === "project") await this.#grant(p.mapping.root);
+    // Never granted to a client without anyFile: its worker refuses `file` mappings anyway.
+    if (p.mapping.kind === "file" && this.#opts.anyFile) await this.#grant(p.mapping.path);
     return await this.#worker.call("retrace.run", p, { signal });
   }
 

@@ -1,5 +1,5 @@
 /**
- * The retrace worker's work (workers/retrace.ts), also run in process by `keynobi retrace`: open
+ * The retrace worker's work (workers/retrace.ts), for the crash tools and `keynobi retrace`: open
  * the mapping (lib/retrace/mapping_source.ts), index it under the one memory budget
  * (lib/retrace/mapping_cache.ts), retrace each trace (lib/retrace/retrace_text.ts).
  */
@@ -18,7 +18,7 @@ import { retraceText } from "./retrace_text.ts";
 
 interface RetraceServiceOptions extends MappingCacheOptions {
   dataDir: string;
-  /** Whether `file` references (any path) are served: only in the CLI's own process. */
+  /** Whether `file` references (any path) are served: only for `keynobi retrace`'s client. */
   anyFile?: boolean;
 }
 

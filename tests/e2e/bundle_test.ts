@@ -83,6 +83,23 @@ Deno.test("a checkout's bundle serves main.ts's bytes, and a stale one starts fr
     const current = await serve(bundle, env, home);
     assert(!current.stderr.includes("starting from source"), current.stderr);
     assertEquals(current.lines, fromSource.lines);
+    // The bundle's modules sit in one folder: its `keynobi retrace` still finds the retrace worker.
+    await Deno.writeTextFile(
+      `${home}/mapping.txt`,
+      "a.b.Repo -> q.a:\n    1:4:void load():20:23 -> a\n",
+    );
+    await Deno.writeTextFile(`${home}/trace.txt`, "java.lang.Error: x\n\tat q.a.a(SourceFile:3)\n");
+    const retraced = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...RUN_FLAGS, bundle, "retrace", "--mapping", "mapping.txt", "trace.txt"],
+      env,
+      cwd: home,
+      clearEnv: true,
+    }).output();
+    assertEquals(
+      [retraced.code, td.decode(retraced.stdout)],
+      [0, "java.lang.Error: x\n    at a.b.Repo.load(Repo.java:22)\n"],
+      td.decode(retraced.stderr),
+    );
     // An edit after the build: the bundle no longer matches its sources.
     const version = `${dir}/lib/version.ts`;
     await Deno.writeTextFile(version, (await Deno.readTextFile(version)) + "\n");
