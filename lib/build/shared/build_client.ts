@@ -10,6 +10,7 @@ import {
   type WorkerFacts,
 } from "../../core/worker_permissions.ts";
 import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
+import { checkoutUrl } from "../../core/checkout_url.ts";
 import type { Origin } from "./build_record.ts";
 import { SHUTDOWN_WAIT_MS } from "./build_protocol.ts";
 import type {
@@ -66,7 +67,7 @@ export class BuildClient {
   #startWorker() {
     const facts = this.#nextFacts!;
     const url = new URL(
-      this.#opts.workerUrl ?? new URL("../../../workers/build.ts", import.meta.url),
+      this.#opts.workerUrl ?? checkoutUrl("../../../workers/build.ts", import.meta.url),
     );
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("binary", Deno.execPath());

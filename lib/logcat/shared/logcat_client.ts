@@ -8,6 +8,7 @@ import type { AdbServerAddress } from "../../adb/server_address.ts";
 import { formatAddress } from "../../adb/server_address.ts";
 import { logcatWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
 import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
+import { checkoutUrl } from "../../core/checkout_url.ts";
 import {
   type CrashesResult,
   type EntriesParams,
@@ -78,7 +79,9 @@ export class LogcatClient {
   constructor(opts: LogcatClientOptions) {
     this.#worker = new WorkerClient(LOGCAT_METHODS, () => {
       const adbServer = formatAddress(opts.address);
-      const url = new URL(opts.workerUrl ?? new URL("../../../workers/logcat.ts", import.meta.url));
+      const url = new URL(
+        opts.workerUrl ?? checkoutUrl("../../../workers/logcat.ts", import.meta.url),
+      );
       url.searchParams.set("adb", adbServer);
       return startWorker<LogcatMethods>(
         url,

@@ -7,6 +7,7 @@
 import type { AdbServerAddress } from "../../adb/server_address.ts";
 import { startWorker, uiWorkerPermissions } from "../../core/worker_permissions.ts";
 import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
+import { checkoutUrl } from "../../core/checkout_url.ts";
 import type { ActParams, ActResult } from "./act_types.ts";
 import type {
   CompareParams,
@@ -70,7 +71,7 @@ interface UiClientOptions {
 }
 
 /** The program's data files the worker reads (the emulator proto). */
-const PROTO_DIR = new URL("../../../proto/", import.meta.url);
+const PROTO_DIR = checkoutUrl("../../../proto/", import.meta.url);
 
 interface UiCallOptions {
   signal?: AbortSignal;
@@ -136,7 +137,9 @@ export class UiClient {
     const dirs = await existingDirs(this.#opts.discoveryDirs ?? []);
     const advertised = (await readDiscovery(dirs)).map((e) => e.address);
     const explicit = this.#opts.grpc ?? null;
-    const url = new URL(this.#opts.workerUrl ?? new URL("../../../workers/ui.ts", import.meta.url));
+    const url = new URL(
+      this.#opts.workerUrl ?? checkoutUrl("../../../workers/ui.ts", import.meta.url),
+    );
     url.searchParams.set("dataDir", this.#opts.dataDir);
     url.searchParams.set("adbHost", this.#opts.adbServer.host);
     url.searchParams.set("adbPort", String(this.#opts.adbServer.port));
