@@ -2,11 +2,11 @@
  * Retrace figures for `scripts/bench.ts` (tests never assert times or memory): a synthetic R8
  * mapping (classes with line-ranged methods, inline chains and Kotlin source files, written to a
  * file in chunks) and 1,000-frame traces against it, in one process per side:
- * - after (default): through the real retrace worker (lib/retrace/retrace_client.ts), the mapping
- *   kept in a data directory as a build keeps it: the first retrace (read, index, retrace), the
- *   same trace again, a new trace with the mapping cached, the process's RSS growth per cached
- *   mapping after a collection, and the main thread's longest stall (a 1 ms timer's largest gap)
- *   while the worker reads and indexes — what every other session's call would wait;
+ * - after (default): through the real retrace worker (lib/retrace/shared/retrace_client.ts), the
+ *   mapping kept in a data directory as a build keeps it: the first retrace (read, index,
+ *   retrace), the same trace again, a new trace with the mapping cached, the process's RSS growth
+ *   per cached mapping after a collection, and the main thread's longest stall (a 1 ms timer's
+ *   largest gap) while the worker reads and indexes — what every other session's call would wait;
  * - before (`--before <tree>`): the same with the in-process retrace of an older tree
  *   (`lib/retrace/mapping.ts` indexing a string on the main thread), imported from that tree.
  * One JSON line on stdout. Run with `--v8-flags=--expose-gc` so RSS is read after a collection.
@@ -250,7 +250,7 @@ interface Side {
 }
 
 async function afterSide(path: string, loads: number): Promise<Side> {
-  const { RetraceClient } = await import("../lib/retrace/retrace_client.ts");
+  const { RetraceClient } = await import("../lib/retrace/shared/retrace_client.ts");
   const { sha256Hex } = await import("../lib/core/hash.ts");
   const data = await Deno.makeTempDir({ prefix: "keynobi-bench-retrace-" });
   await Deno.mkdir(`${data}/mappings`);

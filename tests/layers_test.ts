@@ -45,6 +45,7 @@ export const WORKER_FOLDERS: readonly string[] = [
   "lib/build",
   "lib/emulator",
   "lib/logcat",
+  "lib/retrace",
   "lib/ui",
 ];
 

@@ -8,7 +8,7 @@ import type { AdbClient } from "../lib/adb/client.ts";
 import { mapEnv } from "../lib/core/env.ts";
 import { BuildClient } from "../lib/build/shared/build_client.ts";
 import { LogcatClient } from "../lib/logcat/shared/logcat_client.ts";
-import { RetraceClient } from "../lib/retrace/retrace_client.ts";
+import { RetraceClient } from "../lib/retrace/shared/retrace_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
 import { UiClient } from "../lib/ui/shared/client.ts";
 import { SessionRecorder } from "../lib/sessions/session_recorder.ts";

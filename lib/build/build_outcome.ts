@@ -6,7 +6,11 @@
  */
 import { ToolError } from "../core/errors.ts";
 import { findClassSource } from "../project/source_lookup.ts";
-import { type BuildMapping, findBuiltMappings, keepMapping } from "../retrace/mapping_store.ts";
+import {
+  type BuildMapping,
+  findBuiltMappings,
+  keepMapping,
+} from "../retrace/shared/mapping_store.ts";
 import type { BuildSummary } from "./build_parser.ts";
 import { finishBuildRecord } from "./shared/build_history.ts";
 import type { BuildLogInfo, BuildLogWriter } from "./shared/build_log.ts";
@@ -138,7 +142,7 @@ function summaryLine(
   return `BUILD FAILED — ${what} in ${secs} s: ${errors} error${errors === 1 ? "" : "s"}${failed}`;
 }
 
-/** Keeps the R8 mappings a build wrote (lib/retrace/mapping_store.ts); never fails the build. */
+/** Keeps the R8 mappings a build wrote (lib/retrace/shared/mapping_store.ts); never fails it. */
 async function keepBuiltMappings(
   dataDir: string,
   root: string,

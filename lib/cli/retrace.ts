@@ -1,17 +1,17 @@
 /**
  * `keynobi retrace --mapping FILE [TRACE_FILE]`: deobfuscates a stack trace the user already has
  * (Play Console, a bug report) with a mapping they name, in the retrace worker the crash tools use
- * (lib/retrace/retrace_client.ts → workers/retrace.ts): the same safe open of the mapping (no
- * symlink, regular file, at most 512 MB), the same memory budget, the same text; its client alone
- * asks for a `file` mapping, and grants the worker read of just that file. The trace comes from
- * the file, or from stdin when none is named (or `-`), at most `MAX_TRACE_CHARS`. Prints the
- * retraced trace on stdout and one summary line on stderr.
+ * (lib/retrace/shared/retrace_client.ts → workers/retrace.ts): the same safe open of the mapping
+ * (no symlink, regular file, at most 512 MB), the same memory budget, the same text; its client
+ * alone asks for a `file` mapping, and grants the worker read of just that file. The trace comes
+ * from the file, or from stdin when none is named (or `-`), at most `MAX_TRACE_CHARS`. Prints
+ * the retraced trace on stdout and one summary line on stderr.
  */
 import { ToolError } from "../core/errors.ts";
 import { resolve } from "../core/path.ts";
 import { openRegularNoFollow, readHead } from "../core/safe_open.ts";
-import { RetraceClient } from "../retrace/retrace_client.ts";
-import { MAX_TRACE_CHARS } from "../retrace/retrace_protocol.ts";
+import { RetraceClient } from "../retrace/shared/retrace_client.ts";
+import { MAX_TRACE_CHARS } from "../retrace/shared/retrace_protocol.ts";
 
 /** Bytes of a trace read at most (UTF-8: at least as many as its characters). */
 const MAX_TRACE_BYTES = 4 * MAX_TRACE_CHARS;

@@ -9,7 +9,7 @@
 import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../build/shared/build_client.ts";
 import { LogcatClient } from "../logcat/shared/logcat_client.ts";
-import { RetraceClient } from "../retrace/retrace_client.ts";
+import { RetraceClient } from "../retrace/shared/retrace_client.ts";
 import { SessionRecorder } from "../sessions/session_recorder.ts";
 import { ScreenRecorder } from "../android/screen_recording.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";

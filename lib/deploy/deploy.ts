@@ -25,7 +25,7 @@ import { componentFor, type LaunchResult, resolveLauncher, startActivity } from 
 import { amStart } from "../android/am.ts";
 import { validateDeepLink } from "../core/validation.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
-import { touchMapping } from "../retrace/mapping_store.ts";
+import { touchMapping } from "../retrace/shared/mapping_store.ts";
 import type { SessionRecorder } from "../sessions/session_recorder.ts";
 import { openOp } from "../sessions/session_events.ts";
 

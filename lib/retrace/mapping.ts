@@ -1,6 +1,6 @@
 /**
- * The R8 / ProGuard mapping format (`mapping.txt`): its header (`# pg_map_id`, `# pg_map_hash`,
- * `# compiler…`) and one class block at a time. lib/retrace/mapping_index.ts finds the blocks; a
+ * The R8 / ProGuard mapping format (`mapping.txt`) one class block at a time (the header is read
+ * by lib/retrace/shared/mapping_file.ts). lib/retrace/mapping_index.ts finds the blocks; a
  * class's members are parsed here the first time a trace names the class.
  *
  * Format (R8's "Retrace" documentation, `r8.googlesource.com/r8/+/main/doc/retrace.md`, and the
@@ -18,9 +18,6 @@
  *   line it is about that member (`com.android.tools.r8.synthesized`). Other ids are ignored.
  * Pure: takes the text, does no I/O.
  */
-
-/** Header lines (`#` at the top) read for the map id and hash. */
-const MAX_HEADER_LINES = 64;
 
 /** The `sourceFile` R8 writes for synthesized classes: not a real file. */
 export const SYNTHETIC_SOURCE_FILE = "R8$$SyntheticClass";
@@ -64,44 +61,7 @@ export interface ClassMapping {
   fields: MemberTable<string[]>;
 }
 
-export interface MappingHeader {
-  /** `# pg_map_id: 48ffd94`; `null` when absent. */
-  mapId: string | null;
-  /** `# pg_map_hash: SHA-256 <hex>`: the hex; `null` when absent. */
-  mapHash: string | null;
-  compiler: string | null;
-  compilerVersion: string | null;
-}
-
 export const CLASS_LINE = /^(\S+) -> (\S+):\s*$/;
-
-function readHeaderLine(line: string, h: MappingHeader): void {
-  const m = /^#\s*([\w.]+)\s*:\s*(.*?)\s*$/.exec(line);
-  if (!m) return;
-  const [, key, value] = m;
-  if (key === "pg_map_id") h.mapId = value || null;
-  else if (key === "pg_map_hash") {
-    const hex = /([0-9a-fA-F]{64})/.exec(value);
-    h.mapHash = hex ? hex[1].toLowerCase() : null;
-  } else if (key === "compiler") h.compiler = value || null;
-  else if (key === "compiler_version") h.compilerVersion = value || null;
-}
-
-/** Just the header of a mapping (map id, hash), reading no further than the first class. Pure. */
-export function readMappingHeader(text: string): MappingHeader {
-  const h: MappingHeader = { mapId: null, mapHash: null, compiler: null, compilerVersion: null };
-  let pos = 0;
-  for (let k = 0; k < MAX_HEADER_LINES && pos < text.length; k++) {
-    let nl = text.indexOf("\n", pos);
-    if (nl < 0) nl = text.length;
-    const line = text.slice(pos, nl);
-    if (!line.startsWith("#")) {
-      if (line.trim() !== "") break;
-    } else readHeaderLine(line, h);
-    pos = nl + 1;
-  }
-  return h;
-}
 
 const FIELD_LINE = /^\s+(\S+)\s+(\S+)\s+->\s+(\S+)\s*$/;
 

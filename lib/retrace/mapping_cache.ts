@@ -8,14 +8,10 @@
  * Worker-only: runs where the mapping bytes live (lib/retrace/retrace_service.ts).
  */
 import { ToolError } from "../core/errors.ts";
-import {
-  frameBudget,
-  indexMapping,
-  type MappingIndex,
-  MAX_MAPPING_BYTES,
-  tableBytes,
-} from "./mapping_index.ts";
+import { frameBudget, indexMapping, type MappingIndex, tableBytes } from "./mapping_index.ts";
 import { BYTES_PER_LINE } from "./member_lines.ts";
+import { MAX_MAPPING_BYTES } from "./shared/mapping_file.ts";
+import type { CacheStats } from "./shared/retrace_protocol.ts";
 
 /**
  * Bytes all cached mappings may cost together, by default: one mapping of the 512 MiB limit fits
@@ -57,14 +53,6 @@ function checkedOption(name: string, v: number | undefined, def: number, lo: num
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
-}
-
-export interface CacheStats {
-  budget_bytes: number;
-  max_mappings: number;
-  /** The mappings held, least recently used first. */
-  mappings: { key: string; file_bytes: number; classes: number; cost_bytes: number }[];
-  used_bytes: number;
 }
 
 export class MappingCache {

@@ -12,13 +12,7 @@
  * `memoryBytes` is what all of it may cost at most, the figure lib/retrace/mapping_cache.ts
  * budgets with. Pure: takes the bytes, does no I/O.
  */
-import {
-  CLASS_LINE,
-  type ClassMapping,
-  lazyClassBlock,
-  type MappingHeader,
-  readMappingHeader,
-} from "./mapping.ts";
+import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
 import { classAt, lineEnd } from "./class_bytes.ts";
 import {
   hashBytes,
@@ -26,9 +20,8 @@ import {
   MemberLinesBuilder,
   memberLinesBytes,
 } from "./member_lines.ts";
+import { type MappingHeader, MAX_MAPPING_BYTES, readMappingHeader } from "./shared/mapping_file.ts";
 
-/** Bytes of a mapping we index at most (the worker refuses a larger file before reading it). */
-export const MAX_MAPPING_BYTES = 512 * 1024 * 1024;
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
 /**

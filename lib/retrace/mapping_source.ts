@@ -9,17 +9,9 @@ import { ToolError } from "../core/errors.ts";
 import { isAbsolute, relative, resolve } from "../core/path.ts";
 import { openProjectFile } from "../core/project_paths.ts";
 import { type OpenedRegularFile, openRegularNoFollow, SafeOpenError } from "../core/safe_open.ts";
-import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
-import { isSha256, mappingFilePath } from "./mapping_store.ts";
-
-/** Which mapping to retrace with. */
-export type MappingRef =
-  /** One keynobi kept from a build (lib/retrace/mapping_store.ts), by its SHA-256. */
-  | { kind: "kept"; sha256: string }
-  /** A file of the project: `path` relative to `root`, or absolute inside it. */
-  | { kind: "project"; root: string; path: string }
-  /** Any file the local user names (`keynobi retrace --mapping FILE`; only that CLI's worker). */
-  | { kind: "file"; path: string };
+import { MAX_MAPPING_BYTES } from "./shared/mapping_file.ts";
+import { isSha256, mappingFilePath } from "./shared/mapping_store.ts";
+import type { MappingRef } from "./shared/retrace_protocol.ts";
 
 /** An opened mapping: its cache key, size, a description for messages, and its reader. */
 interface OpenedMapping {
@@ -31,7 +23,7 @@ interface OpenedMapping {
 }
 
 /** Reads all of `file` (its `size`, at most `max`), from the handle. */
-export async function readWhole(file: OpenedRegularFile, max: number): Promise<Uint8Array> {
+async function readWhole(file: OpenedRegularFile, max: number): Promise<Uint8Array> {
   if (file.size > max) {
     throw new RangeError(`${file.path} is ${file.size} bytes, more than ${max}`);
   }

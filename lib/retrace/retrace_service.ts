@@ -5,15 +5,16 @@
  */
 import { invalidParams } from "../core/errors.ts";
 import { MappingCache, type MappingCacheOptions } from "./mapping_cache.ts";
-import { keptKey, type MappingRef, openMapping } from "./mapping_source.ts";
+import { keptKey, openMapping } from "./mapping_source.ts";
 import type { MappingIndex } from "./mapping_index.ts";
 import {
+  type MappingRef,
   MAX_TRACE_CHARS,
   MAX_TRACES_PER_REQUEST,
   type RetraceMemory,
   type RunParams,
   type RunResult,
-} from "./retrace_protocol.ts";
+} from "./shared/retrace_protocol.ts";
 import { retraceText } from "./retrace_text.ts";
 
 interface RetraceServiceOptions extends MappingCacheOptions {

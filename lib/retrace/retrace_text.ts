@@ -31,9 +31,9 @@ import {
   SYNTHETIC_SOURCE_FILE,
 } from "./mapping.ts";
 import type { MappingIndex } from "./mapping_index.ts";
+import type { RetraceOutput, RetraceStats } from "./shared/retrace_protocol.ts";
+import { FRAME, MAX_RETRACE_LINES, splitLocation } from "./shared/trace_frames.ts";
 
-/** Lines of a trace retraced at most; the rest are kept as printed. */
-const MAX_RETRACE_LINES = 20_000;
 /** Alternatives printed for one ambiguous frame. */
 const MAX_ALTERNATIVES = 10;
 /** Lines one input frame expands to at most (alternatives and inline chains together). */
@@ -44,26 +44,6 @@ const MAX_RETRACE_OUTPUT_LINES = 100_000;
 /** File names that say "no file" and are kept as printed. */
 const KEEP_FILE_NAMES = new Set(["Unknown Source", "Native Method", "Unknown"]);
 
-export interface RetraceStats {
-  /** Java frames (`at …(…)`) in the trace. */
-  frames: number;
-  /** Frames the mapping knew and rewrote. */
-  retraced: number;
-  /** Frames with several fitting original methods (printed with `<OR>`). */
-  ambiguous: number;
-  /** Exception lines whose class was renamed. */
-  exceptions: number;
-  /** Lines past `MAX_RETRACE_LINES` (or past `MAX_RETRACE_OUTPUT_LINES` out), kept as printed. */
-  skipped_lines: number;
-  /** Retraced frames not printed: beyond `MAX_LINES_PER_FRAME` for their input frame. */
-  omitted_frames: number;
-}
-
-export interface RetraceOutput {
-  text: string;
-  stats: RetraceStats;
-}
-
 interface OutFrame {
   className: string;
   method: string;
@@ -71,31 +51,8 @@ interface OutFrame {
   file: string;
 }
 
-const FRAME = /^(\s*)at\s+([^\s(]+)\.([^\s.(]+)\(([^()]*)\)\s*$/;
 const EXCEPTION =
   /^(\s*)((?:Caused by|Suppressed): )?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(:.*)?$/;
-const MAP_ID_FILE = /^r8-map-id-([0-9a-fA-F]+)$/;
-
-/** `File:12` → file and line; `Unknown Source` → file, no line. Pure. */
-function splitLocation(loc: string): { file: string; line: number | null } {
-  const colon = loc.lastIndexOf(":");
-  if (colon > 0 && /^\d{1,9}$/.test(loc.slice(colon + 1))) {
-    return { file: loc.slice(0, colon), line: Number(loc.slice(colon + 1)) };
-  }
-  return { file: loc, line: null };
-}
-
-/** The map ids a trace's frames name (`at a.b(r8-map-id-48ffd94:12)`), in order of appearance. */
-export function mapIdsInTrace(text: string): string[] {
-  const ids: string[] = [];
-  for (const line of text.split("\n").slice(0, MAX_RETRACE_LINES)) {
-    const m = FRAME.exec(line.replace(/\r$/, ""));
-    if (!m) continue;
-    const id = MAP_ID_FILE.exec(splitLocation(m[4]).file);
-    if (id && !ids.includes(id[1].toLowerCase())) ids.push(id[1].toLowerCase());
-  }
-  return ids;
-}
 
 /** The original line of `e` for minified line `line` (`null`: none known). Pure. */
 export function originalLine(e: MemberEntry, line: number | null): number | null {

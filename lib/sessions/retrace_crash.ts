@@ -1,7 +1,7 @@
 /**
  * Deobfuscating logcat crashes: which kept R8 mapping belongs to the code that crashed, then the
- * retrace in the retrace worker (lib/retrace/retrace_client.ts), one request per mapping for all
- * the crashes it matched. The mapping is matched, in this order:
+ * retrace in the retrace worker (lib/retrace/shared/retrace_client.ts), one request per mapping
+ * for all the crashes it matched. The mapping is matched, in this order:
  * 1. `map_id`: the `r8-map-id-<id>` every obfuscated frame names (R8 8.x writes it as the source
  *    file), against the kept builds' mappings; no device call.
  * 2. `device_hash`: the APK the device has for the package (`pm path <pkg>`, then
@@ -20,9 +20,9 @@ import { listBuildRecords, MAX_BUILD_RECORDS } from "../build/shared/build_histo
 import { type BuildRecord } from "../build/shared/build_record.ts";
 import { listInstalledBuilds } from "./installed_builds.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
-import type { BuildMapping } from "../retrace/mapping_store.ts";
-import { mapIdsInTrace, type RetraceStats } from "../retrace/retrace_text.ts";
-import type { RunParams, RunResult } from "../retrace/retrace_protocol.ts";
+import type { BuildMapping } from "../retrace/shared/mapping_store.ts";
+import { mapIdsInTrace } from "../retrace/shared/trace_frames.ts";
+import type { RetraceStats, RunParams, RunResult } from "../retrace/shared/retrace_protocol.ts";
 import { ToolError } from "../core/errors.ts";
 
 /** What retraces a batch of traces with one mapping: the retrace worker's client. */

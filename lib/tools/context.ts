@@ -6,7 +6,7 @@ import type { Origin } from "../build/shared/build_record.ts";
 import type { BuildCall } from "../build/shared/build_setup.ts";
 import type { BuildClient } from "../build/shared/build_client.ts";
 import type { LogcatClient } from "../logcat/shared/logcat_client.ts";
-import type { RetraceClient } from "../retrace/retrace_client.ts";
+import type { RetraceClient } from "../retrace/shared/retrace_client.ts";
 import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/shared/client.ts";
 import type { ProjectSelection } from "../project/project_root.ts";

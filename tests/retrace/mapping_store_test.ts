@@ -5,7 +5,7 @@ import {
   keepMapping,
   mappingsToDrop,
   MAX_KEPT_MAPPINGS,
-} from "../../lib/retrace/mapping_store.ts";
+} from "../../lib/retrace/shared/mapping_store.ts";
 
 Deno.test("mappingsToDrop() keeps the newest within the count and byte bounds", () => {
   const files = Array.from({ length: MAX_KEPT_MAPPINGS + 3 }, (_, k) => ({

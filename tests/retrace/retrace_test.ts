@@ -1,13 +1,10 @@
 import { assert, assertEquals } from "../assert.ts";
 import { realFixtures } from "../real_fixtures.ts";
-import { parseClassBlock, readMappingHeader } from "../../lib/retrace/mapping.ts";
+import { parseClassBlock } from "../../lib/retrace/mapping.ts";
+import { readMappingHeader } from "../../lib/retrace/shared/mapping_file.ts";
 import { indexMapping } from "../../lib/retrace/mapping_index.ts";
-import {
-  mapIdsInTrace,
-  MAX_LINES_PER_FRAME,
-  originalLine,
-  retraceText,
-} from "../../lib/retrace/retrace_text.ts";
+import { MAX_LINES_PER_FRAME, originalLine, retraceText } from "../../lib/retrace/retrace_text.ts";
+import { mapIdsInTrace } from "../../lib/retrace/shared/trace_frames.ts";
 
 const real = realFixtures("logcat/r8_retrace");
 

@@ -1,12 +1,12 @@
 /**
- * The retrace worker through its client (lib/retrace/retrace_client.ts → workers/retrace.ts), with
- * its real, narrowed permissions: kept and project mappings, the project-path rules of the safe
- * open, the budget refusal, and a batch of traces in one request.
+ * The retrace worker through its client (lib/retrace/shared/retrace_client.ts →
+ * workers/retrace.ts), with its real, narrowed permissions: kept and project mappings, the
+ * project-path rules of the safe open, the budget refusal, and a batch of traces in one request.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../assert.ts";
 import { ToolError } from "../../lib/core/errors.ts";
-import { keepMapping } from "../../lib/retrace/mapping_store.ts";
-import { RetraceClient } from "../../lib/retrace/retrace_client.ts";
+import { keepMapping } from "../../lib/retrace/shared/mapping_store.ts";
+import { RetraceClient } from "../../lib/retrace/shared/retrace_client.ts";
 
 const MAPPING = `# pg_map_id: 5150aa
 com.example.app.Repo -> a.a:

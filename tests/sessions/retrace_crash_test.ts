@@ -5,8 +5,8 @@
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { finishBuildRecord, startBuildRecord } from "../../lib/build/shared/build_history.ts";
-import { keepMapping } from "../../lib/retrace/mapping_store.ts";
-import { RetraceClient } from "../../lib/retrace/retrace_client.ts";
+import { keepMapping } from "../../lib/retrace/shared/mapping_store.ts";
+import { RetraceClient } from "../../lib/retrace/shared/retrace_client.ts";
 import { type CrashToRetrace, retraceCrash } from "../../lib/sessions/retrace_crash.ts";
 import { FakeAdb } from "../fake_adb.ts";
 import { type InstalledBuild, recordInstall } from "../../lib/sessions/installed_builds.ts";

@@ -8,7 +8,8 @@ import { startSimulator } from "./mod.ts";
 import { exec as execIn, shell } from "./apps/_shell.ts";
 import { javaChain, printChain } from "./logcat/crashes.ts";
 import { indexMapping } from "../../lib/retrace/mapping_index.ts";
-import { mapIdsInTrace, retraceText } from "../../lib/retrace/retrace_text.ts";
+import { retraceText } from "../../lib/retrace/retrace_text.ts";
+import { mapIdsInTrace } from "../../lib/retrace/shared/trace_frames.ts";
 
 const dec = new TextDecoder();
 const PKG = "com.example.keynobi.sample.demo";

@@ -30,7 +30,7 @@ import {
 } from "./build_log.ts";
 import type { BuiltApk } from "./built_apks.ts";
 import type { Provenance } from "./provenance.ts";
-import type { BuildMapping } from "../../retrace/mapping_store.ts";
+import type { BuildMapping } from "../../retrace/shared/mapping_store.ts";
 import {
   BuildKind,
   type BuildRecord,

@@ -12,7 +12,7 @@ import {
   type BuildMapping,
   isSha256,
   MAX_MAPPINGS_PER_BUILD,
-} from "../../retrace/mapping_store.ts";
+} from "../../retrace/shared/mapping_store.ts";
 
 const MAX_TASK_CHARS = 256;
 const MAX_TASKS_PER_RECORD = 32;

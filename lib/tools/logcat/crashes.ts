@@ -17,7 +17,7 @@ import { retraceCrashes, type RetraceResult } from "../../sessions/retrace_crash
 import { projectRoot, type ToolContext } from "../context.ts";
 import { CRASH_GROUP_ID, DEFAULT_CRASH_COUNT, MAX_CRASH_COUNT } from "./logcat.ts";
 import { optionalPackageParam } from "../params.ts";
-import { MAX_TRACE_CHARS } from "../../retrace/retrace_protocol.ts";
+import { MAX_TRACE_CHARS } from "../../retrace/shared/retrace_protocol.ts";
 import { appendAll } from "../../core/arrays.ts";
 
 /** get_crash_logs with `retrace: true` deobfuscates the newest this many crash groups. */

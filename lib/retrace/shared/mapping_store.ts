@@ -10,20 +10,19 @@
  * `MAX_MAPPING_FILE_BYTES` is not kept. Writers hold `mappings.lock` and write through a temporary
  * file renamed into place; readers open files by hash without the lock.
  */
-import { join, relative } from "../core/path.ts";
-import { withFileLock, writeFileAtomic } from "../core/file_lock.ts";
-import { sha256Hex } from "../core/hash.ts";
-import { isInside, openProjectFile } from "../core/project_paths.ts";
-import { readAt } from "../core/file_read.ts";
-import { log } from "../core/log.ts";
-import { readMappingHeader } from "./mapping.ts";
-import { MAX_MAPPING_BYTES } from "./mapping_index.ts";
+import { join, relative } from "../../core/path.ts";
+import { withFileLock, writeFileAtomic } from "../../core/file_lock.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { isInside, openProjectFile } from "../../core/project_paths.ts";
+import { readAt } from "../../core/file_read.ts";
+import { log } from "../../core/log.ts";
+import { MAX_MAPPING_BYTES, readMappingHeader } from "./mapping_file.ts";
 
 /** Mapping files kept at most. */
 export const MAX_KEPT_MAPPINGS = 40;
 /** Bytes of mapping files kept at most, in all. */
 const MAX_KEPT_MAPPING_BYTES = 2 * 1024 * 1024 * 1024;
-/** A mapping larger than this is not kept (nor read: lib/retrace/mapping_index.ts). */
+/** A mapping larger than this is not kept (nor read: lib/retrace/mapping_cache.ts). */
 const MAX_MAPPING_FILE_BYTES = MAX_MAPPING_BYTES;
 /** Mappings one build record lists at most. */
 export const MAX_MAPPINGS_PER_BUILD = 16;

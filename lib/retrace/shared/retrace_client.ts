@@ -6,9 +6,9 @@
  * (retraceWorkerPermissions); a retrace of a project root it was not granted restarts it with that
  * root added (its cache is lost; a call in flight on the old one is answered "retry").
  */
-import { retraceWorkerPermissions, startWorker } from "../core/worker_permissions.ts";
-import { type MethodTable, WorkerClient } from "../core/worker_client.ts";
-import { checkoutUrl } from "../core/checkout_url.ts";
+import { retraceWorkerPermissions, startWorker } from "../../core/worker_permissions.ts";
+import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
+import { checkoutUrl } from "../../core/checkout_url.ts";
 import type { RetraceMemory, RetraceMethods, RunParams, RunResult } from "./retrace_protocol.ts";
 
 /** Budget of one retrace request (reading and indexing a 512 MB mapping takes seconds). */
@@ -55,7 +55,7 @@ export class RetraceClient {
 
   #start() {
     const url = new URL(
-      this.#opts.workerUrl ?? checkoutUrl("../../workers/retrace.ts", import.meta.url),
+      this.#opts.workerUrl ?? checkoutUrl("../../../workers/retrace.ts", import.meta.url),
     );
     url.searchParams.set("dataDir", this.#opts.dataDir);
     if (this.#opts.anyFile) url.searchParams.set("anyFile", "1");
