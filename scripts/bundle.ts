@@ -4,10 +4,12 @@
  * (`tool_list.json`, lib/cli/bundle_listing.ts; see lib/cli/bundle.ts), for a
  * faster start: spawn → `tools/list` spends most of its time loading modules (the SDK's Server,
  * Ajv, zod, the registry), and a bundle loads them as a few files. The workers are not bundled:
- * the bundle sits two folders below the checkout, as lib/<area>/ does, so their
+ * the bundle sits two folders below the checkout, as lib/<area>/ does, so a
  * `new URL("../../workers/…", import.meta.url)` (and the skill, proto and main.ts paths) still
- * resolve to this checkout. `keynobi setup` builds it too when it is missing or out of date, and
- * registers it; a bundle whose sources changed since starts from source.
+ * resolves to this checkout; a module deeper than that (lib/<area>/shared/) names the checkout's
+ * files through lib/core/checkout_url.ts, which maps its path to the bundle's. `keynobi setup`
+ * builds it too when it is missing or out of date, and registers it; a bundle whose sources
+ * changed since starts from source.
  */
 import { buildBundle, BUNDLE_DIR } from "../lib/cli/bundle.ts";
 
