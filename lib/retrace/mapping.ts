@@ -93,7 +93,7 @@ function readNumber(line: string, i: number): { value: number; end: number } | n
 }
 
 /** One member line (after its indentation) → a method entry and its obfuscated name, or `null`. */
-export function parseMethodLine(
+function parseMethodLine(
   line: string,
   from: number,
   owner: string,

@@ -10,7 +10,7 @@
  */
 
 /** A line with ` -> `: a member line, or one that only a member lookup can tell is not. */
-export const MEMBER = 0;
+const MEMBER = 0;
 /** An indented `#` line with `"id"`: metadata about the member line above it. */
 export const MEMBER_META = 1;
 /** An unindented `#` line with `"id"`: metadata about the class. */
