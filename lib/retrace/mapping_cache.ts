@@ -8,8 +8,15 @@
  * Worker-only: runs where the mapping bytes live (lib/retrace/retrace_service.ts).
  */
 import { ToolError } from "../core/errors.ts";
-import { frameBudget, indexMapping, type MappingIndex, tableBytes } from "./mapping_index.ts";
+import {
+  frameBudget,
+  indexMapping,
+  type MappingIndex,
+  rememberedFrames,
+  tableBytes,
+} from "./mapping_index.ts";
 import { BYTES_PER_LINE } from "./member_lines.ts";
+import { memoTableBytes } from "./frame_memo.ts";
 import { MAX_MAPPING_BYTES } from "./shared/mapping_file.ts";
 import type { CacheStats } from "./shared/retrace_protocol.ts";
 
@@ -40,7 +47,8 @@ export interface MappingCacheOptions {
 /** What a mapping of `fileBytes` may cost before it is read (its class count unknown). Pure. */
 export function estimateMappingCost(fileBytes: number): number {
   return fileBytes + tableBytes(Math.ceil(fileBytes / MIN_BYTES_PER_CLASS)) +
-    Math.ceil(fileBytes / MIN_BYTES_PER_LINE) * BYTES_PER_LINE + frameBudget(fileBytes);
+    Math.ceil(fileBytes / MIN_BYTES_PER_LINE) * BYTES_PER_LINE + frameBudget(fileBytes) +
+    memoTableBytes(rememberedFrames(fileBytes));
 }
 
 function checkedOption(name: string, v: number | undefined, def: number, lo: number, hi: number) {

@@ -6,14 +6,15 @@
  * against the class line on a hit), and the member and metadata lines of every block
  * (lib/retrace/member_lines.ts, 13 bytes a line). About 28 bytes per class and 13 per member
  * line beside the file, so a cached mapping costs about 1.3× its size, plus one bounded cache:
- * frames retraced before (`frameBudget`, an eighth of the file, behind a 128 KiB filter of the
- * lines remembered): at most about 1.5× the file in all, within DESIGN.md's 4×. A class is read
+ * frames retraced before (lib/retrace/frame_memo.ts: `frameBudget`, an eighth of the file, and
+ * its table): at most about 1.5× the file in all, within DESIGN.md's 4×. A class is read
  * from the bytes each time a frame names it, never kept (lib/retrace/class_bytes.ts).
  * `memoryBytes` is what all of it may cost at most, the figure lib/retrace/mapping_cache.ts
  * budgets with. Pure: takes the bytes, does no I/O.
  */
 import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
 import { classAt, lineEnd } from "./class_bytes.ts";
+import { FrameMemo, memoTableBytes, type RememberedFrame } from "./frame_memo.ts";
 import {
   hashBytes,
   type MemberLines,
@@ -24,35 +25,18 @@ import { type MappingHeader, MAX_MAPPING_BYTES, readMappingHeader } from "./shar
 
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
-/**
- * Bits of the remembered-lines filter: 2^20 (128 KiB), about 1 in 10 lines never seen passing it
- * at the most lines remembered.
- */
-const SEEN_BITS = 1 << 20;
+/** What a remembered frame costs at least (frame_memo.ts's frameCost of a one-line frame). */
+const MIN_FRAME_COST = 100;
 
-/** A frame line's hash for the filter: FNV-1a of its UTF-16 units, `SEEN_BITS` wide. */
-function lineHash(line: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), 0x01000193);
-  return (h >>> 0) & (SEEN_BITS - 1);
+/** Frames a mapping of `fileBytes` remembers at most: its frame budget's worth, ≤ 100,000. */
+export function rememberedFrames(fileBytes: number): number {
+  return Math.min(MAX_REMEMBERED_FRAMES, Math.ceil(frameBudget(fileBytes) / MIN_FRAME_COST));
 }
-
 /** Header bytes decoded for the map id and hash at most. */
 const MAX_HEADER_BYTES = 64 * 1024;
 
 /** Fixed cost of one index (the object, its maps, the decoder), counted in `memoryBytes`. */
 const INDEX_OVERHEAD_BYTES = 16 * 1024;
-
-/** A frame line's retrace, remembered per mapping. */
-interface RememberedFrame {
-  /** Its output lines joined by `\n`: one flat string kept, not an array of them. */
-  text: string;
-  /** How many lines `text` has. */
-  lineCount: number;
-  ambiguous: boolean;
-  /** Frames past `MAX_LINES_PER_FRAME` (lib/retrace/retrace_text.ts) not printed. */
-  omitted: number;
-}
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), hi);
@@ -156,14 +140,7 @@ export class MappingIndex {
   #hitNl = 0;
   #hitAt: [number, number, number] | null = null;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
-  readonly #frames = new Map<string, { frame: RememberedFrame; cost: number }>();
-  #framesCost = 0;
-  /** One bit per `lineHash` value, set for every remembered line (a filter: set ⇏ kept). */
-  readonly #seen = new Uint32Array(SEEN_BITS / 32);
-  /** The line rememberedFrame() was asked last, and its hash (rememberFrame() follows it). */
-  #askedLine = "";
-  #askedHash = 0;
-  readonly #frameBudget: number;
+  readonly #frames: FrameMemo;
 
   constructor(
     bytes: Uint8Array,
@@ -182,7 +159,7 @@ export class MappingIndex {
     this.#obfTable = buildTable(obf);
     this.#origTable = buildTable(orig);
     this.#lines = lines;
-    this.#frameBudget = frameBudget(bytes.length);
+    this.#frames = new FrameMemo(rememberedFrames(bytes.length), frameBudget(bytes.length));
   }
 
   /** Classes in the mapping. */
@@ -197,13 +174,13 @@ export class MappingIndex {
   get memoryBytes(): number {
     return this.fileBytes + this.#starts.byteLength + this.#obfHash.byteLength +
       this.#origHash.byteLength + this.#obfTable.byteLength + this.#origTable.byteLength +
-      memberLinesBytes(this.#lines) + this.#seen.byteLength + this.#frameBudget +
-      INDEX_OVERHEAD_BYTES;
+      memberLinesBytes(this.#lines) + this.#frames.budgetBytes +
+      memoTableBytes(this.#frames.maxEntries) + INDEX_OVERHEAD_BYTES;
   }
 
   /** Estimated bytes the remembered frames hold now. */
   get cachedBytes(): { frames: number } {
-    return { frames: this.#framesCost };
+    return { frames: this.#frames.costBytes };
   }
 
   /** The class whose obfuscated name is `name`, or `null`. */
@@ -220,44 +197,12 @@ export class MappingIndex {
 
   /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
   rememberedFrame(line: string): RememberedFrame | undefined {
-    const h = lineHash(line);
-    this.#askedLine = line;
-    this.#askedHash = h;
-    // A line whose bit is clear was never remembered: no Map lookup for a new trace's frames.
-    if ((this.#seen[h >>> 5] & (1 << (h & 31))) === 0) return undefined;
-    return this.#frames.get(line)?.frame;
+    return this.#frames.get(line);
   }
 
-  /**
-   * Remembers the retrace of a frame line not remembered yet (rememberedFrame() said so: a Map
-   * lookup costs about a microsecond here, and a new trace makes one per frame); the oldest are
-   * forgotten past the count or byte bound.
-   */
+  /** Remembers a frame's retrace; the oldest are forgotten past the count or byte bound. */
   rememberFrame(line: string, frame: RememberedFrame): void {
-    // 32 bytes and the characters of each of its lines, as when they were kept one by one.
-    const cost = 64 + line.length * 2 + 32 * frame.lineCount +
-      (frame.text.length - (frame.lineCount - 1)) * 2;
-    if (cost > this.#frameBudget) return;
-    if (
-      this.#frames.size >= MAX_REMEMBERED_FRAMES || this.#framesCost + cost > this.#frameBudget
-    ) {
-      this.#framesCost = evictOldest(
-        this.#frames,
-        this.#framesCost,
-        this.#frameBudget - cost,
-        MAX_REMEMBERED_FRAMES - 1,
-      );
-      // The bits of the lines forgotten are cleared: the filter is made again from those left.
-      this.#seen.fill(0);
-      for (const kept of this.#frames.keys()) {
-        const k = lineHash(kept);
-        this.#seen[k >>> 5] |= 1 << (k & 31);
-      }
-    }
-    this.#frames.set(line, { frame, cost });
-    this.#framesCost += cost;
-    const h = line === this.#askedLine ? this.#askedHash : lineHash(line);
-    this.#seen[h >>> 5] |= 1 << (h & 31);
+    this.#frames.set(line, frame);
   }
 
   /** The class number named `name` in the table (`group` 1: original, 2: obfuscated), or -1. */
@@ -322,28 +267,6 @@ export class MappingIndex {
     return (at && classAt(bytes, start, end, nl, at, text, this.#lines, k, name, group)) ??
       text();
   }
-}
-
-/**
- * Forgets the oldest entries of `cache` (least recently used first) until it holds at most
- * `maxCost` and `maxSize`, then a quarter of its room more: one pass for many entries, since
- * each pass from the start steps over every entry deleted before (a Map keeps their holes until
- * it rehashes), which one eviction per insertion made quadratic. Returns the cost left.
- */
-function evictOldest<K>(
-  cache: Map<K, { cost: number }>,
-  cost: number,
-  maxCost: number,
-  maxSize = Number.MAX_SAFE_INTEGER,
-): number {
-  const costGoal = Math.max(0, maxCost - Math.floor(maxCost / 4));
-  const sizeGoal = Math.max(0, maxSize - Math.floor(maxSize / 4));
-  for (const [key, v] of cache) {
-    if (cost <= costGoal && cache.size <= sizeGoal) break;
-    cache.delete(key);
-    cost -= v.cost;
-  }
-  return cost;
 }
 
 function buildTable(hashes: Uint32Array): Int32Array {
