@@ -21,11 +21,16 @@ import {
 import {
   AFTER_OTHER,
   CLASS_META,
+  END,
+  HASH,
   KIND,
+  KINDS,
   lastArrow,
   MEMBER_META,
   type MemberLines,
   NOT_ASCII,
+  RECORD,
+  START,
 } from "./member_lines.ts";
 
 const utf8 = new TextDecoder();
@@ -246,29 +251,29 @@ function methodGroupsAt(
 ): InlineGroup[] | null {
   const groups: BytesGroup[] = [];
   const h = hashString(obf);
-  const { starts, ends, hashes, kinds } = lines;
+  const rec = lines.records;
   // The group of the last member line while it was one of `obf`'s (metadata can mark it).
   let last: BytesGroup | null = null;
-  for (let r = from; r < to; r++) {
-    const kind = kinds[r];
+  for (let r = from * RECORD; r < to * RECORD; r += RECORD) {
+    const kind = rec[r + KINDS];
     if (kind & AFTER_OTHER) last = null;
     if (kind & NOT_ASCII) return null;
     if ((kind & KIND) === CLASS_META) continue;
-    const at = starts[r];
+    const at = rec[r + START];
     if ((kind & KIND) === MEMBER_META) {
       if (last) {
-        const line = lineText(bytes, at, ends[r]);
+        const line = lineText(bytes, at, rec[r + END]);
         let i = 0;
         while (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9) i++;
         if (metadataId(line.slice(i))?.id === SYNTHESIZED) last.markLast();
       }
       continue;
     }
-    if (hashes[r] !== h) {
+    if (rec[r + HASH] !== h) {
       last = null;
       continue;
     }
-    const le = ends[r];
+    const le = rec[r + END];
     let i = at;
     while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
     let e = le;
@@ -365,10 +370,11 @@ export function classAt(
   let sourceFile: string | null = null;
   let synthesized = false;
   // The class's metadata: `#` lines with `"id"` that are not indented.
-  for (let r = first; r < last; r++) {
-    if ((lines.kinds[r] & KIND) !== CLASS_META) continue;
-    const p = lines.starts[r];
-    const le = lines.ends[r];
+  const rec = lines.records;
+  for (let r = first * RECORD; r < last * RECORD; r += RECORD) {
+    if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
+    const p = rec[r + START];
+    const le = rec[r + END];
     const q = sourceFileEnd(bytes, p, le);
     if (q >= 0 && original === null && p === nl + 1) {
       // R8's `sourceFile` line right below the class line: both names in one decoding.

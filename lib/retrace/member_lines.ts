@@ -5,7 +5,7 @@
  * metadata), each as its offset and a kind. A lookup of one obfuscated method name
  * (lib/retrace/class_bytes.ts) then reads only the lines whose hash is that name's, and a class's
  * `sourceFile` without walking its block: walking every ~1.4 KB block a new trace names was most
- * of that trace's time (its bytes are cold in a mapping of 50 MB). 13 bytes per recorded line,
+ * of that trace's time (its bytes are cold in a mapping of 50 MB). 16 bytes per recorded line,
  * 4 per class. Pure.
  */
 
@@ -24,20 +24,26 @@ export const NOT_ASCII = 8;
 
 /** The recorded lines of every class, in file order. */
 export interface MemberLines {
-  /** Offset of each recorded line. */
-  starts: Uint32Array;
-  /** Where each recorded line ends (its `\n`, or the file's end). */
-  ends: Uint32Array;
-  /** FNV-1a of a MEMBER line's name after its last ` -> ` (trimmed); 0 for others. */
-  hashes: Uint32Array;
-  /** Kind and flags of each recorded line. */
-  kinds: Uint8Array;
+  /**
+   * `RECORD` numbers per recorded line, one line's next to each other (a lookup reads a class's
+   * lines in a row, so they share cache lines): at `START` its offset, at `END` where it ends
+   * (its `\n`, or the file's end), at `HASH` the FNV-1a of a MEMBER line's name after its last
+   * ` -> ` (trimmed; 0 for others), at `KINDS` its kind and flags.
+   */
+  records: Uint32Array;
   /** Class k's recorded lines are `[first[k], first[k + 1])`. */
   first: Uint32Array;
 }
 
+/** Numbers per recorded line in `records`, and where each is. */
+export const RECORD = 4;
+export const START = 0;
+export const END = 1;
+export const HASH = 2;
+export const KINDS = 3;
+
 /** Bytes one recorded line costs in the index. */
-export const BYTES_PER_LINE = 13;
+export const BYTES_PER_LINE = 16;
 
 /** A growable typed array of `make`'s kind. */
 class Growable<T extends Uint32Array | Uint8Array> {
@@ -93,17 +99,14 @@ function hasId(bytes: Uint8Array, from: number, to: number): boolean {
 
 /** Collects the recorded lines while lib/retrace/mapping_index.ts walks the mapping once. */
 export class MemberLinesBuilder {
-  readonly #starts = new Growable((n) => new Uint32Array(n));
-  readonly #ends = new Growable((n) => new Uint32Array(n));
-  readonly #hashes = new Growable((n) => new Uint32Array(n));
-  readonly #kinds = new Growable((n) => new Uint8Array(n));
+  readonly #records = new Growable((n) => new Uint32Array(n));
   readonly #first = new Growable((n) => new Uint32Array(n));
   #afterOther = false;
   #inClass = false;
 
   /** A class line: the lines after it are its own. */
   startClass(): void {
-    this.#first.push(this.#starts.length);
+    this.#first.push(this.#records.length / RECORD);
     this.#afterOther = false;
     this.#inClass = true;
   }
@@ -139,29 +142,22 @@ export class MemberLinesBuilder {
   }
 
   #record(pos: number, nl: number, hash: number, kind: number): void {
-    this.#starts.push(pos);
-    this.#ends.push(nl);
-    this.#hashes.push(hash);
-    this.#kinds.push(this.#afterOther ? kind | AFTER_OTHER : kind);
+    this.#records.push(pos);
+    this.#records.push(nl);
+    this.#records.push(hash);
+    this.#records.push(this.#afterOther ? kind | AFTER_OTHER : kind);
     this.#afterOther = false;
   }
 
   done(): MemberLines {
     const first = new Growable((n) => new Uint32Array(n));
     for (let k = 0; k < this.#first.length; k++) first.push(this.#first.data[k]);
-    first.push(this.#starts.length);
-    return {
-      starts: this.#starts.done(),
-      ends: this.#ends.done(),
-      hashes: this.#hashes.done(),
-      kinds: this.#kinds.done(),
-      first: first.done(),
-    };
+    first.push(this.#records.length / RECORD);
+    return { records: this.#records.done(), first: first.done() };
   }
 }
 
 /** The bytes `lines` holds. */
 export function memberLinesBytes(lines: MemberLines): number {
-  return lines.starts.byteLength + lines.ends.byteLength + lines.hashes.byteLength +
-    lines.kinds.byteLength + lines.first.byteLength;
+  return lines.records.byteLength + lines.first.byteLength;
 }
