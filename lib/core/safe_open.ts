@@ -1,15 +1,26 @@
 /**
  * Open a file that was checked by path so that what is read is provably what was checked.
  *
- * `openRegularNoFollow(path)` opens once with `O_NOFOLLOW | O_NONBLOCK`: a symlink as the last
- * component fails (`ELOOP`) instead of being followed, and a FIFO or device swapped in at the path
- * opens without waiting for a writer. The open handle is then `fstat`ed and anything but a regular
- * file is refused before a byte is read. `locate()` names where the open file really is: on Linux
- * the kernel's own path of the handle (`/proc/<pid>/fd/N`, read by a `readlink` child because Deno
- * reserves `/proc/self` for `--allow-all`), which no swap of a folder or file can fake; elsewhere
- * (no `/proc`, or no `readlink`) the path is checked again after the open — `lstat` must be a
- * regular file with the handle's device and inode, and the path must resolve to itself — which
- * narrows a folder swap to a window but cannot close it.
+ * `openRegularNoFollow(path)` first `lstat`s the path: a symlink as the last component is refused
+ * (`symlink`), and so is anything but a regular file (a folder, a FIFO, a device: `not_regular`),
+ * before anything is opened. It then opens once with `O_NOFOLLOW | O_NONBLOCK`, `fstat`s the
+ * handle, refuses anything but a regular file, and refuses a handle whose device and inode are not
+ * the ones `lstat` saw (`moved`: the path was swapped between the two). `O_NONBLOCK` means a FIFO
+ * or device swapped in after the `lstat` opens without waiting for a writer.
+ *
+ * Why `lstat` and not `O_NOFOLLOW` alone: unless Deno runs with `--allow-all`, its permission
+ * layer resolves every symlink in a path (one `readlink` per component) and opens the resolved
+ * target, with the flags unchanged, so `O_NOFOLLOW` applies to the target and never fails. That is
+ * the case under `RUN_FLAGS` (lib/cli/permissions.ts) and in every worker with narrowed
+ * permissions. Under `--allow-all` the open itself refuses a symlink (`ELOOP`); elsewhere a swap
+ * after the `lstat` opens the target, whose inode differs.
+ *
+ * `locate()` names where the open file really is: on Linux the kernel's own path of the handle
+ * (`/proc/<pid>/fd/N`, read by a `readlink` child because Deno reserves `/proc/self` for
+ * `--allow-all`), which no swap of a folder or file can fake; elsewhere (no `/proc`, or no
+ * `readlink`) the path is checked again after the open — `lstat` must be a regular file with the
+ * handle's device and inode, and the path must resolve to itself — which narrows a folder swap to
+ * a window but cannot close it.
  *
  * Deno's own `Deno.open` has neither flag, so this uses `node:fs` (loaded on first use, not at
  * start-up). Bytes are read from the handle only; nothing is re-opened by path.
@@ -69,41 +80,67 @@ function codeOf(e: unknown): string {
   return (e as { code?: string }).code ?? "";
 }
 
+type NodeStats = Awaited<ReturnType<NodeFs["promises"]["lstat"]>>;
+
+/** The refusal for an error of `lstat` or `open` on `path`. */
+function refusalOf(e: unknown, path: string): SafeOpenError {
+  const code = codeOf(e);
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new SafeOpenError("missing", `${path} does not exist`);
+  }
+  if (code === "ELOOP" || code === "EMLINK") {
+    return new SafeOpenError("symlink", `${path} is a symlink`);
+  }
+  if (code === "EACCES" || code === "EPERM") {
+    return new SafeOpenError("denied", `${path} cannot be read (${code})`);
+  }
+  if (code === "EISDIR") return new SafeOpenError("not_regular", `${path} is a folder`);
+  return new SafeOpenError("io", `${path} cannot be opened: ${(e as Error).message}`);
+}
+
+/** The refusal for what `st` describes, `null` for a regular file. */
+function notRegular(st: NodeStats, path: string): SafeOpenError | null {
+  if (st.isFile()) return null;
+  const what = st.isSymbolicLink()
+    ? "a symlink"
+    : st.isDirectory()
+    ? "a folder"
+    : st.isFIFO()
+    ? "a FIFO"
+    : st.isSocket()
+    ? "a socket"
+    : st.isCharacterDevice() || st.isBlockDevice()
+    ? "a device"
+    : "not a regular file";
+  return new SafeOpenError(st.isSymbolicLink() ? "symlink" : "not_regular", `${path} is ${what}`);
+}
+
 /** Opens `path` (see the module comment); throws `SafeOpenError`. */
 export async function openRegularNoFollow(path: string): Promise<OpenedRegularFile> {
   const fs = await nodeFs();
   const c = fs.constants;
+  // What is at the path itself: Deno opens the target of a symlink unless run with --allow-all.
+  let before: NodeStats;
+  try {
+    before = await fs.promises.lstat(path);
+  } catch (e) {
+    throw refusalOf(e, path);
+  }
+  const refused = notRegular(before, path);
+  if (refused) throw refused;
   let handle: FileHandle;
   try {
     handle = await fs.promises.open(path, c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK);
   } catch (e) {
-    const code = codeOf(e);
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new SafeOpenError("missing", `${path} does not exist`);
-    }
-    if (code === "ELOOP" || code === "EMLINK") {
-      throw new SafeOpenError("symlink", `${path} is a symlink`);
-    }
-    if (code === "EACCES" || code === "EPERM") {
-      throw new SafeOpenError("denied", `${path} cannot be read (${code})`);
-    }
-    if (code === "EISDIR") throw new SafeOpenError("not_regular", `${path} is a folder`);
-    throw new SafeOpenError("io", `${path} cannot be opened: ${(e as Error).message}`);
+    throw refusalOf(e, path);
   }
   let ok = false;
   try {
     const st = await handle.stat();
-    if (!st.isFile()) {
-      const what = st.isDirectory()
-        ? "a folder"
-        : st.isFIFO()
-        ? "a FIFO"
-        : st.isSocket()
-        ? "a socket"
-        : st.isCharacterDevice() || st.isBlockDevice()
-        ? "a device"
-        : "not a regular file";
-      throw new SafeOpenError("not_regular", `${path} is ${what}`);
+    const swapped = notRegular(st, path);
+    if (swapped) throw swapped;
+    if (st.dev !== before.dev || st.ino !== before.ino) {
+      throw new SafeOpenError("moved", `${path} was replaced while it was being opened`);
     }
     const opened = new NodeOpenedFile(path, handle, st.size, st.dev, st.ino, st.nlink);
     ok = true;

@@ -110,7 +110,7 @@ export async function openCheckedApk(
   } catch (e) {
     if (!(e instanceof SafeOpenError)) throw e;
     if (e.reason === "not_regular") throw refuse(apkPath, "it is not a regular file");
-    if (e.reason === "missing" || e.reason === "symlink") {
+    if (e.reason === "missing" || e.reason === "symlink" || e.reason === "moved") {
       throw refuse(apkPath, "it changed while it was being opened (try again)");
     }
     throw new ToolError(
