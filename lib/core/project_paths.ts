@@ -3,11 +3,12 @@
  * the canonical project root, and the file that is read must be the file that was checked.
  *
  * Closing the spec's "check then use" gap: the canonical path is decided (inside the canonical
- * root), then opened once with `O_NOFOLLOW | O_NONBLOCK` (a symlink swapped in as the file fails,
- * a FIFO opens without blocking), the open handle must be a regular file (`fstat`), and where the
- * opened file really is (the kernel's path of the handle on Linux) must be the checked path. A
- * file or folder swapped for a symlink at any instant therefore reads nothing from outside. Bytes
- * are read from the open handle only; nothing is re-opened by path.
+ * root), then opened once by the safe open (`lstat`, `O_NOFOLLOW | O_NONBLOCK`: a symlink at the
+ * path is refused, a FIFO opens without blocking), the open handle must be a regular file
+ * (`fstat`) with the inode `lstat` saw, and where the opened file really is (the kernel's path of
+ * the handle on Linux) must be the checked path. A file or folder swapped for a symlink at any
+ * instant therefore reads nothing from outside. Bytes are read from the open handle only; nothing
+ * is re-opened by path.
  */
 import { isAbsolute, join, relative, resolve, sep } from "./path.ts";
 import { ToolError } from "./errors.ts";

@@ -59,8 +59,8 @@ async function readToken(path: string): Promise<string | null> {
     throw new Error(`Cannot use the HTTP token ${path}: ${(e as Error).message}; ${fix}`);
   }
   try {
-    // Deno follows a symlink despite O_NOFOLLOW under scoped --allow-read grants (only
-    // --allow-all keeps it): the handle's own path says whether it is the file at `path`.
+    // The safe open refuses a symlink at `path`; the handle's own path says whether the file
+    // is still there (not moved, not reached through a symlinked folder).
     const canonical = join(await Deno.realPath(dirname(path)), HTTP_TOKEN_FILE);
     if ((await file.locate()) !== canonical) {
       throw new Error(`Cannot use the HTTP token ${path}: it is a symlink or moved; ${fix}`);
