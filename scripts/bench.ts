@@ -8,7 +8,7 @@
  * - a trivial tool call round trip over stdio (budget ≤ 2 ms median): a refused call (pure
  *   dispatch) and `list_devices` against the simulator
  * - the size in bytes of `tools/list` in every toolset mode, before → after
- * - idle RSS of `keynobi --mcp` (budget ≤ 150 MB)
+ * - idle RSS of `keynobi --mcp` (budget ≤ 100 MB, DESIGN.md)
  * - a 1,000-node UI dump → element list (budget ≤ 10 ms) and each real dump's parse
  * - emulator fast paths, gRPC vs ADB side by side (scripts/bench_emulator.ts)
  * - keynobi app: attach → initialize, relay vs standalone round trip, RSS with 16 sessions
