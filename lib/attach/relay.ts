@@ -23,6 +23,7 @@
  */
 import { boundedWait } from "../core/abortable.ts";
 import {
+  byteLinesOf,
   classifyLine,
   droppedLineError,
   encodeMessage,
@@ -52,10 +53,14 @@ export const MAX_RELAY_OPEN_REQUESTS = MAX_CONCURRENT_REQUESTS * 4;
 export const MAX_REPLAYED_LOGCAT_STARTS = 16;
 
 /**
- * The app's lines up to this many characters are parsed to tell an answer's id; a longer one (a
- * screenshot, a build log) is read at its two ends instead (`answeredId`).
+ * The app's lines up to this many characters (bytes, as the relay reads them) are parsed to tell
+ * an answer's id; a longer one (a screenshot, a build log) is read at its two ends instead
+ * (`answeredId`).
  */
 export const RELAY_PARSE_MAX_CHARS = 16 * 1024;
+/** Bytes of a long line's two ends `answeredIdOf` decodes. */
+const HEAD_BYTES = 64;
+const TAIL_BYTES = 200;
 
 /** `,"jsonrpc":"2.0","id":<id>}` ending a line, as the MCP SDK writes an answer (id last). */
 const ANSWER_TAIL =
@@ -73,13 +78,46 @@ const ANSWER_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
  * Parsing a 1 MB answer on the relay's thread cost milliseconds every call.
  */
 export function answeredId(line: string): JsonRpcId | null {
-  if (line.length > RELAY_PARSE_MAX_CHARS && ANSWER_HEAD.test(line.slice(0, 64))) {
-    const tail = ANSWER_TAIL.exec(line.slice(-200));
-    const v = tail?.[1];
-    if (v?.startsWith('"')) return v.slice(1, -1);
-    // An integer JSON.parse cannot hold exactly is left to classifyLine, which keeps its digits.
-    if (v !== undefined && Number.isSafeInteger(Number(v))) return Number(v);
+  if (line.length > RELAY_PARSE_MAX_CHARS) {
+    const id = idAtEnds(line.slice(0, HEAD_BYTES), line.slice(-TAIL_BYTES));
+    if (id !== null) return id;
   }
+  return parsedAnswerId(line);
+}
+
+/**
+ * answeredId of a line as the relay reads it, bytes: a long one's two ends alone are decoded
+ * (decoding a 1 MB answer, then encoding it again to pass it on, cost milliseconds a call).
+ */
+export function answeredIdOf(line: Uint8Array): JsonRpcId | null {
+  if (line.length > RELAY_PARSE_MAX_CHARS) {
+    const head = lossy.decode(line.subarray(0, HEAD_BYTES));
+    const id = idAtEnds(head, lossy.decode(line.subarray(line.length - TAIL_BYTES)));
+    if (id !== null) return id;
+  }
+  let text: string;
+  try {
+    text = strict.decode(line);
+  } catch {
+    return null;
+  }
+  return parsedAnswerId(text);
+}
+
+const lossy = new TextDecoder();
+const strict = new TextDecoder("utf-8", { fatal: true });
+
+/** The id a line that begins `head` and ends `tail` answers, read as the SDK writes it; or null. */
+function idAtEnds(head: string, tail: string): JsonRpcId | null {
+  if (!ANSWER_HEAD.test(head)) return null;
+  const v = ANSWER_TAIL.exec(tail)?.[1];
+  if (v?.startsWith('"')) return v.slice(1, -1);
+  // An integer JSON.parse cannot hold exactly is left to classifyLine, which keeps its digits.
+  if (v !== undefined && Number.isSafeInteger(Number(v))) return Number(v);
+  return null;
+}
+
+function parsedAnswerId(line: string): JsonRpcId | null {
   const c = classifyLine(line);
   if (c.kind !== "response") return null;
   const id = (c.message as { id?: JsonRpcId | null }).id;
@@ -102,6 +140,7 @@ export interface RelayOptions {
 }
 
 const encoder = new TextEncoder();
+const NEWLINE = new Uint8Array([10]);
 
 export function runRelay(opts: RelayOptions): Promise<number> {
   return new Relay(opts).run();
@@ -197,11 +236,13 @@ class Relay {
   async #forwardApp(): Promise<void> {
     const reader = continueStream(this.#opts.rest, this.#opts.socketReader).getReader();
     try {
-      for await (const ev of linesOf(reader, MAX_MESSAGE_BYTES * 4)) {
-        if (typeof ev !== "string") continue;
-        const id = answeredId(ev);
+      // As bytes: what the app writes goes on as it came, never decoded and encoded again.
+      for await (const ev of byteLinesOf(reader, MAX_MESSAGE_BYTES * 4)) {
+        if (!(ev instanceof Uint8Array)) continue;
+        const id = answeredIdOf(ev);
         if (id !== null) this.#open.forget(id);
-        await this.#writeOut(ev);
+        // Both writes queued at once: no other line can come between a line and its LF.
+        await Promise.all([this.#out.write(ev), this.#out.write(NEWLINE)]).catch(() => {});
       }
     } catch { /* the app went away */ }
     this.#appGone.resolve();

@@ -261,18 +261,42 @@ export async function* linesOf(
   maxBytes = MAX_MESSAGE_BYTES,
 ): AsyncGenerator<LineEvent> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
+  for await (const bytes of byteLinesOf(reader, maxBytes)) {
+    if (!(bytes instanceof Uint8Array)) {
+      yield bytes;
+      continue;
+    }
+    let line: string;
+    try {
+      line = decoder.decode(bytes);
+    } catch {
+      yield { dropped: "invalid_utf8" };
+      continue;
+    }
+    if (line.trim() !== "") yield line;
+  }
+}
+
+/** What `byteLinesOf` yields: a line's bytes, or that a line was too long (once per line). */
+export type ByteLineEvent = Uint8Array | { dropped: "too_long" };
+
+/**
+ * Split a byte stream into lines (LF, with an optional CR before it, neither kept), each at most
+ * `maxBytes`, as bytes: for a caller that passes lines on without reading them (the relay), which
+ * decoding and encoding again cost milliseconds a megabyte. Empty lines are skipped; an overlong
+ * line is reported once and the rest of it skipped.
+ */
+export async function* byteLinesOf(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes = MAX_MESSAGE_BYTES,
+): AsyncGenerator<ByteLineEvent> {
   let chunks: Uint8Array[] = [];
   let size = 0;
   let skipping = false;
-  const finish = (): LineEvent | null => {
-    let line: string;
-    try {
-      line = decoder.decode(joinBytes(chunks, size));
-    } catch {
-      return { dropped: "invalid_utf8" };
-    }
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    return line.trim() === "" ? null : line;
+  const finish = (): Uint8Array | null => {
+    let line = chunks.length === 1 ? chunks[0] : joinBytes(chunks, size);
+    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
+    return line.length === 0 ? null : line;
   };
   while (true) {
     const { value: chunk, done } = await reader.read();
@@ -289,14 +313,16 @@ export async function* linesOf(
           size = 0;
           yield { dropped: "too_long" };
         } else if (piece.length > 0) {
-          chunks.push(piece.slice());
+          // A piece the line ends in is this chunk's own (the reader hands each chunk once);
+          // one that runs on into the next chunk is copied.
+          chunks.push(nl === -1 ? piece.slice() : piece);
           size += piece.length;
         }
       }
       if (nl === -1) break;
       if (!skipping) {
-        const ev = finish();
-        if (ev !== null) yield ev;
+        const line = finish();
+        if (line !== null) yield line;
       }
       skipping = false;
       chunks = [];
@@ -305,8 +331,8 @@ export async function* linesOf(
     }
   }
   if (!skipping && size > 0) {
-    const ev = finish();
-    if (ev !== null) yield ev;
+    const line = finish();
+    if (line !== null) yield line;
   }
 }
 

@@ -4,6 +4,8 @@
  */
 import { assert, assertEquals } from "../assert.ts";
 import {
+  answeredId,
+  answeredIdOf,
   MAX_RELAY_OPEN_REQUESTS,
   RELAY_PARSE_MAX_CHARS,
   runRelay,
@@ -159,4 +161,28 @@ Deno.test("runRelay() tells large answers by their ends, forwards them whole, an
     listener.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("answeredIdOf() reads the id of a line's bytes as answeredId() reads its text", () => {
+  const big = "iVBORw0KGgo".repeat(RELAY_PARSE_MAX_CHARS / 4);
+  const wide = "é€𝄞".repeat(RELAY_PARSE_MAX_CHARS / 8);
+  const lines = [
+    '{"result":{},"jsonrpc":"2.0","id":1}',
+    '{"jsonrpc":"2.0","id":"a","result":{}}',
+    '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    '{"jsonrpc":"2.0","method":"notifications/progress"}',
+    "not json",
+    JSON.stringify({ result: { big }, jsonrpc: "2.0", id: 3 }),
+    JSON.stringify({ result: { wide }, jsonrpc: "2.0", id: "s-é" }),
+    JSON.stringify({ error: { code: 1, message: wide }, jsonrpc: "2.0", id: 4 }),
+    JSON.stringify({ jsonrpc: "2.0", id: 5, result: { big } }),
+    JSON.stringify({ method: "x", params: { big }, jsonrpc: "2.0", id: 6 }),
+    `{"result":{"t":"${big}"},"jsonrpc":"2.0","id":18446744073709551616}`,
+    `{"result":{"t":"${big}"},"jsonrpc":"2.0","id":7`,
+  ];
+  const enc = new TextEncoder();
+  for (const line of lines) {
+    assertEquals(answeredIdOf(enc.encode(line)), answeredId(line), line.slice(0, 80));
+  }
+  assertEquals(answeredIdOf(new Uint8Array([0x7b, 0xff, 0x7d])), null);
 });

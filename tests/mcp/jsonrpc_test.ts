@@ -1,5 +1,6 @@
 import { assertEquals } from "../assert.ts";
 import {
+  byteLinesOf,
   classifyLine,
   encodeMessage,
   type LineEvent,
@@ -98,4 +99,23 @@ Deno.test("readLines() reports a line that is not UTF-8 instead of guessing", as
   const bad = new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a]);
   const lines = await Array.fromAsync(readLines(streamOf([bad, "{}\n"])));
   assertEquals(lines, [{ dropped: "invalid_utf8" }, "{}"] as LineEvent[]);
+});
+
+Deno.test("byteLinesOf() splits bytes as readLines() does, without reading them", async () => {
+  const dec = new TextDecoder();
+  const lines = async (chunks: (string | Uint8Array)[], max?: number) => {
+    const reader = streamOf(chunks).getReader();
+    const out = await Array.fromAsync(byteLinesOf(reader, max));
+    return out.map((l) => l instanceof Uint8Array ? dec.decode(l) : l);
+  };
+  assertEquals(await lines(['{"a":', '1}\r\n\n{"b"', ":2}\n", '{"c":3}']), [
+    '{"a":1}',
+    '{"b":2}',
+    '{"c":3}',
+  ]);
+  const big = "x".repeat(50);
+  assertEquals(await lines([big, big, "\nok\n"], 64), [{ dropped: "too_long" }, "ok"]);
+  // Bytes that are not UTF-8 pass as they came (the relay passes the app's lines on).
+  const reader = streamOf([new Uint8Array([0x7b, 0xff, 0x7d, 0x0a])]).getReader();
+  assertEquals(await Array.fromAsync(byteLinesOf(reader)), [new Uint8Array([0x7b, 0xff, 0x7d])]);
 });
