@@ -45,6 +45,7 @@ function invoke(
   return method === "getStatus" || method === "getClipboard" ? r[method](o) : r[method](req, o);
 }
 
+// deno-lint-ignore house/long-function -- address check, channel and message loop share state
 async function runGrpcChild(args: readonly string[]): Promise<number> {
   const address = args[0] ?? "";
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address);

@@ -109,30 +109,9 @@ export function findLauncherActivity(text: string, pkg: string): string | null {
 }
 
 /** Parses `dumpsys package <pkg>`; `found: false` when the dump has no block for it. Pure. */
+// deno-lint-ignore house/long-function -- one pass; a list header changes how lines after it read
 export function parseDumpsysPackage(text: string, pkg: string): PackageInfo {
-  const info: PackageInfo = {
-    package: pkg,
-    found: false,
-    uid: null,
-    version_code: null,
-    version_name: null,
-    min_sdk: null,
-    target_sdk: null,
-    code_path: null,
-    data_dir: null,
-    primary_cpu_abi: null,
-    first_install_time: null,
-    last_update_time: null,
-    installer: null,
-    flags: [],
-    private_flags: [],
-    debuggable: false,
-    splits: [],
-    requested_permissions: [],
-    install_permissions: [],
-    users: [],
-    launcher_activity: null,
-  };
+  const info = emptyPackageInfo(pkg);
   const src = text.replace(/^\uFEFF/, "");
   const lines = src.split(/\r?\n/);
   const head = lines.findIndex((l) => l.trim().startsWith(`Package [${pkg}]`));
@@ -210,6 +189,40 @@ export function parseDumpsysPackage(text: string, pkg: string): PackageInfo {
     }
     for (const m of t.matchAll(/(?:^|\s)(\w+)=(\S+)/g)) values[m[1]] ??= m[2];
   }
+  fillFromValues(info, values);
+  info.launcher_activity = findLauncherActivity(src, pkg);
+  return info;
+}
+
+/** A package's answer before its block is read: found nowhere, nothing known. */
+function emptyPackageInfo(pkg: string): PackageInfo {
+  return {
+    package: pkg,
+    found: false,
+    uid: null,
+    version_code: null,
+    version_name: null,
+    min_sdk: null,
+    target_sdk: null,
+    code_path: null,
+    data_dir: null,
+    primary_cpu_abi: null,
+    first_install_time: null,
+    last_update_time: null,
+    installer: null,
+    flags: [],
+    private_flags: [],
+    debuggable: false,
+    splits: [],
+    requested_permissions: [],
+    install_permissions: [],
+    users: [],
+    launcher_activity: null,
+  };
+}
+
+/** The `key=value` pairs the block's lines held, as the answer's fields. */
+function fillFromValues(info: PackageInfo, values: Record<string, string>): void {
   info.uid = intOrNull(values.userId) ?? intOrNull(values.appId);
   info.version_code = intOrNull(values.versionCode);
   info.version_name = nullable(values.versionName);
@@ -226,8 +239,6 @@ export function parseDumpsysPackage(text: string, pkg: string): PackageInfo {
   info.private_flags = bracketList(values.privateFlags);
   info.debuggable = info.flags.includes("DEBUGGABLE");
   info.splits = bracketList(values.splits);
-  info.launcher_activity = findLauncherActivity(src, pkg);
-  return info;
 }
 
 /** A short text rendering for the model. Pure. */

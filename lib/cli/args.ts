@@ -88,6 +88,7 @@ Environment: KEYNOBI_HOME, KEYNOBI_HTTP_TOKEN, KEYNOBI_HTTP_NO_TOKEN, ADB_SERVER
 ANDROID_HOME, ANDROID_SDK_ROOT, JAVA_HOME, KEYNOBI_LOG (error, warn, info, debug), KEYNOBI_GRPC
 (like --grpc), KEYNOBI_GRPC_TOKEN (its token, when it has one).`;
 
+// deno-lint-ignore house/long-function -- one short case per subcommand, all in one place
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.length === 0) throw new UsageError("No command given: run keynobi --mcp to serve MCP");
   const [first, ...rest] = argv;
@@ -224,6 +225,7 @@ function noMore(cmd: string, rest: readonly string[]): void {
   if (rest.length) throw new UsageError(`keynobi ${cmd} takes no arguments, got "${rest[0]}"`);
 }
 
+// deno-lint-ignore house/long-function -- one case per flag, sharing value() and what was read
 function parseMcpOptions(args: readonly string[], allowAttachOnly: boolean) {
   let project: string | null = null;
   let attachOnly = false;

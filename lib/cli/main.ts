@@ -21,6 +21,7 @@ export function invocationDir(env: Env, cwd = Deno.cwd()): string {
   return cwd === checkout ? init : cwd;
 }
 
+// deno-lint-ignore house/long-function -- one case per command, each loading only its own modules
 export async function main(argv: readonly string[]): Promise<number> {
   const env = processEnv;
   setLogLevel(env.get("KEYNOBI_LOG"));

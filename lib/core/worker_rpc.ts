@@ -394,6 +394,7 @@ function errorText(e: unknown): string {
 }
 
 /** The worker side: answers requests with `handlers`. */
+// deno-lint-ignore house/long-function -- the message loop and the running-request table it shares
 export function serveWorker<M extends MethodsOf<M>>(
   endpoint: RpcEndpoint,
   handlers: Handlers<M>,

@@ -259,6 +259,7 @@ function parsePidLine(
   return m ? { pid: Number(m[1]), tid: Number(m[2]), thread: m[3], process: m[4] } : null;
 }
 
+// deno-lint-ignore house/long-function -- one pass; a line's throwable depends on the lines before
 function parseJava(lines: readonly string[]): ParsedCrash {
   const c = emptyCrash("java");
   let current: Throwable | null = null;
@@ -417,6 +418,7 @@ const FATAL_SIGNAL =
 const ENDS_BACKTRACE =
   /^(--- --- ---|\*\*\* \*\*\* \*\*\*|pid: \d+|Tombstone written|stack:|memory (map|near)|code around|backtrace:)/;
 
+// deno-lint-ignore house/long-function -- one pass; each section changes how the next lines read
 function parseNative(lines: readonly string[]): ParsedCrash {
   const c = emptyCrash("native");
   const t = newThrowable(null, null);

@@ -313,6 +313,7 @@ function levelSlashSpan(
  * Parses the line `text[start, end)` (without its newline) into `out` and returns it; the
  * offsets are into `text`. `parseLineInto` is this with strings.
  */
+// deno-lint-ignore house/long-function -- ingest hot path: one pass, no call per field
 export function parseSpanInto(text: string, start: number, end: number, out: LineSpan): LineSpan {
   // A byte-order mark before a line (the start of a file an editor saved, a UTF-16 capture decoded
   // without stripping it) is not part of it.

@@ -153,6 +153,7 @@ export class DevicePipeline {
    * hands it to the crash contexts waiting for lines after them. One method for the whole line:
    * the parts' per-line steps are small enough to inline, the rare ones are calls.
    */
+  // deno-lint-ignore house/long-function -- ingest hot path: per-line steps inline, rare ones calls
   #ingestSpan(text: string, start: number, end: number): void {
     if (this.#resume.looking && this.#resume.replayed(text.slice(start, end))) return;
     const p = parseSpanInto(text, start, end, this.#span);

@@ -165,6 +165,7 @@ interface Match {
 }
 
 /** The APK of exactly one variant of a module, or why there is none (see the module comment). */
+// deno-lint-ignore house/long-function -- one walk; each step adds to what was seen and why not
 export async function findApk(root: string, options: FindApkOptions): Promise<ApkResult> {
   const { model } = options;
   const variant = validateVariant(model, options.variant);

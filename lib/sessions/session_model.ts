@@ -334,6 +334,7 @@ function parseBuild(v: unknown): SessionBuild | null {
 }
 
 /** A session file's content, checked and bounded, or `null` when it is not one. Pure. */
+// deno-lint-ignore house/long-function -- each field of a session file checked once, in turn
 export function parseSession(text: string): DebugSession | null {
   const v = parseJsonRecord(text);
   if (v === null || typeof v.id !== "string" || !isSessionId(v.id)) return null;

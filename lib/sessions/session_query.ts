@@ -312,84 +312,9 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
     }
   }
 
-  const la = latestLaunch(a);
-  const lb = latestLaunch(b);
-  const comparable = la !== null && lb !== null && la.serial === lb.serial &&
-    la.launch_state === lb.launch_state;
-  const launch = {
-    from: la,
-    to: lb,
-    comparable,
-    delta_ms: comparable ? lb!.total_ms! - la!.total_ms! : null,
-    note: comparable
-      ? null
-      : la === null || lb === null
-      ? "a session has no measured launch"
-      : la.serial !== lb.serial
-      ? "measured on different devices"
-      : `different launch states (${la.launch_state ?? "?"} vs ${lb.launch_state ?? "?"})`,
-  };
-
-  const sa = signatures(a);
-  const sb = signatures(b);
-  const top = (m: Map<string, number>) =>
-    [...m.entries()].sort((x, y) => y[1] - x[1]).slice(0, MAX_COMPARED_SIGNATURES)
-      .map(([signature, count]) => ({ signature, count }));
-  const crashes = {
-    from: top(sa),
-    to: top(sb),
-    new_in_to: [...sb.keys()].filter((k) => !sa.has(k)).slice(0, MAX_COMPARED_SIGNATURES),
-    gone_in_to: [...sa.keys()].filter((k) => !sb.has(k)).slice(0, MAX_COMPARED_SIGNATURES),
-  };
-
-  const pa = a.build.source;
-  const pb = b.build.source;
-  let provenance: Record<string, unknown> | null = null;
-  if (pa || pb) {
-    const pdiff: { field: string; from: unknown; to: unknown }[] = [];
-    const pd = (field: keyof Provenance) => {
-      const x = pa?.[field] ?? null;
-      const y = pb?.[field] ?? null;
-      if (JSON.stringify(x) !== JSON.stringify(y)) pdiff.push({ field, from: x, to: y });
-    };
-    for (const f of ["commit", "branch", "dirty", "gradle_version", "jdk_version"] as const) pd(f);
-    const fa = pa?.build_files ?? {};
-    const fb = pb?.build_files ?? {};
-    const changed_build_files: { path: string; change: "changed" | "added" | "removed" }[] = [];
-    for (const path of new Set([...Object.keys(fa), ...Object.keys(fb)])) {
-      if (!(path in fa)) changed_build_files.push({ path, change: "added" });
-      else if (!(path in fb)) changed_build_files.push({ path, change: "removed" });
-      else if (fa[path] !== fb[path]) changed_build_files.push({ path, change: "changed" });
-    }
-    const notes: string[] = [];
-    // `null`: there is no commit to compare (a build outside a git repository, or unrecorded).
-    const same = pa?.commit == null || pb?.commit == null ? null : pa.commit === pb.commit;
-    if (same === null && pa && pb) {
-      notes.push(
-        pa.commit == null && pb.commit == null
-          ? `neither build has a commit (${
-            pa.no_commit_because ?? pb.no_commit_because ?? "none was recorded"
-          }): no commit to compare`
-          : `only the ${pa.commit == null ? "to" : "from"} build has a commit (the other: ${
-            (pa.commit == null ? pa : pb).no_commit_because ?? "none was recorded"
-          }): no commit to compare`,
-      );
-    }
-    if (same && (pa?.dirty || pb?.dirty)) {
-      notes.push(
-        "the same commit, built with uncommitted changes: the changes themselves are not recorded",
-      );
-    }
-    if (!pa || !pb) notes.push("one build recorded no provenance");
-    provenance = {
-      from: provenanceOf(pa),
-      to: provenanceOf(pb),
-      same_commit: same,
-      differences: pdiff,
-      changed_build_files,
-      notes,
-    };
-  }
+  const launch = compareLaunches(a, b);
+  const crashes = compareCrashes(a, b);
+  const provenance = compareProvenance(a.build.source, b.build.source);
   return {
     differences,
     launch,
@@ -404,6 +329,93 @@ export function compareSessions(a: DebugSession, b: DebugSession) {
       "the content of uncommitted changes",
       ...(provenance === null ? ["provenance (neither build recorded it)"] : []),
     ],
+  };
+}
+
+/** The two sessions' latest launches, and whether their times compare. Pure. */
+function compareLaunches(a: DebugSession, b: DebugSession) {
+  const la = latestLaunch(a);
+  const lb = latestLaunch(b);
+  const comparable = la !== null && lb !== null && la.serial === lb.serial &&
+    la.launch_state === lb.launch_state;
+  return {
+    from: la,
+    to: lb,
+    comparable,
+    delta_ms: comparable ? lb!.total_ms! - la!.total_ms! : null,
+    note: comparable
+      ? null
+      : la === null || lb === null
+      ? "a session has no measured launch"
+      : la.serial !== lb.serial
+      ? "measured on different devices"
+      : `different launch states (${la.launch_state ?? "?"} vs ${lb.launch_state ?? "?"})`,
+  };
+}
+
+/** The crash signatures of each session, the most frequent first, and what came or went. Pure. */
+function compareCrashes(a: DebugSession, b: DebugSession) {
+  const sa = signatures(a);
+  const sb = signatures(b);
+  const top = (m: Map<string, number>) =>
+    [...m.entries()].sort((x, y) => y[1] - x[1]).slice(0, MAX_COMPARED_SIGNATURES)
+      .map(([signature, count]) => ({ signature, count }));
+  return {
+    from: top(sa),
+    to: top(sb),
+    new_in_to: [...sb.keys()].filter((k) => !sa.has(k)).slice(0, MAX_COMPARED_SIGNATURES),
+    gone_in_to: [...sa.keys()].filter((k) => !sb.has(k)).slice(0, MAX_COMPARED_SIGNATURES),
+  };
+}
+
+/** What the two builds' sources differ in (commit, tools, build files); null: neither recorded. */
+function compareProvenance(
+  pa: Provenance | null,
+  pb: Provenance | null,
+): Record<string, unknown> | null {
+  if (!pa && !pb) return null;
+  const pdiff: { field: string; from: unknown; to: unknown }[] = [];
+  const pd = (field: keyof Provenance) => {
+    const x = pa?.[field] ?? null;
+    const y = pb?.[field] ?? null;
+    if (JSON.stringify(x) !== JSON.stringify(y)) pdiff.push({ field, from: x, to: y });
+  };
+  for (const f of ["commit", "branch", "dirty", "gradle_version", "jdk_version"] as const) pd(f);
+  const fa = pa?.build_files ?? {};
+  const fb = pb?.build_files ?? {};
+  const changed_build_files: { path: string; change: "changed" | "added" | "removed" }[] = [];
+  for (const path of new Set([...Object.keys(fa), ...Object.keys(fb)])) {
+    if (!(path in fa)) changed_build_files.push({ path, change: "added" });
+    else if (!(path in fb)) changed_build_files.push({ path, change: "removed" });
+    else if (fa[path] !== fb[path]) changed_build_files.push({ path, change: "changed" });
+  }
+  const notes: string[] = [];
+  // `null`: there is no commit to compare (a build outside a git repository, or unrecorded).
+  const same = pa?.commit == null || pb?.commit == null ? null : pa.commit === pb.commit;
+  if (same === null && pa && pb) {
+    notes.push(
+      pa.commit == null && pb.commit == null
+        ? `neither build has a commit (${
+          pa.no_commit_because ?? pb.no_commit_because ?? "none was recorded"
+        }): no commit to compare`
+        : `only the ${pa.commit == null ? "to" : "from"} build has a commit (the other: ${
+          (pa.commit == null ? pa : pb).no_commit_because ?? "none was recorded"
+        }): no commit to compare`,
+    );
+  }
+  if (same && (pa?.dirty || pb?.dirty)) {
+    notes.push(
+      "the same commit, built with uncommitted changes: the changes themselves are not recorded",
+    );
+  }
+  if (!pa || !pb) notes.push("one build recorded no provenance");
+  return {
+    from: provenanceOf(pa),
+    to: provenanceOf(pb),
+    same_commit: same,
+    differences: pdiff,
+    changed_build_files,
+    notes,
   };
 }
 

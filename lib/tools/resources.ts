@@ -53,6 +53,7 @@ export async function readSkill(): Promise<string> {
   return await Deno.readTextFile(new URL("../../skills/keynobi/SKILL.md", import.meta.url));
 }
 
+// deno-lint-ignore house/long-function -- the provider's methods share one closure and lookup
 export function projectResources(
   makeContext: (signal: AbortSignal) => ToolContext,
 ): ResourceProvider {

@@ -460,6 +460,7 @@ export class ActService {
     return t;
   }
 
+  // deno-lint-ignore house/long-function -- find, act, settle, verify share the target and screen
   async #step(
     p: ActParams,
     step: ActStep,

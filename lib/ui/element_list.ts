@@ -244,6 +244,7 @@ function toRow(c: Candidate, i: number, actionKey: number | null | undefined): E
  * document order, each step reading and writing the same per-node state (owner, candidates,
  * adopted covers); the row's flags and the rows themselves are apart (flagsOf, toRow).
  */
+// deno-lint-ignore house/long-function -- one pass in document order sharing per-node state
 export function buildElementList(tree: UiTree, options: ElementListOptions = {}): ElementList {
   const maxRows = clampRows(options.maxRows);
   const nodes = tree.nodes;

@@ -146,6 +146,7 @@ export class FastPaths {
 
   // ---- screenshots
 
+  // deno-lint-ignore house/long-function -- the request, its checks, each fallback with its reason
   async screenshot(p: FastScreenshotParams, signal: AbortSignal): Promise<FastScreenshotResult> {
     const format = p.format ?? "png";
     const quality = Math.min(

@@ -189,6 +189,7 @@ interface SettleDriver<C extends SettleCapture> {
 }
 
 /** Captures until the tracker is done; returns the last capture. */
+// deno-lint-ignore house/long-function -- each capture decides the next wait, deadline and answer
 export async function settle<C extends SettleCapture>(
   tracker: SettleTracker,
   driver: SettleDriver<C>,

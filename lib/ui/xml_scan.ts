@@ -60,6 +60,7 @@ function maybeTrimmable(c: number): boolean {
  * Scans `xml`, calling `visitor` for each element in document order. Returns `null` when the
  * whole text was read, else why it was not (the visitor may have seen part of the document).
  */
+// deno-lint-ignore house/long-function -- a one-pass tokenizer sharing position and open elements
 export function scanUiXml(
   xml: string,
   visitor: XmlScanVisitor,

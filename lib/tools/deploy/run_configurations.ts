@@ -334,6 +334,7 @@ const runRunConfiguration = defineTool({
     device_serial: serialFilterParam("Device for a lastUsed/ask configuration"),
   },
   needsProject: true,
+  // deno-lint-ignore house/long-function -- build, install, launch in order, each answering so far
   async run(args, ctx): Promise<ToolOutput> {
     const settings = await readSettings(ctx.dataDir);
     const root = await requireTrusted(projectRoot(ctx), settings);

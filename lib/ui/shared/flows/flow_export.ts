@@ -56,6 +56,7 @@ function targetLines(cmd: string, t: RecordedTarget): { lines: string[]; point: 
 }
 
 /** The flow for `actions` (oldest first) of app `appId`. */
+// deno-lint-ignore house/long-function -- one case per recorded action kind, in order
 export function exportFlow(
   appId: string,
   actions: readonly ExportAction[],

@@ -266,6 +266,7 @@ class Runner {
     return true;
   }
 
+  // deno-lint-ignore house/long-function -- one case per flow command, each a few lines
   async #do(s: FlowStep): Promise<{ detail: string; skipped?: boolean }> {
     const d = this.dev;
     switch (s.cmd) {
