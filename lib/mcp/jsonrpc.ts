@@ -278,7 +278,7 @@ export async function* linesOf(
 }
 
 /** What `byteLinesOf` yields: a line's bytes, or that a line was too long (once per line). */
-export type ByteLineEvent = Uint8Array | { dropped: "too_long" };
+type ByteLineEvent = Uint8Array | { dropped: "too_long" };
 
 /**
  * Split a byte stream into lines (LF, with an optional CR before it, neither kept), each at most
