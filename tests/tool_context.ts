@@ -11,7 +11,7 @@ import { LogcatClient } from "../lib/logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../lib/retrace/shared/retrace_client.ts";
 import type { ToolContext } from "../lib/tools/context.ts";
 import { UiClient } from "../lib/ui/shared/client.ts";
-import { SessionRecorder } from "../lib/sessions/session_recorder.ts";
+import { DebugSessionRecorder } from "../lib/sessions/session_recorder.ts";
 
 /** An adb whose every call rejects: a test that reaches a device passes its own `adb`. */
 function missingAdb(): AdbClient {
@@ -52,7 +52,7 @@ export function testToolContext(overrides: Partial<ToolContext> = {}): ToolConte
       address: { host: "127.0.0.1", port: 5037 },
     }),
     retrace: new RetraceClient({ dataDir: overrides.dataDir ?? "/nonexistent" }),
-    sessions: new SessionRecorder(overrides.dataDir ?? "/nonexistent"),
+    sessions: new DebugSessionRecorder(overrides.dataDir ?? "/nonexistent"),
     recorder: new ScreenRecorder(overrides.adb ?? missingAdb()),
     ...overrides,
   };

@@ -9,7 +9,7 @@
 import { boundedWait } from "../core/abortable.ts";
 import { log } from "../core/log.ts";
 import type { ActivityRecord } from "../mcp/activity_log.ts";
-import type { Session } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 import type { BuildClient } from "../build/shared/build_client.ts";
 import { VERSION } from "../version.ts";
 import { AttachedTransport } from "./attached_transport.ts";
@@ -68,12 +68,12 @@ interface AppServerHost {
   /** The `open` query: switch the app's project. */
   openProject(path: string): Promise<ProjectOpened>;
   /** The MCP session of one accepted attach (its id names it everywhere). */
-  newAttachedSession(req: AttachRequest): Session<unknown>;
+  newAttachedSession(req: AttachRequest): McpSession<unknown>;
 }
 
 interface AttachedSession {
   info: AttachedSessionView;
-  mcpSession: Session<unknown>;
+  mcpSession: McpSession<unknown>;
   /** Null until the handshake's answer is written. */
   transport: AttachedTransport | null;
   conn: Deno.UnixConn;

@@ -13,7 +13,7 @@ import {
   selectProject,
   setLastActiveProject,
 } from "../project/project_root.ts";
-import type { Session } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 import { VERSION } from "../version.ts";
 import { MAX_ATTACHED_SESSIONS } from "../attach/handshake.ts";
 import { type ClaimedSocket, claimSocket, SocketClaimError } from "../attach/socket_file.ts";
@@ -46,7 +46,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
   const claimed = await claimApp(opts);
   if (typeof claimed === "number") return claimed;
   const { dataDir, socket } = claimed;
-  const { createSession } = await import("../mcp/session.ts");
+  const { createMcpSession } = await import("../mcp/session.ts");
   const rt = createRuntime({
     env: opts.env,
     dataDir,
@@ -59,7 +59,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
   const project = new AppProject(dataDir, claimed.project, rt.activity);
   await recordAppStart(rt, project);
   let dashboard: Dashboard | null = null;
-  const newAttachedSession = attachedSessions(rt, project, logcatShares, createSession);
+  const newAttachedSession = attachedSessions(rt, project, logcatShares, createMcpSession);
   const server = new AppServer({
     socket,
     activity: rt.activity,
@@ -68,7 +68,7 @@ export async function runApp(opts: AppOptions): Promise<number> {
     project: () => project.root,
     status: () => ({ ...status(), dashboard: dashboard?.url ?? null }),
     openProject: (path) => project.open(path),
-    newAttachedSession: (req) => newAttachedSession(req) as Session<unknown>,
+    newAttachedSession: (req) => newAttachedSession(req) as McpSession<unknown>,
   });
   const status = (): AppStatusView => ({
     app: {

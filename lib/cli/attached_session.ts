@@ -4,16 +4,16 @@
  * named by its session id.
  */
 import { buildInstructions } from "../mcp/instructions.ts";
-import type { Session } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 import type { ProjectSelection } from "../project/project_root.ts";
 import type { AttachRequest } from "../attach/handshake.ts";
 import type { LogcatShares } from "../attach/logcat_shares.ts";
-import type { SessionMode, ToolContext } from "../tools/context.ts";
+import type { McpSessionMode, ToolContext } from "../tools/context.ts";
 import { pinnedRefusal } from "../tools/project/project.ts";
 import type { AppProject } from "./app_project.ts";
 import { newToolSession, type Runtime } from "./runtime.ts";
 
-type CreateSession = typeof import("../mcp/session.ts").createSession;
+type CreateSession = typeof import("../mcp/session.ts").createMcpSession;
 
 /** Make the attached sessions of `rt`: one call per accepted attach. */
 export function attachedSessions(
@@ -21,10 +21,10 @@ export function attachedSessions(
   app: AppProject,
   logcatShares: LogcatShares,
   createSession: CreateSession,
-): (req: AttachRequest) => Session<ToolContext> {
+): (req: AttachRequest) => McpSession<ToolContext> {
   return (req) => {
     const pinned = req.project;
-    const mode: SessionMode = {
+    const mode: McpSessionMode = {
       mode: "attached",
       standaloneReason: null,
       followsApp: pinned === null,

@@ -11,7 +11,7 @@ import { VERSION } from "../version.ts";
 import { type AttachOutcome, tryAttach } from "../attach/attach_client.ts";
 import { runRelay } from "../attach/relay.ts";
 import { type McpLaunch, type McpLaunchOptions, readLaunch } from "./mcp_launch.ts";
-import { loadSessionModules, runStandalone, type SessionModules } from "./mcp_standalone.ts";
+import { loadSessionModules, type McpSessionModules, runStandalone } from "./mcp_standalone.ts";
 
 type HttpModule = Promise<typeof import("../mcp/http_server.ts")>;
 type Attached = Extract<AttachOutcome, { kind: "attached" }>;
@@ -36,7 +36,7 @@ export async function runMcp(opts: McpLaunchOptions): Promise<number> {
 /** The mode decision: attached (relay), refused (--attach-only), or standalone with its reason. */
 async function serve(
   opts: McpLaunchOptions,
-  sessionModules: Promise<SessionModules> | null,
+  sessionModules: Promise<McpSessionModules> | null,
   httpModule: HttpModule | null,
   signalled: Promise<"signal">,
 ): Promise<number> {
@@ -93,7 +93,7 @@ async function runAttached(
   launch: McpLaunch,
   attached: Attached,
   signalled: Promise<"signal">,
-  sessionModules: Promise<SessionModules> | null,
+  sessionModules: Promise<McpSessionModules> | null,
 ): Promise<number> {
   log.info(`attached to the Keynobi app ${attached.reply.version}`);
   return await runRelay({

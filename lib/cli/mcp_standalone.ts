@@ -9,9 +9,9 @@ import { buildInstructions } from "../mcp/instructions.ts";
 import { LineTransport } from "../mcp/line_transport.ts";
 import { earlyAnswers, type EarlyInitialize } from "../mcp/early_initialize.ts";
 import { RequestGate } from "../mcp/request_gate.ts";
-import type { Session } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 import { type ToolsetName, TOOLSETS } from "../mcp/toolsets.ts";
-import type { SessionMode, ToolContext } from "../tools/context.ts";
+import type { McpSessionMode, ToolContext } from "../tools/context.ts";
 import { VERSION } from "../version.ts";
 import { bundledListing } from "./bundle.ts";
 import type { McpLaunch, McpLaunchOptions } from "./mcp_launch.ts";
@@ -25,9 +25,9 @@ import { withinGrace } from "./shutdown_grace.ts";
 const READ_AHEAD_GRACE_MS = 25;
 
 /** What a standalone session needs beyond start-up: the SDK's engine, the registry, the workers. */
-export type SessionModules = [typeof import("../mcp/session.ts"), typeof import("./runtime.ts")];
+export type McpSessionModules = [typeof import("../mcp/session.ts"), typeof import("./runtime.ts")];
 
-export function loadSessionModules(): Promise<SessionModules> {
+export function loadSessionModules(): Promise<McpSessionModules> {
   const p = Promise.all([import("../mcp/session.ts"), import("./runtime.ts")]);
   p.catch(() => {});
   return p;
@@ -38,7 +38,7 @@ interface StandaloneStart {
   launch: McpLaunch;
   /** Why standalone (initialize's instructions and the activity log say it). */
   reason: string;
-  sessionModules: Promise<SessionModules> | null;
+  sessionModules: Promise<McpSessionModules> | null;
   /** Loading when serving HTTP; null on stdio. */
   httpModule: Promise<typeof import("../mcp/http_server.ts")> | null;
   signalled: Promise<"signal">;
@@ -49,12 +49,12 @@ interface StandaloneSpec {
   title: string;
   instructions: string;
   enabledToolsets: readonly ToolsetName[];
-  mode: SessionMode;
+  mode: McpSessionMode;
   project: ProjectSelection | null;
 }
 
 /** Makes one MCP session on the process's runtime. */
-type NewMcpSession = (sessionId?: string, gate?: RequestGate) => Session<ToolContext>;
+type NewMcpSession = (sessionId?: string, gate?: RequestGate) => McpSession<ToolContext>;
 
 /** Serve until the client goes (stdio) or a signal; the exit code. */
 export async function runStandalone(s: StandaloneStart): Promise<number> {
@@ -62,7 +62,7 @@ export async function runStandalone(s: StandaloneStart): Promise<number> {
   const spec = await standaloneSpec(s);
   const record = new StandaloneRecord(launch.dataDir, spec.project, s.reason, opts.http ?? null);
   const stdio = s.httpModule ? null : await readAheadOnStdio(opts, spec, s.signalled);
-  const [{ createSession }, { closeRuntime, createRuntime, newToolSession }] =
+  const [{ createMcpSession }, { closeRuntime, createRuntime, newToolSession }] =
     await (s.sessionModules ?? loadSessionModules());
   const rt = createRuntime({
     env: opts.env,
@@ -83,7 +83,7 @@ export async function runStandalone(s: StandaloneStart): Promise<number> {
       mode: spec.mode,
       // Entries wait for the start-up entry so the log reads in order; tool results never wait.
       activity: { append: (entry) => record.append(entry) },
-    }, createSession);
+    }, createMcpSession);
   let stopReason: "signal" | "client" = "client";
   const closing = { transport: () => Promise.resolve() };
   try {
@@ -217,7 +217,7 @@ async function serveHttpUntilSignal(
     http = serveHttp({
       address,
       token: s.launch.httpToken,
-      newSession: (sessionId) => newMcpSession(sessionId) as Session<unknown>,
+      newSession: (sessionId) => newMcpSession(sessionId) as McpSession<unknown>,
       onListen: (url) => {
         console.error(`keynobi: serving MCP over streamable HTTP at ${url}`);
         record.httpUrl(url);

@@ -10,7 +10,7 @@ import { AdbClient } from "../adb/client.ts";
 import { BuildClient } from "../build/shared/build_client.ts";
 import { LogcatClient } from "../logcat/shared/logcat_client.ts";
 import { RetraceClient } from "../retrace/shared/retrace_client.ts";
-import { SessionRecorder } from "../sessions/session_recorder.ts";
+import { DebugSessionRecorder } from "../sessions/session_recorder.ts";
 import { ScreenRecorder } from "../android/screen_recording.ts";
 import { resolveAdbServerAddress } from "../adb/server_address.ts";
 import { UiClient } from "../ui/shared/client.ts";
@@ -21,11 +21,11 @@ import type { Env } from "../core/env.ts";
 import { log } from "../core/log.ts";
 import { ActivityLog } from "../mcp/activity_log.ts";
 import type { ActivitySink, RequestExtras } from "../mcp/server.ts";
-import type { Session } from "../mcp/session.ts";
+import type { McpSession } from "../mcp/session.ts";
 import type { RequestGate } from "../mcp/request_gate.ts";
 import type { ToolsetName } from "../mcp/tool_def.ts";
 import type { ProjectSelection } from "../project/project_root.ts";
-import type { SessionMode, ToolContext } from "../tools/context.ts";
+import type { McpSessionMode, ToolContext } from "../tools/context.ts";
 import { PROMPTS } from "../tools/prompts.ts";
 import { TOOLS } from "../tools/registry.ts";
 import { projectResources } from "../tools/resources.ts";
@@ -40,7 +40,7 @@ export interface Runtime {
   logcat: LogcatClient;
   ui: UiClient;
   retrace: RetraceClient;
-  sessions: SessionRecorder;
+  sessions: DebugSessionRecorder;
   recorder: ScreenRecorder;
   activity: ActivityLog;
   actionInterval(): Promise<number>;
@@ -103,7 +103,7 @@ export function createRuntime(opts: {
     logcat,
     ui,
     retrace: new RetraceClient({ dataDir }),
-    sessions: new SessionRecorder(dataDir),
+    sessions: new DebugSessionRecorder(dataDir),
     recorder: new ScreenRecorder(adb),
     activity: opts.activity ?? new ActivityLog(dataDir, { pid: Deno.pid }),
     actionInterval: async () =>
@@ -139,7 +139,7 @@ export interface ToolSessionSpec {
   enabledToolsets: readonly ToolsetName[];
   /** The project a request sees, asked per request (an attached session may follow the app). */
   project(): ProjectSelection | null;
-  mode: SessionMode;
+  mode: McpSessionMode;
   /** Why project tools are refused now, or null (a pinned session the app switched away from). */
   projectRefusal?: () => string | null;
   activity: ActivitySink;
@@ -147,14 +147,14 @@ export interface ToolSessionSpec {
   logcat?(sessionId: string): LogcatClient;
 }
 
-type CreateSession = typeof import("../mcp/session.ts").createSession;
+type CreateSession = typeof import("../mcp/session.ts").createMcpSession;
 
 /** One MCP session on the runtime: its own id, client, requests and UI pacing. */
 export function newToolSession(
   rt: Runtime,
   spec: ToolSessionSpec,
   createSession: CreateSession,
-): Session<ToolContext> {
+): McpSession<ToolContext> {
   const sessionId = spec.sessionId ?? crypto.randomUUID();
   const logcat = spec.logcat?.(sessionId) ?? rt.logcat;
   const makeContext = (signal: AbortSignal, request: RequestExtras): ToolContext => ({
@@ -173,7 +173,7 @@ export function newToolSession(
     signal,
     request,
   });
-  const s: Session<ToolContext> = createSession<ToolContext>({
+  const s: McpSession<ToolContext> = createSession<ToolContext>({
     sessionId,
     gate: spec.gate,
     version: VERSION,

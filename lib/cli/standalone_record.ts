@@ -7,7 +7,7 @@ import { log } from "../core/log.ts";
 import { ActivityLog, type ActivityRecord } from "../mcp/activity_log.ts";
 import type { HttpAddress } from "../mcp/http_address.ts";
 import {
-  currentSessionRecord,
+  currentMcpSessionRecord,
   pruneStaleSessionRecords,
   removeSessionRecord,
   writeSessionRecord,
@@ -19,7 +19,7 @@ import { withinGrace } from "./shutdown_grace.ts";
 export class StandaloneRecord {
   readonly activity: ActivityLog;
   readonly #dataDir: string;
-  readonly #record: ReturnType<typeof currentSessionRecord>;
+  readonly #record: ReturnType<typeof currentMcpSessionRecord>;
   readonly #started = performance.now();
   /** The start-up bookkeeping; entries wait for it so the log reads in order. */
   readonly #housekeeping: Promise<void>;
@@ -34,7 +34,7 @@ export class StandaloneRecord {
   ) {
     this.#dataDir = dataDir;
     this.activity = new ActivityLog(dataDir, { pid: Deno.pid });
-    this.#record = currentSessionRecord({
+    this.#record = currentMcpSessionRecord({
       project: project?.root ?? null,
       reason,
       version: VERSION,

@@ -9,9 +9,9 @@ import { type BuildRecord, describeOrigin } from "../build/shared/build_record.t
 import { listSessionRecords } from "../mcp/session_records.ts";
 import { listProjects } from "../project/trust.ts";
 import {
+  type DebugSessionSummary,
   listSessionSummaries,
   readSession,
-  type SessionSummary,
 } from "../sessions/session_store.ts";
 import { type DebugSession, effectiveState } from "../sessions/session_model.ts";
 import type { DashboardHost } from "./host.ts";
@@ -190,7 +190,7 @@ export class LaunchTimes {
 
   async of(
     dataDir: string,
-    sessions: readonly SessionSummary[],
+    sessions: readonly DebugSessionSummary[],
   ): Promise<Map<string, number | null>> {
     const out = new Map<string, number | null>();
     for (const s of sessions) {
@@ -227,7 +227,7 @@ export async function sessionsSection(host: DashboardHost, launches: LaunchTimes
   }));
 }
 
-function effectiveStateOf(s: SessionSummary, now: Date) {
+function effectiveStateOf(s: DebugSessionSummary, now: Date) {
   return effectiveState({ state: s.state, last_event_at: s.last_event_at } as DebugSession, now);
 }
 

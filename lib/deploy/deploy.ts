@@ -26,7 +26,7 @@ import { amStart } from "../android/am.ts";
 import { validateDeepLink } from "../core/validation.ts";
 import { parseDumpsysPackage } from "../android/dumpsys_package.ts";
 import { touchMapping } from "../retrace/shared/mapping_store.ts";
-import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { DebugSessionRecorder } from "../sessions/session_recorder.ts";
 import { openOp } from "../sessions/session_events.ts";
 
 /** Output of `dumpsys package` read at most. */
@@ -38,7 +38,7 @@ export interface DeployDeps {
   origin: Origin;
   recordedBy: "standalone" | "attached";
   /** Where the install opens its debug session (queued; never waited for). */
-  sessions?: SessionRecorder;
+  sessions?: DebugSessionRecorder;
 }
 
 interface InstallOutcome {

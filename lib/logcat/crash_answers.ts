@@ -22,9 +22,9 @@ import type {
   CrashesResult,
   CrashGroup,
   CrashSummary,
+  DebugSessionCrash,
   RederiveParams,
   RederiveResult,
-  SessionCrash,
   TraceParams,
   TraceResult,
 } from "./shared/logcat_protocol.ts";
@@ -168,8 +168,8 @@ export function crashesAnswer(pipelines: readonly DevicePipeline[], count: numbe
 export function sessionCrashes(
   pipelines: readonly DevicePipeline[],
   afterId: number,
-): SessionCrash[] {
-  const out: SessionCrash[] = [];
+): DebugSessionCrash[] {
+  const out: DebugSessionCrash[] = [];
   for (const { pipeline, record } of keptCrashes(pipelines)) {
     if (record.id <= afterId) continue;
     const c = pipeline.parsedOf(record);

@@ -10,6 +10,7 @@ import { parseProcessList } from "./enrich.ts";
 import { LEVEL_LETTERS } from "./line_parser.ts";
 import type {
   CrashesResult,
+  DebugSessionCrash,
   DeviceStats,
   EntriesParams,
   EntriesResult,
@@ -17,7 +18,6 @@ import type {
   MemoryResult,
   RederiveParams,
   RederiveResult,
-  SessionCrash,
   StartParams,
   StartResult,
   StatsResult,
@@ -387,7 +387,7 @@ export class LogcatService {
   }
 
   /** The crashes read after crash id `afterId`, oldest first, for the debug sessions. */
-  sessionCrashes(afterId: number): SessionCrash[] {
+  sessionCrashes(afterId: number): DebugSessionCrash[] {
     return sessionCrashes(this.#pipelines(), afterId);
   }
 

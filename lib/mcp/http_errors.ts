@@ -19,7 +19,7 @@ export function rpcError(
 }
 
 /** 404 for an `Mcp-Session-Id` that names no open session. */
-export function unknownSession(sid: string): Response {
+export function unknownHttpSession(sid: string): Response {
   return rpcError(
     404,
     null,

@@ -19,12 +19,12 @@
  */
 import { readCapped } from "../core/bytes.ts";
 import { HTTP_MCP_PATH, type HttpAddress } from "./http_address.ts";
-import { rpcError, unknownSession } from "./http_errors.ts";
+import { rpcError, unknownHttpSession } from "./http_errors.ts";
 import { HttpRequestGuard } from "./http_guard.ts";
 import { HTTP_HANDSHAKE_GRACE_MS, type HttpSession, HttpSessionTable } from "./http_sessions.ts";
 import { classifyValue, type JsonRpcId, MAX_MESSAGE_BYTES, RpcCode } from "./jsonrpc.ts";
 import { admissionError } from "./request_gate.ts";
-import type { Session } from "./session.ts";
+import type { McpSession } from "./session.ts";
 
 export { HTTP_HANDSHAKE_GRACE_MS };
 
@@ -45,7 +45,7 @@ export interface HttpServeOptions {
   address: HttpAddress;
   /** The bearer token every request must carry (decided by `httpAuthFor`), or null. */
   token: string | null;
-  newSession(sessionId: string): Session<unknown>;
+  newSession(sessionId: string): McpSession<unknown>;
   onListen?(url: string): void;
   maxSessions?: number;
   idleMs?: number;
@@ -232,7 +232,7 @@ export class HttpMcpServer {
       );
     }
     const entry = this.#sessions.get(sid);
-    if (!entry) return unknownSession(sid);
+    if (!entry) return unknownHttpSession(sid);
     entry.lastSeen = performance.now();
     return await entry.transport.handleRequest(req);
   }
@@ -274,7 +274,7 @@ export class HttpMcpServer {
     sid: string | null,
     c: PostedMessage["c"],
   ): Promise<HttpSession | Response> {
-    if (sid !== null) return this.#sessions.get(sid) ?? unknownSession(sid);
+    if (sid !== null) return this.#sessions.get(sid) ?? unknownHttpSession(sid);
     if (c.kind !== "request" || c.message.method !== "initialize") {
       return rpcError(
         400,

@@ -7,13 +7,13 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JsonRpcId } from "./jsonrpc.ts";
-import type { Session } from "./session.ts";
+import type { McpSession } from "./session.ts";
 
 /** When the bound is reached, a half-open session idle this long gives its place to a new one. */
 export const HTTP_HANDSHAKE_GRACE_MS = 1_000;
 
 export interface HttpSession {
-  mcpSession: Session<unknown>;
+  mcpSession: McpSession<unknown>;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
   /** The client sent `notifications/initialized`. */
@@ -37,7 +37,7 @@ export class HttpSessionTable {
 
   constructor(
     readonly bounds: HttpSessionBounds,
-    readonly newMcpSession: (sessionId: string) => Session<unknown>,
+    readonly newMcpSession: (sessionId: string) => McpSession<unknown>,
   ) {
     const every = Math.max(10, Math.min(5_000, Math.floor(bounds.handshakeMs / 2)));
     this.#sweeper = setInterval(() => this.sweep(), every);

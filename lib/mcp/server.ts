@@ -45,7 +45,7 @@ export interface ActivitySink {
 // deno-lint-ignore no-explicit-any
 export type AnyTool<Ctx> = ToolDef<Ctx, any>;
 
-export interface SessionOptions<Ctx> {
+export interface McpSessionOptions<Ctx> {
   version: string;
   title: string;
   instructions: string;
@@ -94,8 +94,8 @@ export interface RequestMeta {
   notify(method: string, params: Record<string, unknown>): void;
 }
 
-export class SessionHandlers<Ctx> {
-  readonly #opts: SessionOptions<Ctx>;
+export class McpSessionHandlers<Ctx> {
+  readonly #opts: McpSessionOptions<Ctx>;
   readonly #served: Map<string, AnyTool<Ctx>>;
   readonly #all: Map<string, AnyTool<Ctx>>;
   readonly #pending = new Set<Promise<unknown>>();
@@ -103,7 +103,7 @@ export class SessionHandlers<Ctx> {
   #clientName: string | null = null;
   readonly sessionId: string;
 
-  constructor(opts: SessionOptions<Ctx>, sessionId: string = crypto.randomUUID()) {
+  constructor(opts: McpSessionOptions<Ctx>, sessionId: string = crypto.randomUUID()) {
     this.#opts = opts;
     this.sessionId = sessionId;
     this.#all = new Map(opts.tools.map((t) => [t.name, t]));

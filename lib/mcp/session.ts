@@ -1,27 +1,27 @@
 /**
- * The session factory: one SDK engine (`Protocol`, as `SessionServer`, lib/mcp/session_server.ts)
- * per MCP session, fed by the registry through `SessionHandlers` (lib/mcp/server.ts). stdio, a Unix-socket connection and each
- * streamable-HTTP session all call `createSession` and connect the server to their transport.
+ * The session factory: one SDK engine (`Protocol`, as `McpSessionServer`, lib/mcp/session_server.ts)
+ * per MCP session, fed by the registry through `McpSessionHandlers` (lib/mcp/server.ts). stdio, a Unix-socket connection and each
+ * streamable-HTTP session all call `createMcpSession` and connect the server to their transport.
  *
  * Every request handler runs inside `track`, which frees the request's slot in the session's
  * `RequestGate` when the handler ends, answered or cancelled (the SDK sends nothing for a request
  * the client cancelled). Progress comes from `_meta.progressToken` and goes out through the SDK's
  * `sendNotification`; cancellation is the SDK's abort signal for the request.
  */
-import { SessionServer } from "./session_server.ts";
+import { McpSessionServer } from "./session_server.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "./jsonrpc.ts";
 import { RequestGate } from "./request_gate.ts";
 import {
+  McpSessionHandlers,
+  type McpSessionOptions,
   type RequestMeta,
   SERVER_CAPABILITIES,
-  SessionHandlers,
-  type SessionOptions,
 } from "./server.ts";
 
-export interface Session<Ctx> {
-  server: SessionServer;
-  handlers: SessionHandlers<Ctx>;
+export interface McpSession<Ctx> {
+  server: McpSessionServer;
+  handlers: McpSessionHandlers<Ctx>;
   /** The requests in flight; a transport asks it before handing a request over. */
   gate: RequestGate;
   sessionId: string;
@@ -31,7 +31,7 @@ export interface Session<Ctx> {
   close(): Promise<void>;
 }
 
-export interface CreateSessionOptions<Ctx> extends SessionOptions<Ctx> {
+export interface CreateMcpSessionOptions<Ctx> extends McpSessionOptions<Ctx> {
   /** Session id (an HTTP session's `Mcp-Session-Id`); a random UUID when absent. */
   sessionId?: string;
   /** In-flight bound (default MAX_CONCURRENT_REQUESTS). */
@@ -52,11 +52,11 @@ type Extra = {
   sendNotification(n: { method: string; params?: Record<string, unknown> }): Promise<void>;
 };
 
-export function createSession<Ctx>(opts: CreateSessionOptions<Ctx>): Session<Ctx> {
+export function createMcpSession<Ctx>(opts: CreateMcpSessionOptions<Ctx>): McpSession<Ctx> {
   const sessionId = opts.sessionId ?? crypto.randomUUID();
-  const handlers = new SessionHandlers(opts, sessionId);
+  const handlers = new McpSessionHandlers(opts, sessionId);
   const gate = opts.gate ?? new RequestGate(opts.maxInFlight);
-  const server = new SessionServer({ ...SERVER_CAPABILITIES });
+  const server = new McpSessionServer({ ...SERVER_CAPABILITIES });
   const running = new Map<string | number, Promise<unknown>>();
 
   function track<T>(

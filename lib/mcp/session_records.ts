@@ -21,7 +21,7 @@ const MAX_SESSION_RECORDS = 256;
 /** A record file larger than this is not ours and is pruned. */
 const MAX_RECORD_BYTES = 16 * 1024;
 
-export interface SessionRecord {
+export interface McpSessionRecord {
   pid: number;
   /** ISO 8601. */
   started_at: string;
@@ -47,11 +47,11 @@ export const sessionRecordPath = (dataDir: string, pid: number) =>
 export const legacyPidPath = (dataDir: string) => join(dataDir, LEGACY_PID_FILE);
 
 /** The record for this process. */
-export function currentSessionRecord(
+export function currentMcpSessionRecord(
   fields: { project: string | null; reason: string; version: string; argv0?: string },
   now = new Date(),
-): SessionRecord {
-  const record: SessionRecord = {
+): McpSessionRecord {
+  const record: McpSessionRecord = {
     pid: Deno.pid,
     started_at: now.toISOString(),
     project: fields.project,
@@ -64,7 +64,10 @@ export function currentSessionRecord(
 }
 
 /** Writes `mcp-sessions/<pid>.json` (0600, atomically) and deletes the legacy PID file. */
-export async function writeSessionRecord(dataDir: string, record: SessionRecord): Promise<string> {
+export async function writeSessionRecord(
+  dataDir: string,
+  record: McpSessionRecord,
+): Promise<string> {
   if (!Number.isSafeInteger(record.pid) || record.pid <= 0) {
     throw new RangeError(`Cannot write session record: ${record.pid} is not a process id`);
   }
@@ -94,14 +97,14 @@ async function removeIfPresent(path: string): Promise<void> {
 }
 
 /** Parses a record file named `<pid>.json`; `null` when it is not a valid record for that PID. */
-export function parseSessionRecord(text: string, fileName: string): SessionRecord | null {
+export function parseMcpSessionRecord(text: string, fileName: string): McpSessionRecord | null {
   const m = /^(\d{1,10})\.json$/.exec(fileName);
   if (!m) return null;
   const v = parseJsonRecord(text);
   if (v === null) return null;
   const r = v as Record<string, unknown>;
   if (r.pid !== Number(m[1]) || typeof r.binary !== "string" || r.binary === "") return null;
-  const record: SessionRecord = {
+  const record: McpSessionRecord = {
     pid: r.pid as number,
     started_at: typeof r.started_at === "string" ? r.started_at : "",
     project: typeof r.project === "string" ? r.project : null,
@@ -126,7 +129,7 @@ interface ListOptions {
 export async function listSessionRecords(
   dataDir: string,
   options: ListOptions = {},
-): Promise<SessionRecord[]> {
+): Promise<McpSessionRecord[]> {
   const probe = options.probe ?? probeProcess;
   const dir = sessionsDir(dataDir);
   const names: string[] = [];
@@ -140,7 +143,7 @@ export async function listSessionRecords(
     if (e instanceof Deno.errors.NotFound) return [];
     throw e;
   }
-  const live: SessionRecord[] = [];
+  const live: McpSessionRecord[] = [];
   for (const name of names) {
     const path = join(dir, name);
     const record = await readRecord(path, name);
@@ -167,11 +170,14 @@ export async function pruneStaleSessionRecords(
 }
 
 /** `undefined` when the file is gone, `null` when it is not a valid record. */
-async function readRecord(path: string, name: string): Promise<SessionRecord | null | undefined> {
+async function readRecord(
+  path: string,
+  name: string,
+): Promise<McpSessionRecord | null | undefined> {
   try {
     const info = await Deno.stat(path);
     if (info.size > MAX_RECORD_BYTES) return null;
-    return parseSessionRecord(await Deno.readTextFile(path), name);
+    return parseMcpSessionRecord(await Deno.readTextFile(path), name);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;

@@ -40,7 +40,7 @@ interface Engine {
 
 const ProtocolEngine = Protocol as unknown as new () => Engine;
 
-export class SessionServer extends ProtocolEngine {
+export class McpSessionServer extends ProtocolEngine {
   /** Unset while `Protocol`'s constructor registers its own handlers (as in `Server`). */
   private capabilities: ServerCapabilities | undefined;
 

@@ -1,11 +1,11 @@
 /**
  * The session changes the tools queue, in one place: a session opened by an install, a launch, the
- * exits read from the device's exit history. Pure builders of `SessionOp`s (queued on the
+ * exits read from the device's exit history. Pure builders of `DebugSessionOp`s (queued on the
  * process's SessionRecorder).
  */
 import type { Origin } from "../build/shared/build_record.ts";
-import type { SessionOp } from "./session_store.ts";
-import type { NewSession } from "./session_model.ts";
+import type { DebugSessionOp } from "./session_store.ts";
+import type { NewDebugSession } from "./session_model.ts";
 
 interface LaunchFacts {
   total_ms: number | null;
@@ -19,7 +19,7 @@ interface LaunchFacts {
 }
 
 /** A session opened by an install (supersedes the device's open session of the package). */
-export function openOp(session: NewSession): SessionOp {
+export function openOp(session: NewDebugSession): DebugSessionOp {
   return { type: "open", session };
 }
 
@@ -30,7 +30,7 @@ export function launchOp(
   facts: LaunchFacts,
   by: Origin,
   at = new Date(),
-): SessionOp {
+): DebugSessionOp {
   const time = facts.total_ms !== null
     ? `${facts.total_ms} ms${facts.launch_state ? ` (${facts.launch_state.toLowerCase()})` : ""}`
     : "no time reported";
@@ -77,7 +77,7 @@ export function framesOp(
   facts: FrameFacts,
   by: Origin,
   at = new Date(),
-): SessionOp {
+): DebugSessionOp {
   const p90 = facts.p90_ms !== null ? `, p90 ${facts.p90_ms} ms` : "";
   return {
     type: "event",
@@ -101,7 +101,7 @@ export function recordingOp(
   saved: { file: string; bytes: number; duration_s: number; started_at: string },
   by: Origin,
   at = new Date(),
-): SessionOp {
+): DebugSessionOp {
   return {
     type: "event",
     serial,
@@ -134,8 +134,12 @@ interface ExitFacts {
  * `exit` events for the exits of `pkg` on `serial` (each keyed by time and pid, so one read twice
  * is recorded once), and an `end` when the history says the app was uninstalled.
  */
-export function exitOps(serial: string, pkg: string, exits: readonly ExitFacts[]): SessionOp[] {
-  const ops: SessionOp[] = [];
+export function exitOps(
+  serial: string,
+  pkg: string,
+  exits: readonly ExitFacts[],
+): DebugSessionOp[] {
+  const ops: DebugSessionOp[] = [];
   let uninstalled: ExitFacts | null = null;
   for (const x of [...exits].reverse()) {
     if (x.description && /\buninstall/i.test(x.description)) uninstalled = x;

@@ -33,8 +33,8 @@ export const IDLE_AFTER_MS = 12 * 60 * 60 * 1000;
 export const MAX_EVENT_KEYS = 500;
 
 export const SESSION_STATES = ["open", "closed", "superseded", "ended", "idle"] as const;
-export type SessionState = typeof SESSION_STATES[number];
-export type StoredState = Exclude<SessionState, "idle">;
+export type DebugSessionState = typeof SESSION_STATES[number];
+export type StoredState = Exclude<DebugSessionState, "idle">;
 
 const EVENT_KINDS = [
   "install",
@@ -53,7 +53,7 @@ type EventKind = typeof EVENT_KINDS[number];
 /** Who caused an event: an agent, the device (crashes, exits), or keynobi itself. */
 type Actor = Origin | { kind: "device" } | { kind: "keynobi" };
 
-export interface SessionEvent {
+export interface DebugSessionEvent {
   seq: number;
   /** ISO 8601. */
   at: string;
@@ -133,7 +133,7 @@ export interface DebugSession {
     agent_actions: number;
     attachments: number;
   };
-  events: SessionEvent[];
+  events: DebugSessionEvent[];
   crashes: SessionCrash[];
   /** Keys of the crashes and exits already recorded (several processes may see one). */
   event_keys: string[];
@@ -142,7 +142,7 @@ export interface DebugSession {
 const SESSION_ID = /^s-[0-9a-z]{8,12}-[0-9a-f]{8}$/;
 
 /** Whether `s` is a session id (`s-<time base36>-<8 hex>`). Pure. */
-export function isSessionId(s: string): boolean {
+export function isDebugSessionId(s: string): boolean {
   return SESSION_ID.test(s);
 }
 
@@ -153,7 +153,7 @@ function newSessionId(now: Date): string {
 }
 
 /** The state as read at `now`: an open session with no recent event is `idle`. Pure. */
-export function effectiveState(s: DebugSession, now: Date): SessionState {
+export function effectiveState(s: DebugSession, now: Date): DebugSessionState {
   if (s.state !== "open") return s.state;
   const last = Date.parse(s.last_event_at);
   return Number.isFinite(last) && now.getTime() - last > IDLE_AFTER_MS ? "idle" : "open";
@@ -162,7 +162,7 @@ export function effectiveState(s: DebugSession, now: Date): SessionState {
 const oneLine = (s: string, max = MAX_SUMMARY_CHARS) =>
   clip(s.replace(/\s*[\r\n]+\s*/g, " ").trim(), max);
 
-export interface NewSession {
+export interface NewDebugSession {
   package: string;
   serial: string;
   model?: string | null;
@@ -178,7 +178,7 @@ export interface NewSession {
 }
 
 /** A new open session with its `install` event. Pure. */
-export function createSession(n: NewSession): DebugSession {
+export function createDebugSession(n: NewDebugSession): DebugSession {
   const at = n.at.toISOString();
   const s: DebugSession = {
     version: 1,
@@ -238,13 +238,13 @@ export interface NewEvent {
  * crashes. Returns the event, or `null` when it was dropped (agent actions past their bound).
  * Mutates `s`. Pure otherwise.
  */
-export function appendEvent(s: DebugSession, e: NewEvent): SessionEvent | null {
+export function appendEvent(s: DebugSession, e: NewEvent): DebugSessionEvent | null {
   if (e.kind === "agentAction" && s.counts.agent_actions >= MAX_AGENT_EVENTS_PER_SESSION) {
     s.dropped_agent_actions++;
     return null;
   }
   const at = e.at.toISOString();
-  const ev: SessionEvent = {
+  const ev: DebugSessionEvent = {
     seq: s.next_seq++,
     at,
     kind: e.kind,
@@ -291,7 +291,7 @@ export function beforeInstall(s: DebugSession, stamp: string | null): boolean | 
 }
 
 /** Marks `s` as no longer the current install. Mutates `s`. */
-export function endSession(
+export function endDebugSession(
   s: DebugSession,
   state: "superseded" | "closed" | "ended",
   reason: string,
@@ -335,16 +335,16 @@ function parseBuild(v: unknown): SessionBuild | null {
 
 /** A session file's content, checked and bounded, or `null` when it is not one. Pure. */
 // deno-lint-ignore house/long-function -- each field of a session file checked once, in turn
-export function parseSession(text: string): DebugSession | null {
+export function parseDebugSession(text: string): DebugSession | null {
   const v = parseJsonRecord(text);
-  if (v === null || typeof v.id !== "string" || !isSessionId(v.id)) return null;
+  if (v === null || typeof v.id !== "string" || !isDebugSessionId(v.id)) return null;
   const build = parseBuild(v.build);
   const by = isRecord(v.install) ? parseOrigin(v.install.by) : null;
   if (!build || !by || typeof v.package !== "string" || typeof v.serial !== "string") return null;
   const state = (["open", "closed", "superseded", "ended"] as const).find((x) => x === v.state) ??
     "closed";
   const counts = isRecord(v.counts) ? v.counts : {};
-  const events: SessionEvent[] = Array.isArray(v.events)
+  const events: DebugSessionEvent[] = Array.isArray(v.events)
     ? v.events.filter(isRecord).slice(-MAX_EVENTS_PER_SESSION).flatMap((e) => {
       const seq = int(e.seq);
       const kind = EVENT_KINDS.find((k) => k === e.kind);

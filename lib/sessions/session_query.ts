@@ -7,11 +7,11 @@ import type { Provenance } from "../build/shared/provenance.ts";
 import {
   buildLabel,
   type DebugSession,
+  type DebugSessionEvent,
+  type DebugSessionState,
   effectiveState,
-  type SessionEvent,
-  type SessionState,
 } from "./session_model.ts";
-import type { SessionSummary } from "./session_store.ts";
+import type { DebugSessionSummary } from "./session_store.ts";
 
 /** list_debug_sessions: default and maximum `limit`. */
 export const DEFAULT_SESSION_LIST_LIMIT = 10;
@@ -36,20 +36,20 @@ interface ListFilter {
   package?: string;
   /** A serial or an AVD name. */
   device?: string;
-  state?: SessionState;
+  state?: DebugSessionState;
   onlyCrashing?: boolean;
 }
 
-function isCrashing(s: { counts: SessionSummary["counts"] }): boolean {
+function isCrashing(s: { counts: DebugSessionSummary["counts"] }): boolean {
   return s.counts.crashes + s.counts.anrs > 0;
 }
 
 /** The matching summaries, newest first, and how many matched. Pure. */
-export function filterSessions(
-  all: readonly SessionSummary[],
+export function filterDebugSessions(
+  all: readonly DebugSessionSummary[],
   f: ListFilter,
   now: Date,
-): { sessions: (SessionSummary & { effective_state: SessionState })[]; matched: number } {
+): { sessions: (DebugSessionSummary & { effective_state: DebugSessionState })[]; matched: number } {
   const matched = [...all].reverse().filter((s) =>
     (f.package === undefined || s.package === f.package) &&
     (f.device === undefined || s.serial === f.device || s.avd === f.device) &&
@@ -59,12 +59,14 @@ export function filterSessions(
   return { sessions: matched.slice(0, f.limit), matched: matched.length };
 }
 
-function stateOf(s: SessionSummary, now: Date): SessionState {
+function stateOf(s: DebugSessionSummary, now: Date): DebugSessionState {
   return effectiveState({ state: s.state, last_event_at: s.last_event_at } as DebugSession, now);
 }
 
 /** One line of list_debug_sessions. Pure. */
-export function sessionLine(s: SessionSummary & { effective_state: SessionState }): string {
+export function sessionLine(
+  s: DebugSessionSummary & { effective_state: DebugSessionState },
+): string {
   const build = s.build_id === null
     ? "no build record"
     : `build #${s.build_id}${s.module ? ` ${s.module}` : ""}${s.variant ? ` ${s.variant}` : ""}`;
@@ -80,10 +82,10 @@ export function sessionLine(s: SessionSummary & { effective_state: SessionState 
 
 /** The newest `max` events before `beforeSeq`, oldest first, and the cursor for older ones. Pure. */
 export function timelinePage(
-  events: readonly SessionEvent[],
+  events: readonly DebugSessionEvent[],
   max: number,
   beforeSeq?: number,
-): { timeline: SessionEvent[]; next_before_seq: number | null } {
+): { timeline: DebugSessionEvent[]; next_before_seq: number | null } {
   const older = beforeSeq === undefined ? [...events] : events.filter((e) => e.seq < beforeSeq);
   const page = max === 0 ? [] : older.slice(-max);
   const first = page[0] ?? null;
@@ -105,7 +107,7 @@ interface PairChoice {
  * crashing session of the same project, package, module and variant. `null` when there is none.
  * Pure (`all` oldest first).
  */
-export function defaultPair(all: readonly SessionSummary[]): PairChoice | null {
+export function defaultPair(all: readonly DebugSessionSummary[]): PairChoice | null {
   for (let i = all.length - 1; i >= 0; i--) {
     const good = all[i];
     if (good.counts.launches === 0 || isCrashing(good)) continue;
@@ -288,7 +290,7 @@ function originLabel(o: DebugSession["install"]["by"]): string {
 }
 
 /** What changed between `a` (from) and `b` (to). Pure. */
-export function compareSessions(a: DebugSession, b: DebugSession) {
+export function diffDebugSessions(a: DebugSession, b: DebugSession) {
   const differences: { field: string; from: unknown; to: unknown }[] = [];
   const diff = (field: string, x: unknown, y: unknown) => {
     if (JSON.stringify(x) !== JSON.stringify(y)) differences.push({ field, from: x, to: y });

@@ -10,9 +10,9 @@
  * once, on the open session of its device and package.
  */
 import { boundedWait, delay } from "../core/abortable.ts";
-import type { SessionCrash } from "../logcat/shared/logcat_protocol.ts";
+import type { DebugSessionCrash } from "../logcat/shared/logcat_protocol.ts";
 import { log } from "../core/log.ts";
-import { applySessionOps, type SessionOp } from "./session_store.ts";
+import { applySessionOps, type DebugSessionOp } from "./session_store.ts";
 import type { Attribution } from "./session_model.ts";
 
 /** Changes queued at most; more are dropped (counted in `dropped`). */
@@ -26,11 +26,11 @@ const CRASH_SETTLE_MS = 500;
 /** Longest `close()` waits for the queue to be written. */
 const CLOSE_FLUSH_TIMEOUT_MS = 5_000;
 
-type CrashSource = (afterId: number) => Promise<SessionCrash[]>;
+type CrashSource = (afterId: number) => Promise<DebugSessionCrash[]>;
 
-export class SessionRecorder {
+export class DebugSessionRecorder {
   readonly #dataDir: string;
-  #queue: SessionOp[] = [];
+  #queue: DebugSessionOp[] = [];
   #writing: Promise<void> | null = null;
   #dropped = 0;
   #closed = false;
@@ -53,7 +53,7 @@ export class SessionRecorder {
   }
 
   /** Queues `op` and returns at once; `false` when it was dropped (queue full or closed). */
-  record(op: SessionOp): boolean {
+  record(op: DebugSessionOp): boolean {
     if (this.#closed || this.#queue.length >= MAX_PENDING_SESSION_EVENTS) {
       this.#dropped++;
       return false;
@@ -117,7 +117,7 @@ export class SessionRecorder {
   async #pull(): Promise<void> {
     const source = this.#crashSource!;
     let crashes = await source(this.#lastCrashId);
-    const young = (c: SessionCrash) =>
+    const young = (c: DebugSessionCrash) =>
       c.open && Date.now() - Date.parse(c.received_at) < CRASH_SETTLE_MS;
     if (crashes.some(young)) {
       await delay(CRASH_SETTLE_MS);
@@ -141,7 +141,7 @@ export class SessionRecorder {
 }
 
 /** The session change that records crash `c` (keyed, so another process seeing it adds nothing). */
-function crashOp(c: SessionCrash): SessionOp {
+function crashOp(c: DebugSessionCrash): DebugSessionOp {
   const kind = c.kind === "anr" ? "anr" : "crash";
   const at = new Date(Date.parse(c.received_at) || Date.now());
   const attribution: Attribution = {

@@ -17,15 +17,15 @@ import { log } from "../core/log.ts";
 import {
   appendEvent,
   beforeInstall,
-  createSession,
+  createDebugSession,
   type DebugSession,
-  endSession,
-  isSessionId,
+  type DebugSessionEvent,
+  endDebugSession,
+  isDebugSessionId,
   MAX_EVENT_KEYS,
+  type NewDebugSession,
   type NewEvent,
-  type NewSession,
-  parseSession,
-  type SessionEvent,
+  parseDebugSession,
   type StoredState,
 } from "./session_model.ts";
 import { appendAll } from "../core/arrays.ts";
@@ -43,7 +43,7 @@ const sessionFilePath = (dataDir: string, id: string) =>
   join(debugSessionsDir(dataDir), `${id}.json`);
 
 /** What the index keeps of a session. */
-export interface SessionSummary {
+export interface DebugSessionSummary {
   id: string;
   state: StoredState;
   package: string;
@@ -62,7 +62,7 @@ export interface SessionSummary {
   counts: DebugSession["counts"];
 }
 
-function summarize(s: DebugSession): SessionSummary {
+function summarize(s: DebugSession): DebugSessionSummary {
   return {
     id: s.id,
     state: s.state,
@@ -84,8 +84,8 @@ function summarize(s: DebugSession): SessionSummary {
 }
 
 /** One change to the sessions, applied under the lock in queue order. */
-export type SessionOp =
-  | { type: "open"; session: NewSession }
+export type DebugSessionOp =
+  | { type: "open"; session: NewDebugSession }
   | {
     type: "event";
     serial: string;
@@ -112,11 +112,11 @@ export type SessionOp =
     at: Date;
   };
 
-function parseIndex(text: string): SessionSummary[] | null {
+function parseIndex(text: string): DebugSessionSummary[] | null {
   const v = parseJsonRecord(text);
   if (v === null || !Array.isArray(v.sessions)) return null;
-  return v.sessions.filter((x: unknown): x is SessionSummary =>
-    isRecord(x) && typeof x.id === "string" && isSessionId(x.id)
+  return v.sessions.filter((x: unknown): x is DebugSessionSummary =>
+    isRecord(x) && typeof x.id === "string" && isDebugSessionId(x.id)
   );
 }
 
@@ -131,15 +131,15 @@ async function readIfSmall(path: string, max: number): Promise<string | null> {
 }
 
 /** The index, rebuilt from the session files when it is missing or unreadable. */
-async function loadIndex(dataDir: string): Promise<SessionSummary[]> {
+async function loadIndex(dataDir: string): Promise<DebugSessionSummary[]> {
   const text = await readIfSmall(sessionIndexPath(dataDir), MAX_INDEX_FILE_BYTES);
   const parsed = text === null ? null : parseIndex(text);
   if (parsed) return parsed;
-  const out: SessionSummary[] = [];
+  const out: DebugSessionSummary[] = [];
   try {
     for await (const e of Deno.readDir(debugSessionsDir(dataDir))) {
       const m = /^(.+)\.json$/.exec(e.name);
-      if (!e.isFile || !m || !isSessionId(m[1])) continue;
+      if (!e.isFile || !m || !isDebugSessionId(m[1])) continue;
       const s = await readSession(dataDir, m[1]);
       if (s) out.push(summarize(s));
     }
@@ -153,7 +153,7 @@ async function loadIndex(dataDir: string): Promise<SessionSummary[]> {
 }
 
 /** Every session's summary, oldest first (no lock). */
-export async function listSessionSummaries(dataDir: string): Promise<SessionSummary[]> {
+export async function listSessionSummaries(dataDir: string): Promise<DebugSessionSummary[]> {
   const text = await readIfSmall(sessionIndexPath(dataDir), MAX_INDEX_FILE_BYTES);
   if (text === null) return await loadIndex(dataDir);
   return parseIndex(text) ?? await loadIndex(dataDir);
@@ -161,12 +161,12 @@ export async function listSessionSummaries(dataDir: string): Promise<SessionSumm
 
 /** One session, or `null` when it is unknown or pruned (no lock). */
 export async function readSession(dataDir: string, id: string): Promise<DebugSession | null> {
-  if (!isSessionId(id)) return null;
+  if (!isDebugSessionId(id)) return null;
   const text = await readIfSmall(sessionFilePath(dataDir, id), MAX_SESSION_FILE_BYTES);
-  return text === null ? null : parseSession(text);
+  return text === null ? null : parseDebugSession(text);
 }
 
-function eventKeyOf(e: SessionEvent): string | null {
+function eventKeyOf(e: DebugSessionEvent): string | null {
   const k = e.data.key;
   return typeof k === "string" ? k : null;
 }
@@ -177,7 +177,7 @@ function eventKeyOf(e: SessionEvent): string | null {
  */
 export async function applySessionOps(
   dataDir: string,
-  ops: readonly SessionOp[],
+  ops: readonly DebugSessionOp[],
 ): Promise<{ opened: string[]; appended: number }> {
   if (ops.length === 0) return { opened: [], appended: 0 };
   // Without any session yet, only an install has something to change (agent actions of a device
@@ -204,16 +204,16 @@ class SessionBatch {
   readonly opened: string[] = [];
   appended = 0;
   readonly #dataDir: string;
-  readonly #index: SessionSummary[];
+  readonly #index: DebugSessionSummary[];
   readonly #loaded = new Map<string, DebugSession>();
   readonly #changed = new Set<string>();
 
-  constructor(dataDir: string, index: SessionSummary[]) {
+  constructor(dataDir: string, index: DebugSessionSummary[]) {
     this.#dataDir = dataDir;
     this.#index = index;
   }
 
-  async apply(op: SessionOp): Promise<void> {
+  async apply(op: DebugSessionOp): Promise<void> {
     if (op.type === "open") await this.#open(op);
     else if (op.type === "event") await this.#event(op);
     else if (op.type === "device_apk") await this.#deviceApk(op);
@@ -265,23 +265,23 @@ class SessionBatch {
     return out;
   }
 
-  #openOf(serial: string, pkg: string | null): SessionSummary[] {
+  #openOf(serial: string, pkg: string | null): DebugSessionSummary[] {
     return this.#index.filter((x) =>
       x.state === "open" && x.serial === serial && (pkg === null || x.package === pkg)
     );
   }
 
-  #end(s: DebugSession, state: Parameters<typeof endSession>[1], reason: string, at: Date) {
-    endSession(s, state, reason, at);
+  #end(s: DebugSession, state: Parameters<typeof endDebugSession>[1], reason: string, at: Date) {
+    endDebugSession(s, state, reason, at);
     this.#changed.add(s.id);
   }
 
-  async #open(op: Extract<SessionOp, { type: "open" }>): Promise<void> {
+  async #open(op: Extract<DebugSessionOp, { type: "open" }>): Promise<void> {
     const { serial, package: pkg, at } = op.session;
     for (const old of await this.#openSessions(serial, pkg)) {
       this.#end(old, "superseded", "a newer install of the package on this device", at);
     }
-    const s = createSession(op.session);
+    const s = createDebugSession(op.session);
     this.#loaded.set(s.id, s);
     this.#changed.add(s.id);
     this.#index.push(summarize(s));
@@ -289,7 +289,7 @@ class SessionBatch {
     this.appended++;
   }
 
-  async #event(op: Extract<SessionOp, { type: "event" }>): Promise<void> {
+  async #event(op: Extract<DebugSessionOp, { type: "event" }>): Promise<void> {
     for (const s of await this.#openSessions(op.serial, op.package)) {
       if (s.state !== "open") continue;
       if (op.key !== undefined) {
@@ -306,7 +306,7 @@ class SessionBatch {
     }
   }
 
-  async #deviceApk(op: Extract<SessionOp, { type: "device_apk" }>): Promise<void> {
+  async #deviceApk(op: Extract<DebugSessionOp, { type: "device_apk" }>): Promise<void> {
     for (const target of this.#openOf(op.serial, op.package)) {
       if (target.apk_sha256 === op.apk_sha256) continue;
       const s = await this.#get(target.id);
@@ -330,7 +330,7 @@ class SessionBatch {
  */
 function sessionEvent(
   s: DebugSession,
-  op: Extract<SessionOp, { type: "event" }>,
+  op: Extract<DebugSessionOp, { type: "event" }>,
 ): NewEvent | null {
   const stamp = typeof op.event.data?.timestamp === "string"
     ? op.event.data.timestamp
@@ -354,7 +354,7 @@ function sessionEvent(
 }
 
 /** Drops sessions beyond `max` from `index` (oldest not-open first); returns their ids. Mutates. */
-export function pruneIndex(index: SessionSummary[], max = MAX_KEPT_SESSIONS): string[] {
+export function pruneIndex(index: DebugSessionSummary[], max = MAX_KEPT_SESSIONS): string[] {
   const excess = index.length - max;
   if (excess <= 0) return [];
   const victims = new Set(

@@ -11,10 +11,10 @@ import type { Env } from "../core/env.ts";
 import type { UiClient } from "../ui/shared/client.ts";
 import type { ProjectSelection } from "../project/project_root.ts";
 import type { RequestExtras } from "../mcp/server.ts";
-import type { SessionRecorder } from "../sessions/session_recorder.ts";
+import type { DebugSessionRecorder } from "../sessions/session_recorder.ts";
 import type { ScreenRecorder } from "../android/screen_recording.ts";
 
-export interface SessionMode {
+export interface McpSessionMode {
   mode: "standalone" | "attached";
   /** Why this server runs standalone (`null` when attached). */
   standaloneReason: string | null;
@@ -38,14 +38,14 @@ export interface ToolContext {
   uiActionIntervalMs: () => Promise<number>;
   env: Env;
   /** This process's one writer of debug sessions (queued, written in the background). */
-  sessions: SessionRecorder;
+  sessions: DebugSessionRecorder;
   /** This process's screen recordings in progress, one per device. */
   recorder: ScreenRecorder;
   /** The data directory (`KEYNOBI_HOME`, default `~/.keynobi`), created with mode 0700. */
   dataDir: string;
   /** The project this session serves, or `null` when none was found. */
   project: ProjectSelection | null;
-  session: SessionMode;
+  session: McpSessionMode;
   /** Aborted when the client cancels the request or the server shuts down. */
   signal: AbortSignal;
   /** Progress, the client's name and the session id of the request being served. */

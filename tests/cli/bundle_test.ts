@@ -15,7 +15,7 @@ import {
   sourceFingerprint,
 } from "../../lib/cli/bundle.ts";
 import { listingByName } from "../../lib/cli/bundle_listing.ts";
-import { SessionHandlers, toolListing } from "../../lib/mcp/server.ts";
+import { McpSessionHandlers, toolListing } from "../../lib/mcp/server.ts";
 import { TOOLS } from "../../lib/tools/registry.ts";
 
 async function checkout(): Promise<string> {
@@ -123,7 +123,7 @@ Deno.test("only the bundle's own files read the listing beside them", async () =
 Deno.test("a session lists a tool from the listing it was given, and converts the others", () => {
   const [first, second] = TOOLS;
   const marked = { ...toolListing(first), description: "from the listing" };
-  const handlers = new SessionHandlers({
+  const handlers = new McpSessionHandlers({
     version: "1",
     title: "t",
     instructions: "i",

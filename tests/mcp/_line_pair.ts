@@ -1,16 +1,16 @@
 /**
- * A session from `createSession` on our `LineTransport` over an in-memory stream pair: the test
+ * A session from `createMcpSession` on our `LineTransport` over an in-memory stream pair: the test
  * writes raw lines and reads every line the server wrote, as a client on a pipe would.
  */
-import { createSession, type Session } from "../../lib/mcp/session.ts";
+import { createMcpSession, type McpSession } from "../../lib/mcp/session.ts";
 import { LineTransport, type LineTransportOptions } from "../../lib/mcp/line_transport.ts";
-import type { SessionOptions } from "../../lib/mcp/server.ts";
+import type { McpSessionOptions } from "../../lib/mcp/server.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Msg = any;
 
 export interface LinePair<Ctx> {
-  session: Session<Ctx>;
+  session: McpSession<Ctx>;
   transport: LineTransport;
   /** Every message the server wrote, parsed, in order. */
   sent: Msg[];
@@ -26,7 +26,7 @@ export interface LinePair<Ctx> {
 }
 
 export async function linePair<Ctx>(
-  opts: SessionOptions<Ctx> & { maxInFlight?: number },
+  opts: McpSessionOptions<Ctx> & { maxInFlight?: number },
   transportOpts: Omit<LineTransportOptions, "gate"> & {
     /** A writable sink instead of the default reader (for backpressure tests). */
     output?: WritableStream<Uint8Array>;
@@ -57,7 +57,7 @@ export async function linePair<Ctx>(
       }
     },
   });
-  const session = createSession(opts);
+  const session = createMcpSession(opts);
   const transport = new LineTransport(input.readable, output, {
     ...transportOpts,
     gate: session.gate,

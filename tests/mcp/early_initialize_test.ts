@@ -6,8 +6,8 @@
  * the session learns the client's name.
  */
 import { assert, assertEquals } from "../assert.ts";
-import type { SessionOptions } from "../../lib/mcp/server.ts";
-import { createSession, type Session } from "../../lib/mcp/session.ts";
+import type { McpSessionOptions } from "../../lib/mcp/server.ts";
+import { createMcpSession, type McpSession } from "../../lib/mcp/session.ts";
 import { LineTransport } from "../../lib/mcp/line_transport.ts";
 import { RequestGate } from "../../lib/mcp/request_gate.ts";
 import { earlyAnswers, type EarlyInitialize } from "../../lib/mcp/early_initialize.ts";
@@ -18,9 +18,9 @@ import { toolListing } from "../../lib/mcp/server.ts";
 import { waitUntil } from "../wait.ts";
 
 // deno-lint-ignore no-explicit-any
-let sessionTools: SessionOptions<any>["tools"] = [];
+let sessionTools: McpSessionOptions<any>["tools"] = [];
 
-function options(): SessionOptions<Record<string, never>> {
+function options(): McpSessionOptions<Record<string, never>> {
   return {
     version: "1.2.3",
     title: "Keynobi (test)",
@@ -74,7 +74,7 @@ function sink() {
 async function earlyPath(input: string[], listing: unknown[] | null = null): Promise<{
   before: string[];
   all: string[];
-  session: Session<Record<string, never>>;
+  session: McpSession<Record<string, never>>;
   early: EarlyInitialize | undefined;
 }> {
   const pipe = new TransformStream<Uint8Array, Uint8Array>();
@@ -96,7 +96,7 @@ async function earlyPath(input: string[], listing: unknown[] | null = null): Pro
       transport.queuedBytes === 0;
   }, "reading ahead to stop");
   const before = [...out.lines];
-  const session = createSession({ ...o, gate });
+  const session = createMcpSession({ ...o, gate });
   if (seen.early) session.handlers.initialize(seen.early.params);
   await session.server.connect(transport);
   assertEquals(transport.waiting, 0);
@@ -219,7 +219,7 @@ Deno.test("reading ahead stops after the first message, and goes on once connect
   assertEquals(out.lines.map((l) => JSON.parse(l).error?.code), [-32700]);
   assertEquals(gate.size, 0);
   const notified: string[] = [];
-  const session = createSession({ ...options(), gate });
+  const session = createMcpSession({ ...options(), gate });
   session.server.fallbackNotificationHandler = (n: { method: string }) => {
     notified.push(n.method);
     return Promise.resolve();

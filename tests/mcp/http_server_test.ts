@@ -1,10 +1,10 @@
 /**
  * serveHttp in process: the session bound and idle expiry (small bounds), with real HTTP on
- * loopback and sessions from createSession.
+ * loopback and sessions from createMcpSession.
  */
 import { assertEquals, assertStringIncludes } from "../assert.ts";
 import { serveHttp } from "../../lib/mcp/http_server.ts";
-import { createSession } from "../../lib/mcp/session.ts";
+import { createMcpSession } from "../../lib/mcp/session.ts";
 import { waitUntil } from "../wait.ts";
 
 const HEADERS = {
@@ -27,7 +27,7 @@ function start(o: { maxSessions?: number; idleMs?: number; evictIdleMs?: number 
     address: { hostname: "127.0.0.1", port: 0 },
     token: null,
     newSession: (sessionId) =>
-      createSession({
+      createMcpSession({
         sessionId,
         version: "1",
         title: "t",

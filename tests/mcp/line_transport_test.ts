@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { assert, assertEquals, assertStringIncludes } from "../assert.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
-import type { SessionOptions } from "../../lib/mcp/server.ts";
-import { createSession } from "../../lib/mcp/session.ts";
+import type { McpSessionOptions } from "../../lib/mcp/server.ts";
+import { createMcpSession } from "../../lib/mcp/session.ts";
 import { LineTransport } from "../../lib/mcp/line_transport.ts";
 import { linePair, type Msg } from "./_line_pair.ts";
 import { waitUntil } from "../wait.ts";
@@ -32,7 +32,7 @@ const hold = defineTool<Ctx, { key: z.ZodString }>({
   },
 });
 
-function options(): SessionOptions<Ctx> {
+function options(): McpSessionOptions<Ctx> {
   return {
     version: "1.0.0",
     title: "Keynobi (test)",
@@ -227,7 +227,7 @@ Deno.test("the same transport serves a session over a Unix-socket connection", a
     const accepted = listener.accept();
     const client = await Deno.connect({ transport: "unix", path });
     const conn = await accepted;
-    const session = createSession(options());
+    const session = createMcpSession(options());
     const transport = new LineTransport(conn.readable, conn.writable, { gate: session.gate });
     await session.server.connect(transport);
     const w = client.writable.getWriter();

@@ -1,13 +1,13 @@
 import { assert, assertEquals } from "../assert.ts";
 import { join } from "node:path";
 import {
-  currentSessionRecord,
+  currentMcpSessionRecord,
   legacyPidPath,
   listSessionRecords,
-  parseSessionRecord,
+  type McpSessionRecord,
+  parseMcpSessionRecord,
   pruneStaleSessionRecords,
   removeSessionRecord,
-  type SessionRecord,
   sessionRecordPath,
   writeSessionRecord,
 } from "../../lib/mcp/session_records.ts";
@@ -23,7 +23,7 @@ async function tempDataDir() {
   };
 }
 
-function recordFor(pid: number, binary = Deno.execPath()): SessionRecord {
+function recordFor(pid: number, binary = Deno.execPath()): McpSessionRecord {
   return {
     pid,
     started_at: new Date().toISOString(),
@@ -39,7 +39,7 @@ const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 Deno.test("writeSessionRecord() writes <pid>.json and deletes the legacy PID file", async () => {
   await using data = await tempDataDir();
   await Deno.writeTextFile(legacyPidPath(data.dir), "12345");
-  const record = currentSessionRecord({ project: null, reason: "no app", version: "0.1.0" });
+  const record = currentMcpSessionRecord({ project: null, reason: "no app", version: "0.1.0" });
   const path = await writeSessionRecord(data.dir, record);
   assertEquals(path, sessionRecordPath(data.dir, Deno.pid));
   assertEquals(JSON.parse(await Deno.readTextFile(path)), record);
@@ -91,8 +91,11 @@ Deno.test("listSessionRecords() prunes malformed records and ignores other files
   assertEquals(await listSessionRecords(join(data.dir, "missing")), []);
 });
 
-Deno.test("parseSessionRecord() reads a record without version as an older release", () => {
-  const r = parseSessionRecord(JSON.stringify({ pid: 9, binary: "/k", started_at: "t" }), "9.json");
+Deno.test("parseMcpSessionRecord() reads a record without version as an older release", () => {
+  const r = parseMcpSessionRecord(
+    JSON.stringify({ pid: 9, binary: "/k", started_at: "t" }),
+    "9.json",
+  );
   assertEquals(r, {
     pid: 9,
     started_at: "t",
@@ -101,6 +104,6 @@ Deno.test("parseSessionRecord() reads a record without version as an older relea
     binary: "/k",
     version: null,
   });
-  assertEquals(parseSessionRecord(JSON.stringify({ pid: 9 }), "9.json"), null);
-  assertEquals(parseSessionRecord("{}", "x.json"), null);
+  assertEquals(parseMcpSessionRecord(JSON.stringify({ pid: 9 }), "9.json"), null);
+  assertEquals(parseMcpSessionRecord("{}", "x.json"), null);
 });

@@ -1,11 +1,11 @@
 /**
- * SessionServer (lib/mcp/session_server.ts) checks what the SDK's `Server` checks, case for case:
+ * McpSessionServer (lib/mcp/session_server.ts) checks what the SDK's `Server` checks, case for case:
  * the same capabilities given to both, every method name either knows (and one neither does)
  * throws the same error, or none, from each check; and a session loads no `Server`, so no Ajv.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { SessionServer } from "../../lib/mcp/session_server.ts";
+import { McpSessionServer } from "../../lib/mcp/session_server.ts";
 import { SERVER_CAPABILITIES } from "../../lib/mcp/initialize.ts";
 import { closure } from "../module_closure.ts";
 
@@ -55,7 +55,7 @@ function outcome(target: unknown, check: string, method: string): string {
   }
 }
 
-Deno.test("SessionServer's capability checks answer as the SDK's Server's", () => {
+Deno.test("McpSessionServer's capability checks answer as the SDK's Server's", () => {
   for (
     const caps of [
       { ...SERVER_CAPABILITIES },
@@ -63,7 +63,7 @@ Deno.test("SessionServer's capability checks answer as the SDK's Server's", () =
       { tools: {}, logging: {}, completions: {}, tasks: { requests: { tools: { call: {} } } } },
     ]
   ) {
-    const ours = new SessionServer(caps);
+    const ours = new McpSessionServer(caps);
     const sdk = new Server({ name: "t", version: "1" }, { capabilities: caps });
     for (const check of CHECKS) {
       for (const m of METHODS) {

@@ -11,7 +11,7 @@ import {
   toolsetModes,
   withoutText,
 } from "../../lib/mcp/tool_list_size.ts";
-import { SessionHandlers } from "../../lib/mcp/server.ts";
+import { McpSessionHandlers } from "../../lib/mcp/server.ts";
 import { TOOLSETS } from "../../lib/mcp/tool_def.ts";
 
 Deno.test("tools/list: every toolset mode is within its byte budget", () => {
@@ -30,7 +30,7 @@ Deno.test("tools/list: every toolset mode is within its byte budget", () => {
 });
 
 function session(sets: readonly (typeof TOOLSETS)[number][]) {
-  return new SessionHandlers({
+  return new McpSessionHandlers({
     version: "0",
     title: "t",
     instructions: "",

@@ -1,12 +1,12 @@
 /**
  * Child process of two_processes_test.ts: records `count` agent actions into the open session of
- * `serial`/`package` through its own SessionRecorder, as a second keynobi process would.
+ * `serial`/`package` through its own DebugSessionRecorder, as a second keynobi process would.
  * argv: <data dir> <serial> <package> <label> <count>
  */
-import { SessionRecorder } from "../../lib/sessions/session_recorder.ts";
+import { DebugSessionRecorder } from "../../lib/sessions/session_recorder.ts";
 
 const [dataDir, serial, pkg, label, count] = Deno.args;
-const recorder = new SessionRecorder(dataDir);
+const recorder = new DebugSessionRecorder(dataDir);
 for (let i = 0; i < Number(count); i++) {
   recorder.record({
     type: "event",

@@ -2,34 +2,34 @@ import { assert, assertEquals } from "../assert.ts";
 import {
   appendEvent,
   beforeInstall,
-  createSession,
+  createDebugSession,
   effectiveState,
   IDLE_AFTER_MS,
-  isSessionId,
+  isDebugSessionId,
   MAX_AGENT_EVENTS_PER_SESSION,
   MAX_EVENTS_PER_SESSION,
-  type NewSession,
-  parseSession,
+  type NewDebugSession,
+  parseDebugSession,
 } from "../../lib/sessions/session_model.ts";
 import {
   applySessionOps,
+  type DebugSessionSummary,
   listSessionSummaries,
   pruneIndex,
   readSession,
-  type SessionSummary,
 } from "../../lib/sessions/session_store.ts";
-import { SessionRecorder } from "../../lib/sessions/session_recorder.ts";
+import { DebugSessionRecorder } from "../../lib/sessions/session_recorder.ts";
 import {
-  compareSessions,
   defaultPair,
-  filterSessions,
+  diffDebugSessions,
+  filterDebugSessions,
   timelinePage,
 } from "../../lib/sessions/session_query.ts";
 import { exitOps, launchOp } from "../../lib/sessions/session_events.ts";
 
 const SHA = "c".repeat(64);
 
-function newSession(over: Partial<NewSession> = {}): NewSession {
+function newSession(over: Partial<NewDebugSession> = {}): NewDebugSession {
   return {
     package: "com.example.app",
     serial: "emulator-5554",
@@ -56,25 +56,25 @@ function newSession(over: Partial<NewSession> = {}): NewSession {
 
 const agent = { kind: "agent" as const, session_id: "m1", client_name: "test", standalone: true };
 
-Deno.test("createSession() opens with an install event; ids are valid and sortable", () => {
-  const s = createSession(newSession());
-  assert(isSessionId(s.id), s.id);
+Deno.test("createDebugSession() opens with an install event; ids are valid and sortable", () => {
+  const s = createDebugSession(newSession());
+  assert(isDebugSessionId(s.id), s.id);
   assertEquals(s.state, "open");
   assertEquals(s.events.map((e) => [e.seq, e.kind]), [[1, "install"]]);
-  assert(!isSessionId("../x") && !isSessionId("s-1-2"));
-  const later = createSession(newSession({ at: new Date("2027-01-01T00:00:00Z") }));
+  assert(!isDebugSessionId("../x") && !isDebugSessionId("s-1-2"));
+  const later = createDebugSession(newSession({ at: new Date("2027-01-01T00:00:00Z") }));
   assert(later.id > s.id, "later ids sort after");
 });
 
 Deno.test("appendEvent() bounds the timeline, keeps the install, and bounds agent actions", () => {
-  const s = createSession(newSession());
+  const s = createDebugSession(newSession());
   for (let i = 0; i < MAX_EVENTS_PER_SESSION + 5; i++) {
     appendEvent(s, { at: new Date(), kind: "launch", by: agent, summary: `l${i}` });
   }
   assertEquals(s.events.length, MAX_EVENTS_PER_SESSION);
   assertEquals(s.events[0].kind, "install", "the install event stays");
   assertEquals(s.dropped_events, 6);
-  const t = createSession(newSession());
+  const t = createDebugSession(newSession());
   for (let i = 0; i < MAX_AGENT_EVENTS_PER_SESSION + 3; i++) {
     appendEvent(t, { at: new Date(), kind: "agentAction", by: agent, summary: "tap" });
   }
@@ -83,7 +83,7 @@ Deno.test("appendEvent() bounds the timeline, keeps the install, and bounds agen
 });
 
 Deno.test("effectiveState() is idle after IDLE_AFTER_MS without events; beforeInstall() compares device clocks", () => {
-  const s = createSession(newSession());
+  const s = createDebugSession(newSession());
   const opened = Date.parse(s.last_event_at);
   assertEquals(effectiveState(s, new Date(opened + 1000)), "open");
   assertEquals(effectiveState(s, new Date(opened + IDLE_AFTER_MS + 1)), "idle");
@@ -94,8 +94,8 @@ Deno.test("effectiveState() is idle after IDLE_AFTER_MS without events; beforeIn
   assertEquals(beforeInstall(s, null), null);
 });
 
-Deno.test("parseSession() reads back what it wrote, and refuses what is not a session", () => {
-  const s = createSession(newSession());
+Deno.test("parseDebugSession() reads back what it wrote, and refuses what is not a session", () => {
+  const s = createDebugSession(newSession());
   appendEvent(s, {
     at: new Date(),
     kind: "launch",
@@ -103,10 +103,10 @@ Deno.test("parseSession() reads back what it wrote, and refuses what is not a se
     summary: "launched",
     data: { total_ms: 5 },
   });
-  assertEquals(parseSession(JSON.stringify(s)), s);
-  assertEquals(parseSession("{}"), null);
-  assertEquals(parseSession("not json"), null);
-  assertEquals(parseSession(JSON.stringify({ ...s, id: "../../x" })), null);
+  assertEquals(parseDebugSession(JSON.stringify(s)), s);
+  assertEquals(parseDebugSession("{}"), null);
+  assertEquals(parseDebugSession("not json"), null);
+  assertEquals(parseDebugSession(JSON.stringify({ ...s, id: "../../x" })), null);
 });
 
 Deno.test("applySessionOps(): a new install supersedes the open session; events go to open ones only", async () => {
@@ -197,10 +197,10 @@ Deno.test("applySessionOps(): a new install supersedes the open session; events 
   }
 });
 
-Deno.test("SessionRecorder queues without waiting and drops past MAX_PENDING_SESSION_EVENTS", async () => {
+Deno.test("DebugSessionRecorder queues without waiting and drops past MAX_PENDING_SESSION_EVENTS", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const r = new SessionRecorder(dir);
+    const r = new DebugSessionRecorder(dir);
     assert(r.record({ type: "open", session: newSession() }));
     for (let i = 0; i < 5; i++) {
       r.record(
@@ -268,7 +268,7 @@ Deno.test("two processes recording into one session at once lose no event", asyn
   }
 });
 
-function summary(id: string, over: Partial<SessionSummary>): SessionSummary {
+function summary(id: string, over: Partial<DebugSessionSummary>): DebugSessionSummary {
   return {
     id,
     state: "superseded",
@@ -302,7 +302,11 @@ Deno.test("defaultPair() takes the newest good session and the first later crash
   const p = defaultPair(all)!;
   assertEquals([p.from, p.to], ["s-000000002-00000002", "s-000000004-00000004"]);
   assertEquals(defaultPair(all.slice(0, 3)), null, "no later crash of the same variant");
-  const f = filterSessions(all, { limit: 2, onlyCrashing: true, device: "Pixel_8" }, new Date());
+  const f = filterDebugSessions(
+    all,
+    { limit: 2, onlyCrashing: true, device: "Pixel_8" },
+    new Date(),
+  );
   assertEquals(f.matched, 3);
   assertEquals(f.sessions.map((x) => x.id), ["s-000000005-00000005", "s-000000004-00000004"]);
 });
@@ -318,7 +322,7 @@ Deno.test("pruneIndex() drops the oldest sessions that are not open first", () =
 });
 
 Deno.test("timelinePage() pages newest first with a cursor, oldest first within a page", () => {
-  const s = createSession(newSession());
+  const s = createDebugSession(newSession());
   for (let i = 0; i < 6; i++) {
     appendEvent(s, { at: new Date(), kind: "launch", by: agent, summary: `${i}` });
   }
@@ -331,7 +335,7 @@ Deno.test("timelinePage() pages newest first with a cursor, oldest first within 
   assertEquals(timelinePage(s.events, 0).timeline, []);
 });
 
-Deno.test("compareSessions(): launch delta only when comparable; new and gone signatures; build files", () => {
+Deno.test("diffDebugSessions(): launch delta only when comparable; new and gone signatures; build files", () => {
   const prov = (commit: string, files: Record<string, string>) => ({
     commit,
     branch: "main",
@@ -343,9 +347,9 @@ Deno.test("compareSessions(): launch delta only when comparable; new and gone si
     jdk_version: "17",
     build_files: files,
   });
-  const a = createSession(newSession());
+  const a = createDebugSession(newSession());
   a.build.source = prov("aaa", { "app/build.gradle.kts": "1", "settings.gradle.kts": "2" });
-  const b = createSession(
+  const b = createDebugSession(
     newSession({ build: { ...newSession().build, build_id: 4, apk_sha256: "d".repeat(64) } }),
   );
   b.build.source = prov("bbb", { "app/build.gradle.kts": "9", "gradle.properties": "3" });
@@ -387,7 +391,7 @@ Deno.test("compareSessions(): launch delta only when comparable; new and gone si
     summary: "",
     crash: crash("new"),
   });
-  const c = compareSessions(a, b);
+  const c = diffDebugSessions(a, b);
   assertEquals(c.launch.delta_ms, 150);
   assertEquals(c.crashes.new_in_to, ["new"]);
   assertEquals(c.crashes.gone_in_to, ["old"]);
@@ -406,7 +410,7 @@ Deno.test("compareSessions(): launch delta only when comparable; new and gone si
     summary: "",
     data: { total_ms: 200, launch_state: "HOT" },
   });
-  const d = compareSessions(a, b);
+  const d = diffDebugSessions(a, b);
   assertEquals([d.launch.comparable, d.launch.delta_ms], [false, null]);
   assert(d.launch.note!.includes("launch states"));
 });

@@ -1,6 +1,6 @@
 /**
  * withAgentActions(): which calls become agentAction events, with what, and which record nothing —
- * through real tool handlers' shape, a real SessionRecorder and real session files.
+ * through real tool handlers' shape, a real DebugSessionRecorder and real session files.
  */
 import { z } from "zod";
 import { assert, assertEquals } from "../assert.ts";
@@ -10,7 +10,7 @@ import type { AdbClient } from "../../lib/adb/client.ts";
 import { defineTool } from "../../lib/mcp/tool_def.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import { withAgentActions } from "../../lib/tools/agent_actions.ts";
-import { SessionRecorder } from "../../lib/sessions/session_recorder.ts";
+import { DebugSessionRecorder } from "../../lib/sessions/session_recorder.ts";
 import { applySessionOps, readSession } from "../../lib/sessions/session_store.ts";
 import { pollUntil } from "../wait.ts";
 
@@ -43,7 +43,7 @@ function tool(
 
 async function rig() {
   const dir = await Deno.makeTempDir();
-  const sessions = new SessionRecorder(dir);
+  const sessions = new DebugSessionRecorder(dir);
   const open = async (serial: string, pkg: string) =>
     (await applySessionOps(dir, [{
       type: "open",

@@ -11,6 +11,7 @@ import { type MethodTable, WorkerClient } from "../../core/worker_client.ts";
 import { checkoutUrl } from "../../core/checkout_url.ts";
 import {
   type CrashesResult,
+  type DebugSessionCrash,
   type EntriesParams,
   type EntriesResult,
   type LogcatMethods,
@@ -18,7 +19,6 @@ import {
   type MemoryResult,
   type RederiveParams,
   type RederiveResult,
-  type SessionCrash,
   type StartParams,
   type StartResult,
   type StatsResult,
@@ -145,7 +145,7 @@ export class LogcatClient {
   }
 
   /** The crashes read after crash id `afterId` (debug sessions); none before any start. */
-  sessionCrashes(afterId: number, signal?: AbortSignal): Promise<SessionCrash[]> {
+  sessionCrashes(afterId: number, signal?: AbortSignal): Promise<DebugSessionCrash[]> {
     return this.#worker.call("logcat.session_crashes", { after_id: afterId }, { signal });
   }
 

@@ -208,7 +208,7 @@ export interface TraceResult {
 }
 
 /** A crash for the debug sessions (lib/sessions/session_recorder.ts). */
-export interface SessionCrash {
+export interface DebugSessionCrash {
   crash_id: number;
   device: string;
   kind: "java" | "anr" | "native";
@@ -226,7 +226,7 @@ export interface SessionCrash {
 }
 
 export type LogcatMethods = {
-  "logcat.session_crashes": { params: { after_id: number }; result: SessionCrash[] };
+  "logcat.session_crashes": { params: { after_id: number }; result: DebugSessionCrash[] };
   "logcat.start": { params: StartParams; result: StartResult };
   "logcat.stop": { params: { serial?: string }; result: { stopped: string[] } };
   "logcat.clear": { params: { serial?: string }; result: { cleared: string[] } };

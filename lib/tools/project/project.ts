@@ -10,7 +10,7 @@ import { readGradleProject } from "../../project/build_files.ts";
 import { inspectWrapper } from "../../project/wrapper.ts";
 import { describeJava, type JavaInfo } from "../../android/jdk.ts";
 import { NO_PROJECT_HINT, renderHealth, runHealthCheck, trustHint } from "../../project/health.ts";
-import type { SessionMode, ToolContext } from "../context.ts";
+import type { McpSessionMode, ToolContext } from "../context.ts";
 
 /** At most this many modules are listed in the text rendering (all are in the structure). */
 const MAX_TEXT_MODULES = 20;
@@ -95,7 +95,7 @@ async function projectInfo(ctx: ToolContext): Promise<Record<string, unknown>> {
  * Why a pinned attached session refuses project tools and project resources now (the app has
  * switched to another project since it attached), or null.
  */
-export function pinnedRefusal(session: SessionMode): string | null {
+export function pinnedRefusal(session: McpSessionMode): string | null {
   const pinned = session.pinnedProject;
   if (session.mode !== "attached" || pinned === null || !session.appProject) return null;
   const now = session.appProject();

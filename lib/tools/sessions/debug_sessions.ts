@@ -7,14 +7,18 @@
 import { z } from "zod";
 import { invalidParams, ToolError } from "../../core/errors.ts";
 import { defineTool } from "../define_tool.ts";
-import { isSessionId, SESSION_STATES, type SessionState } from "../../sessions/session_model.ts";
 import {
-  compareSessions,
+  type DebugSessionState,
+  isDebugSessionId,
+  SESSION_STATES,
+} from "../../sessions/session_model.ts";
+import {
   DEFAULT_CAPTURE_LOG_LINES,
   DEFAULT_EVENTS_RETURNED,
   DEFAULT_SESSION_LIST_LIMIT,
   defaultPair,
-  filterSessions,
+  diffDebugSessions,
+  filterDebugSessions,
   MAX_AGENT_ATTACHMENTS,
   MAX_AGENT_CRASHES,
   MAX_CAPTURE_LOG_LINES,
@@ -34,7 +38,7 @@ async function caughtUp(ctx: ToolContext): Promise<void> {
 }
 
 function sessionIdOf(value: string, param: string): string {
-  if (!isSessionId(value)) {
+  if (!isDebugSessionId(value)) {
     throw invalidParams(
       `Invalid ${param} ${JSON.stringify(value.slice(0, 60))}: a session id looks like ` +
         "s-mi4x2k9a1-3f9c01ab; copy one from list_debug_sessions",
@@ -83,11 +87,11 @@ const listDebugSessions = defineTool({
     }
     await caughtUp(ctx);
     const all = await listSessionSummaries(ctx.dataDir);
-    const { sessions, matched } = filterSessions(all, {
+    const { sessions, matched } = filterDebugSessions(all, {
       limit: args.limit ?? DEFAULT_SESSION_LIST_LIMIT,
       package: pkg,
       device,
-      state: args.state as SessionState | undefined,
+      state: args.state as DebugSessionState | undefined,
       onlyCrashing: args.only_crashing,
     }, new Date());
     const lines = sessions.map(sessionLine);
@@ -230,7 +234,7 @@ const compareDebugSessions = defineTool({
     }
     const a = await sessionOrError(ctx, pair.from);
     const b = await sessionOrError(ctx, pair.to);
-    const c = compareSessions(a, b);
+    const c = diffDebugSessions(a, b);
     const now = new Date();
     const text = [
       `${a.id} → ${b.id} (${pair.chosen_by})`,

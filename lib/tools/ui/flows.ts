@@ -35,7 +35,7 @@ import {
 } from "../../ui/shared/flows/flow_limits.ts";
 import { agentOrigin, type ToolContext } from "../context.ts";
 import { ToolError } from "../../core/errors.ts";
-import { isSessionId } from "../../sessions/session_model.ts";
+import { isDebugSessionId } from "../../sessions/session_model.ts";
 import { listSessionSummaries, readSession } from "../../sessions/session_store.ts";
 import { exportFlow } from "../../ui/shared/flows/flow_export.ts";
 import type { RecordedStep } from "../../ui/shared/flows/flow_record.ts";
@@ -332,7 +332,7 @@ const exportUiFlow = defineTool({
     since_seq: z.number().int().min(0).optional().describe("Only actions after this event"),
   },
   async run(args, ctx) {
-    if (args.session_id !== undefined && !isSessionId(args.session_id)) {
+    if (args.session_id !== undefined && !isDebugSessionId(args.session_id)) {
       throw invalidParams(
         `Invalid session_id ${JSON.stringify(args.session_id.slice(0, 60))}: copy one from ` +
           "list_debug_sessions",
