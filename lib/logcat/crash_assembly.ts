@@ -87,11 +87,6 @@ export class CrashAssembly {
     this.#nextId = nextId;
   }
 
-  /** Whether some crash is open (else no line joins one). */
-  get anyOpen(): boolean {
-    return this.#openByThread.size !== 0;
-  }
-
   /** The open crashes of the thread (pid, tid), if any. */
   openOf(pid: number, tid: number): CrashRecord[] | undefined {
     return this.#openByThread.size === 0 ? undefined : this.#openByThread.get(threadKey(pid, tid));
@@ -191,9 +186,15 @@ export class CrashAssembly {
     return r;
   }
 
-  /** Counts a stored line; now and then closes the crashes idle for too long. */
+  /**
+   * Counts a stored line; now and then closes the crashes idle for too long. (Per line, inlined
+   * into the ingest loop: the sweep is a call of its own.)
+   */
   age(): void {
-    if ((++this.#stored & (IDLE_SWEEP_LINES - 1)) !== 0 || this.#open.length === 0) return;
+    if ((++this.#stored & (IDLE_SWEEP_LINES - 1)) === 0) this.#sweepIdle();
+  }
+
+  #sweepIdle(): void {
     for (let i = this.#open.length - 1; i >= 0; i--) {
       const r = this.#open[i];
       if (this.#stored - r.lastActive > CRASH_IDLE_LINES) this.#close(r);

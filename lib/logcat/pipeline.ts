@@ -186,9 +186,12 @@ export class DevicePipeline {
     let proc = pid > 0 ? procs.of(pid) : -1;
     if (proc < 0 && pid > 0 && pid !== this.#lastUnknownPid) this.#unknownPid(pid);
     const crashes = this.#crashes;
-    // Only lines of an open crash's thread, or of the tags that may start one, are crash lines.
-    const crash = crashes.anyOpen || (kind === LineKind.entry && mayStartCrash(tag))
-      ? this.#crashOf(p, src, tag, message)
+    // Only lines of an open crash's thread, or of the tags that may start one, are crash lines:
+    // the thread is looked up here, so the other lines make no call.
+    const open = crashes.openOf(pid, tid);
+    const mayStart = kind === LineKind.entry && mayStartCrash(tag);
+    const crash = open !== undefined || mayStart
+      ? this.#crashOf(open, mayStart, p, src, tag, message)
       : null;
     if (crash) {
       flags |= EntryFlag.crash;
@@ -292,18 +295,24 @@ export class DevicePipeline {
   }
 
   /**
-   * The crash the entry `p` joins (a line of an open crash) or starts, if any; `message` is its
-   * message when already made.
+   * The crash the entry `p` joins (a line of the thread whose open crashes are `open`) or starts
+   * (`mayStart`: a reporting tag's entry), if any; `message` is its message when already made.
    */
-  #crashOf(p: LineSpan, src: string, tag: string, message: string | null): CrashRecord | null {
+  #crashOf(
+    open: CrashRecord[] | undefined,
+    mayStart: boolean,
+    p: LineSpan,
+    src: string,
+    tag: string,
+    message: string | null,
+  ): CrashRecord | null {
     const crashes = this.#crashes;
-    const open = crashes.openOf(p.pid, p.tid);
     if (open !== undefined) {
       message ??= src.slice(p.msgStart, p.msgEnd);
       const joined = crashes.append(open, p.level, tag, message);
       if (joined) return joined;
     }
-    if (p.kind !== LineKind.entry || !mayStartCrash(tag)) return null;
+    if (!mayStart) return null;
     message ??= src.slice(p.msgStart, p.msgEnd);
     const time = src.slice(p.timeStart, p.timeEnd);
     return crashes.detectStart(p.pid, p.tid, p.level, tag, message, time);

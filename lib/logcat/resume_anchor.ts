@@ -4,7 +4,7 @@
  * of their chunks) are looked for again in order, and what follows them is new.
  */
 
-/** Complete lines a resumed stream must see again before what it reads counts as new. */
+/** Complete lines a resumed stream must see again before what it reads counts as new (2^k). */
 const RESUME_ANCHOR_LINES = 4;
 /** Lines newer than the anchor held while a resume looks for it; beyond, the anchor is gone. */
 const MAX_RESUME_PENDING_LINES = 20_000;
@@ -21,8 +21,8 @@ export class ResumeAnchor {
   #text: string[] = new Array(RESUME_ANCHOR_LINES);
   #start = new Int32Array(RESUME_ANCHOR_LINES);
   #end = new Int32Array(RESUME_ANCHOR_LINES);
-  #count = 0;
-  #next = 0;
+  /** Lines remembered since the last clear (the newest is at `(#remembered - 1) % size`). */
+  #remembered = 0;
   #looking: Looking | null = null;
   /** Stores a held line as new (the anchor never came). */
   readonly #store: (line: string) => void;
@@ -31,14 +31,12 @@ export class ResumeAnchor {
     this.#store = store;
   }
 
-  /** A complete line was stored: `text[start, end)`. */
+  /** A complete line was stored: `text[start, end)`. (Per line: kept small to inline.) */
   remember(text: string, start: number, end: number): void {
-    const r = this.#next;
+    const r = this.#remembered++ & (RESUME_ANCHOR_LINES - 1);
     this.#text[r] = text;
     this.#start[r] = start;
     this.#end[r] = end;
-    this.#next = r + 1 === RESUME_ANCHOR_LINES ? 0 : r + 1;
-    if (this.#count < RESUME_ANCHOR_LINES) this.#count++;
   }
 
   /**
@@ -48,14 +46,14 @@ export class ResumeAnchor {
    * rotated), and are stored by `end` when it never comes. False when nothing was stored yet.
    */
   begin(anchorTime: string): boolean {
-    if (this.#count === 0) {
+    if (this.#remembered === 0) {
       this.#looking = null;
       return false;
     }
     const anchor: string[] = [];
-    const n = this.#count;
+    const n = Math.min(this.#remembered, RESUME_ANCHOR_LINES);
     for (let k = 0; k < n; k++) {
-      const i = (this.#next - n + k + RESUME_ANCHOR_LINES) % RESUME_ANCHOR_LINES;
+      const i = (this.#remembered - n + k) & (RESUME_ANCHOR_LINES - 1);
       anchor.push(this.#text[i].slice(this.#start[i], this.#end[i]));
     }
     this.#looking = { anchor, matched: 0, anchorTime, pending: [] };
@@ -102,8 +100,7 @@ export class ResumeAnchor {
   /** Forgets the stored lines and any resume in progress. */
   clear(): void {
     this.#text.fill(undefined as unknown as string);
-    this.#count = 0;
-    this.#next = 0;
+    this.#remembered = 0;
     this.#looking = null;
   }
 }
