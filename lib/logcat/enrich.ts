@@ -67,11 +67,33 @@ export function classifyAt(
   end: number,
   hasPackage: boolean,
 ): number {
+  return classifyClassAt(tagClass(tag), text, start, end, hasPackage);
+}
+
+/**
+ * What the tag alone says of an entry's category (the tests of classifyAt on the tag, for the
+ * ingest path to make once per tag): the category it gives (Cat.gc: when the message says `GC`),
+ * or Cat.system for none. Below 8.
+ */
+export function tagClass(tag: string): number {
   if (LIFECYCLE_TAGS.has(tag)) return Cat.lifecycle;
-  if ((tag === "art" || tag === "dalvikvm") && indexIn(text, "GC", start, end) >= 0) return Cat.gc;
+  if (tag === "art" || tag === "dalvikvm") return Cat.gc;
   if (NETWORK_TAGS.has(tag)) return Cat.network;
   if (PERFORMANCE_TAGS.has(tag)) return Cat.performance;
-  return hasPackage ? Cat.app : Cat.system;
+  return Cat.system;
+}
+
+/** `classifyAt` of a tag whose tagClass is `cls`. */
+export function classifyClassAt(
+  cls: number,
+  text: string,
+  start: number,
+  end: number,
+  hasPackage: boolean,
+): number {
+  const none = hasPackage ? Cat.app : Cat.system;
+  if (cls === Cat.gc) return indexIn(text, "GC", start, end) >= 0 ? Cat.gc : none;
+  return cls !== Cat.system ? cls : none;
 }
 
 /** Whether the message is (or ends with) a JSON object or array that parses. */

@@ -7,7 +7,14 @@
  * the queries (entry_query.ts) and the answers' entries (entry_out.ts).
  */
 import type { ParsedCrash } from "./crash_parser.ts";
-import { Cat, classifyAt, detectJsonAt, processFact, ProcessTable } from "./enrich.ts";
+import {
+  Cat,
+  classifyClassAt,
+  detectJsonAt,
+  processFact,
+  ProcessTable,
+  tagClass,
+} from "./enrich.ts";
 import { emptyLineSpan, Level, LineKind, type LineSpan, parseSpanInto } from "./line_parser.ts";
 import { DEFAULT_RING_ENTRIES, EntryFlag, RingStore } from "./ring_store.ts";
 import type { LogEntryOut } from "./shared/logcat_protocol.ts";
@@ -28,6 +35,23 @@ interface SeqSource {
   next(): number;
 }
 
+/** What the ingest path asks of a tag, worked out once per tag (TagTable): bits over its class. */
+const TagTrait = {
+  /** Mask of its tagClass (enrich.ts). */
+  class: 7,
+  /** An activity-manager or runtime tag: its lines may teach processes (processFact). */
+  learn: 8,
+  /** A tag whose lines may start a crash (mayStartCrash). */
+  mayStart: 16,
+} as const;
+
+function tagTraits(tag: string): number {
+  const learn = tag === "ActivityManager" || tag === "AndroidRuntime" ||
+    tag === "ActivityTaskManager";
+  return tagClass(tag) | (learn ? TagTrait.learn : 0) |
+    (mayStartCrash(tag) ? TagTrait.mayStart : 0);
+}
+
 export class DevicePipeline {
   readonly serial: string;
   readonly store: RingStore;
@@ -40,7 +64,7 @@ export class DevicePipeline {
   /** Called when a line names the process of a pid the table did not know (ps refresh). */
   onUnknownPid: ((pid: number) => void) | null = null;
   readonly #seq: SeqSource;
-  readonly #tags = new TagTable();
+  readonly #tags = new TagTable(tagTraits);
   readonly #context: CrashContext;
   readonly #crashes: CrashAssembly;
   readonly #resume = new ResumeAnchor((line) => this.ingestLine(line));
@@ -167,19 +191,21 @@ export class DevicePipeline {
     // Where the entry's time and message lie: the chunk, but for a continuation (#ingestRaw).
     let src = text;
     let tag: string;
+    let traits: number;
     let flags = 0;
     if (kind === LineKind.raw) {
       src = this.#ingestRaw(text, p);
       tag = this.#rawTag;
+      traits = tagTraits(tag);
       flags = this.#rawFlags;
-    } else tag = this.#tags.intern(text, p.tagStart, p.tagEnd);
+    } else {
+      tag = this.#tags.intern(text, p.tagStart, p.tagEnd);
+      traits = this.#tags.traits;
+    }
     const { pid, tid, level, timeStart, timeEnd, msgStart, msgEnd } = p;
     // The message as a string, made only where a check needs it.
     let message: string | null = null;
-    if (
-      pid > 0 &&
-      (tag === "ActivityManager" || tag === "AndroidRuntime" || tag === "ActivityTaskManager")
-    ) {
+    if (pid > 0 && (traits & TagTrait.learn) !== 0) {
       message = this.#learnFrom(tag, src, msgStart, msgEnd);
     }
     const procs = this.procs;
@@ -189,7 +215,7 @@ export class DevicePipeline {
     // Only lines of an open crash's thread, or of the tags that may start one, are crash lines:
     // the thread is looked up here, so the other lines make no call.
     const open = crashes.openOf(pid, tid);
-    const mayStart = kind === LineKind.entry && mayStartCrash(tag);
+    const mayStart = kind === LineKind.entry && (traits & TagTrait.mayStart) !== 0;
     const crash = open !== undefined || mayStart
       ? this.#crashOf(open, mayStart, p, src, tag, message)
       : null;
@@ -199,7 +225,9 @@ export class DevicePipeline {
     }
     if (detectJsonAt(src, msgStart, msgEnd)) flags |= EntryFlag.json;
     const pkg = proc >= 0 ? procs.packages[proc] : null;
-    const category = crash ? Cat.crash : classifyAt(tag, src, msgStart, msgEnd, pkg !== null);
+    const category = crash
+      ? Cat.crash
+      : classifyClassAt(traits & TagTrait.class, src, msgStart, msgEnd, pkg !== null);
     const context = this.#context;
     context.beforeAdd();
     const seq = this.#seq.next();
