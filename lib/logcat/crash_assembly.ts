@@ -45,6 +45,12 @@ export interface DroppedGroup {
   reasonKeys: Map<string, number>;
 }
 
+/**
+ * Slots of the count of open crashes by their reporting tid's low bits (a power of two): a line
+ * whose slot counts none is of no open crash's thread, found without a Map lookup.
+ */
+const OPEN_TID_SLOTS = 4_096;
+
 /** One number per reporting thread (pids and tids are below 2^22 on Linux; -1 = unknown). */
 function threadKey(pid: number, tid: number): number {
   return (pid + 1) * 8_388_608 + (tid + 1);
@@ -67,6 +73,8 @@ export class CrashAssembly {
   #open: CrashRecord[] = [];
   /** The open crashes by the thread that reports them (only its lines can join them). */
   #openByThread = new Map<number, CrashRecord[]>();
+  /** Open crashes by their reporting tid's low bits (see OPEN_TID_SLOTS). */
+  #openTids = new Uint16Array(OPEN_TID_SLOTS);
   /** Lines stored since the pipeline started (the clock of crash idleness). */
   #stored = 0;
   #memo = new GroupMemo();
@@ -89,7 +97,8 @@ export class CrashAssembly {
 
   /** The open crashes of the thread (pid, tid), if any. */
   openOf(pid: number, tid: number): CrashRecord[] | undefined {
-    return this.#openByThread.size === 0 ? undefined : this.#openByThread.get(threadKey(pid, tid));
+    if (this.#openTids[tid & (OPEN_TID_SLOTS - 1)] === 0) return undefined;
+    return this.#openByThread.get(threadKey(pid, tid));
   }
 
   /** A process died: its newest crash (of the last ten) is marked so. */
@@ -236,6 +245,7 @@ export class CrashAssembly {
     this.droppedGroups.clear();
     this.#open.length = 0;
     this.#openByThread.clear();
+    this.#openTids.fill(0);
   }
 
   #learnFromLine(r: CrashRecord, message: string): void {
@@ -340,6 +350,7 @@ export class CrashAssembly {
     const list = this.#openByThread.get(key);
     if (list) list.push(r);
     else this.#openByThread.set(key, [r]);
+    this.#openTids[r.reporterTid & (OPEN_TID_SLOTS - 1)]++;
   }
 
   #openRemove(r: CrashRecord): void {
@@ -350,7 +361,10 @@ export class CrashAssembly {
     const list = this.#openByThread.get(key);
     if (!list) return;
     const k = list.indexOf(r);
-    if (k >= 0) list.splice(k, 1);
+    if (k >= 0) {
+      list.splice(k, 1);
+      this.#openTids[r.reporterTid & (OPEN_TID_SLOTS - 1)]--;
+    }
     if (list.length === 0) this.#openByThread.delete(key);
   }
 }
