@@ -51,16 +51,6 @@ function plainAscii(bytes: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-/**
- * Where the line at `pos` ends: its `\n`, or `end`. A loop, not `indexOf`: a typed array's
- * indexOf is a call into the runtime, which cost more than the short line it searches.
- */
-export function lineEnd(bytes: Uint8Array, pos: number, end: number): number {
-  let i = pos;
-  while (i < end && bytes[i] !== 10) i++;
-  return i;
-}
-
 /** The line `[at, end)` without its `\r`, as text. */
 function lineText(bytes: Uint8Array, at: number, end: number): string {
   return text(bytes, at, end > at && bytes[end - 1] === 13 ? end - 1 : end);

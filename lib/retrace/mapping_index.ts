@@ -3,9 +3,10 @@
  * the file's bytes as read (one byte per byte, never a JS string of the whole file), where each
  * class block starts (a `Uint32Array`, file order), two open-addressing hash tables from the
  * obfuscated and the original class name to the block (FNV-1a of the name's bytes, checked
- * against the class line on a hit), and the member and metadata lines of every block
- * (lib/retrace/member_lines.ts, 13 bytes a line). About 28 bytes per class and 13 per member
- * line beside the file, so a cached mapping costs about 1.3× its size, plus one bounded cache:
+ * against the class line, whose offsets are kept, on a hit), and the member and metadata lines of
+ * every block (lib/retrace/member_lines.ts, 16 bytes a line). About 40 bytes per class and 16
+ * per member line beside the file, so a cached mapping costs about 1.3× its size, plus one bounded
+ * cache:
  * frames retraced before (lib/retrace/frame_memo.ts: `frameBudget`, an eighth of the file, and
  * its table): at most about 1.5× the file in all, within DESIGN.md's 4×. A class is read
  * from the bytes each time a frame names it, never kept (lib/retrace/class_bytes.ts).
@@ -13,7 +14,7 @@
  * budgets with. Pure: takes the bytes, does no I/O.
  */
 import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
-import { classAt, lineEnd } from "./class_bytes.ts";
+import { classAt } from "./class_bytes.ts";
 import { FrameMemo, memoTableBytes, type RememberedFrame } from "./frame_memo.ts";
 import {
   hashBytes,
@@ -47,9 +48,12 @@ export function frameBudget(fileBytes: number): number {
   return clamp(Math.floor(fileBytes / 8), 16 * 1024, 16 * 1024 * 1024);
 }
 
-/** The class tables' bytes for `classes` classes: start, two hashes, two tables of 2× slots. */
+/**
+ * The class tables' bytes for `classes` classes: start, two hashes, the class line's three
+ * offsets, two tables of 2× slots.
+ */
 export function tableBytes(classes: number): number {
-  return classes * 12 + 2 * tableSize(classes) * 4;
+  return classes * 24 + 2 * tableSize(classes) * 4;
 }
 
 function tableSize(classes: number): number {
@@ -135,10 +139,10 @@ export class MappingIndex {
   readonly #obfTable: Int32Array;
   readonly #origTable: Int32Array;
   readonly #lines: MemberLines;
-  /** The class line #names read last: its class, its end and its names' offsets. */
-  #hitK = -1;
-  #hitNl = 0;
-  #hitAt: [number, number, number] | null = null;
+  /** Each class line's end, and where its obfuscated name starts and ends (its `:`). */
+  readonly #lineEnds: Uint32Array;
+  readonly #obfStarts: Uint32Array;
+  readonly #obfEnds: Uint32Array;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
   readonly #frames: FrameMemo;
 
@@ -149,6 +153,7 @@ export class MappingIndex {
     obf: Uint32Array,
     orig: Uint32Array,
     lines: MemberLines,
+    classLines: { ends: Uint32Array; obfStarts: Uint32Array; obfEnds: Uint32Array },
   ) {
     this.#bytes = bytes;
     this.fileBytes = bytes.length;
@@ -159,6 +164,9 @@ export class MappingIndex {
     this.#obfTable = buildTable(obf);
     this.#origTable = buildTable(orig);
     this.#lines = lines;
+    this.#lineEnds = classLines.ends;
+    this.#obfStarts = classLines.obfStarts;
+    this.#obfEnds = classLines.obfEnds;
     this.#frames = new FrameMemo(rememberedFrames(bytes.length), frameBudget(bytes.length));
   }
 
@@ -173,6 +181,7 @@ export class MappingIndex {
    */
   get memoryBytes(): number {
     return this.fileBytes + this.#starts.byteLength + this.#obfHash.byteLength +
+      this.#lineEnds.byteLength + this.#obfStarts.byteLength + this.#obfEnds.byteLength +
       this.#origHash.byteLength + this.#obfTable.byteLength + this.#origTable.byteLength +
       memberLinesBytes(this.#lines) + this.#frames.budgetBytes +
       memoTableBytes(this.#frames.maxEntries) + INDEX_OVERHEAD_BYTES;
@@ -224,15 +233,9 @@ export class MappingIndex {
   /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
   #names(k: number, group: 1 | 2, name: string): boolean {
     const start = this.#starts[k];
-    const nl = lineEnd(this.#bytes, start, this.#bytes.length);
-    const at = classLine(this.#bytes, start, nl);
-    if (!at) return false;
-    // Kept for #read, which reads this class next when the name is its.
-    this.#hitK = k;
-    this.#hitNl = nl;
-    this.#hitAt = at;
-    const from = group === 1 ? start : at[1];
-    const to = group === 1 ? at[0] : at[2];
+    const nl = this.#lineEnds[k];
+    const from = group === 1 ? start : this.#obfStarts[k];
+    const to = group === 1 ? this.#obfStarts[k] - 4 : this.#obfEnds[k];
     // ASCII names (the usual case) compare byte for byte; others as decoded text.
     if (to - from !== name.length) {
       return !isAscii(name) &&
@@ -260,12 +263,11 @@ export class MappingIndex {
     const end = this.#end(k);
     // A class line that is not ASCII: its block decoded, its members read when a frame names one.
     const text = () => lazyClassBlock(this.#decoder.decode(bytes.subarray(start, end)));
-    const hit = this.#hitK === k;
-    const nl = hit ? this.#hitNl : lineEnd(bytes, start, end);
-    const at = hit ? this.#hitAt : classLine(bytes, start, nl);
+    const nl = this.#lineEnds[k];
+    const obf = this.#obfStarts[k];
+    const at = [obf - 4, obf, this.#obfEnds[k]] as const;
     // #find checked the class line names `name`: that name is not decoded again.
-    return (at && classAt(bytes, start, end, nl, at, text, this.#lines, k, name, group)) ??
-      text();
+    return classAt(bytes, start, end, nl, at, text, this.#lines, k, name, group) ?? text();
   }
 }
 
@@ -293,6 +295,9 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
   const obf = new U32List();
   const orig = new U32List();
   const lines = new MemberLinesBuilder();
+  const lineEnds = new U32List();
+  const obfStarts = new U32List();
+  const obfEnds = new U32List();
   const n = bytes.length;
   let pos = 0;
   while (pos < n) {
@@ -306,6 +311,9 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
         starts.push(pos);
         orig.push(hashBytes(bytes, pos, at[0]));
         obf.push(hashBytes(bytes, at[1], at[2]));
+        lineEnds.push(nl);
+        obfStarts.push(at[1]);
+        obfEnds.push(at[2]);
         lines.startClass();
         pos = nl + 1;
         continue;
@@ -317,5 +325,9 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
   const s = starts.done();
   const headEnd = Math.min(s.length > 0 ? s[0] : n, MAX_HEADER_BYTES);
   const header = readMappingHeader(new TextDecoder().decode(bytes.subarray(0, headEnd)));
-  return new MappingIndex(bytes, header, s, obf.done(), orig.done(), lines.done());
+  return new MappingIndex(bytes, header, s, obf.done(), orig.done(), lines.done(), {
+    ends: lineEnds.done(),
+    obfStarts: obfStarts.done(),
+    obfEnds: obfEnds.done(),
+  });
 }
