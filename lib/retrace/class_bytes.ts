@@ -29,6 +29,7 @@ import {
   MEMBER_META,
   type MemberLines,
   NOT_ASCII,
+  plainAscii,
   RECORD,
   START,
 } from "./member_lines.ts";
@@ -38,17 +39,6 @@ const utf8 = new TextDecoder();
 /** `bytes[from, to)` as text. */
 function text(bytes: Uint8Array, from: number, to: number): string {
   return utf8.decode(bytes.subarray(from, to));
-}
-
-/** Whether `bytes[from, to)` is ASCII with no control byte but tabs and line ends. */
-function plainAscii(bytes: Uint8Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = bytes[i];
-    if (c >= 0x80 || (c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 11 || c === 12) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /** The line `[at, end)` without its `\r`, as text. */
@@ -272,7 +262,6 @@ function methodGroupsAt(
       last = null;
       continue;
     }
-    if (!plainAscii(bytes, i, le)) return null;
     const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
     if (!methodLineAt(bytes, i, lineTo, obf.length)) {
       last = null;
@@ -355,13 +344,14 @@ export function classAt(
   const from = Math.min(nl + 1, end);
   const first = lines.first[k];
   const last = lines.first[k + 1];
+  const metaEnd = lines.metaEnd[k];
   // `name` is the original (`group` 1) or obfuscated name the class line was found by.
   let original = group === 1 && name !== undefined ? name : null;
   let sourceFile: string | null = null;
   let synthesized = false;
   // The class's metadata: `#` lines with `"id"` that are not indented.
   const rec = lines.records;
-  for (let r = first * RECORD; r < last * RECORD; r += RECORD) {
+  for (let r = first * RECORD; r < metaEnd * RECORD; r += RECORD) {
     if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
     const p = rec[r + START];
     const le = rec[r + END];

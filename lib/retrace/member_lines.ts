@@ -19,7 +19,10 @@ export const CLASS_META = 2;
 export const KIND = 3;
 /** An unrecorded line that is not blank comes before this one (it ends an inline chain). */
 export const AFTER_OTHER = 4;
-/** The member's name is not ASCII: a lookup reads the class as decoded text instead. */
+/**
+ * The line is not plain ASCII (a byte over 0x7f, or a control byte but tab and CR): a lookup
+ * reads the class as decoded text instead.
+ */
 export const NOT_ASCII = 8;
 
 /** The recorded lines of every class, in file order. */
@@ -33,6 +36,8 @@ export interface MemberLines {
   records: Uint32Array;
   /** Class k's recorded lines are `[first[k], first[k + 1])`. */
   first: Uint32Array;
+  /** Past class k's last CLASS_META line (`first[k]`: it has none): its metadata is before. */
+  metaEnd: Uint32Array;
 }
 
 /** Numbers per recorded line in `records`, and where each is. */
@@ -87,6 +92,15 @@ export function lastArrow(bytes: Uint8Array, from: number, to: number): number {
   return -1;
 }
 
+/** Whether `bytes[from, to)` is ASCII with no control byte but tabs and line ends. Pure. */
+export function plainAscii(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = bytes[i];
+    if (c >= 0x80 || (c < 32 && c !== 9 && c !== 10 && c !== 13)) return false;
+  }
+  return true;
+}
+
 /** Whether `bytes[from, to)` holds `"id"`. */
 function hasId(bytes: Uint8Array, from: number, to: number): boolean {
   for (let k = from; k + 4 <= to; k++) {
@@ -101,12 +115,14 @@ function hasId(bytes: Uint8Array, from: number, to: number): boolean {
 export class MemberLinesBuilder {
   readonly #records = new Growable((n) => new Uint32Array(n));
   readonly #first = new Growable((n) => new Uint32Array(n));
+  readonly #metaEnd = new Growable((n) => new Uint32Array(n));
   #afterOther = false;
   #inClass = false;
 
   /** A class line: the lines after it are its own. */
   startClass(): void {
     this.#first.push(this.#records.length / RECORD);
+    this.#metaEnd.push(this.#records.length / RECORD);
     this.#afterOther = false;
     this.#inClass = true;
   }
@@ -119,7 +135,9 @@ export class MemberLinesBuilder {
     // Blank (a lone `\r` too): changes nothing, as for the member lookups.
     if (i === nl || (i === nl - 1 && bytes[i] === 13)) return;
     if (bytes[i] === 35) {
-      if (hasId(bytes, i, nl)) this.#record(pos, nl, 0, i > pos ? MEMBER_META : CLASS_META);
+      if (!hasId(bytes, i, nl)) return;
+      this.#record(pos, nl, 0, i > pos ? MEMBER_META : CLASS_META);
+      if (i === pos) this.#metaEnd.data[this.#metaEnd.length - 1] = this.#records.length / RECORD;
       return;
     }
     const arrow = lastArrow(bytes, i, nl);
@@ -131,14 +149,9 @@ export class MemberLinesBuilder {
     while (t > arrow + 4 && isSpace(bytes[t - 1])) t--;
     let s = arrow + 4;
     while (s < t && isSpace(bytes[s])) s++;
-    let ascii = true;
-    for (let k = s; k < t; k++) if (bytes[k] >= 0x80) ascii = false;
-    this.#record(
-      pos,
-      nl,
-      ascii ? hashBytes(bytes, s, t) : 0,
-      ascii ? MEMBER : MEMBER | NOT_ASCII,
-    );
+    // The whole line is checked now, so a lookup reads a plain line without checking it.
+    const plain = plainAscii(bytes, i, nl);
+    this.#record(pos, nl, plain ? hashBytes(bytes, s, t) : 0, plain ? MEMBER : MEMBER | NOT_ASCII);
   }
 
   #record(pos: number, nl: number, hash: number, kind: number): void {
@@ -153,11 +166,11 @@ export class MemberLinesBuilder {
     const first = new Growable((n) => new Uint32Array(n));
     for (let k = 0; k < this.#first.length; k++) first.push(this.#first.data[k]);
     first.push(this.#records.length / RECORD);
-    return { records: this.#records.done(), first: first.done() };
+    return { records: this.#records.done(), first: first.done(), metaEnd: this.#metaEnd.done() };
   }
 }
 
 /** The bytes `lines` holds. */
 export function memberLinesBytes(lines: MemberLines): number {
-  return lines.records.byteLength + lines.first.byteLength;
+  return lines.records.byteLength + lines.first.byteLength + lines.metaEnd.byteLength;
 }
