@@ -283,6 +283,88 @@ function methodGroupsAt(
   return groups;
 }
 
+/**
+ * The minified range a member line `bytes[i, e)` starts with, as methodLineAt reads it, into
+ * `read` (MIN_START/MIN_END, NONE for none); false when its `a:` is not followed by `b:` (no
+ * method line then).
+ */
+function rangeAt(bytes: Uint8Array, i: number, e: number): boolean {
+  read[MIN_START] = read[MIN_END] = NONE;
+  if (!digitsAt(bytes, i, e) || bytes[num[1]] !== 58) return true;
+  const a = num[0];
+  if (!digitsAt(bytes, num[1] + 1, e) || bytes[num[1]] !== 58) return false;
+  read[MIN_START] = a;
+  read[MIN_END] = num[0];
+  return true;
+}
+
+/**
+ * The groups methodGroupsAt would read whose range holds `line`, read without checking the
+ * others in full: only a line whose range holds `line` can be in such a group, and one that is
+ * not breaks a chain whether it is a method line or not (its range differs). `null` when no
+ * group holds it, or a line needs the decoded reading.
+ */
+function groupsHolding(
+  bytes: Uint8Array,
+  lines: MemberLines,
+  from: number,
+  to: number,
+  owner: string,
+  obf: string,
+  line: number,
+): InlineGroup[] | null {
+  const groups: BytesGroup[] = [];
+  const h = hashString(obf);
+  const rec = lines.records;
+  // The group of the last member line while it was one of `obf`'s and its range held `line`.
+  let last: BytesGroup | null = null;
+  for (let r = from * RECORD; r < to * RECORD; r += RECORD) {
+    const kind = rec[r + KINDS];
+    if (kind & AFTER_OTHER) last = null;
+    if (kind & NOT_ASCII) return null;
+    if ((kind & KIND) === CLASS_META) continue;
+    const at = rec[r + START];
+    if ((kind & KIND) === MEMBER_META) {
+      if (last) {
+        const text = lineText(bytes, at, rec[r + END]);
+        let i = 0;
+        while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+        if (metadataId(text.slice(i))?.id === SYNTHESIZED) last.markLast();
+      }
+      continue;
+    }
+    if (rec[r + HASH] !== h) {
+      last = null;
+      continue;
+    }
+    const le = rec[r + END];
+    let i = at;
+    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
+    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
+    if (
+      !rangeAt(bytes, i, lineTo) || read[MIN_START] === NONE || read[MIN_START] > line ||
+      line > read[MIN_END]
+    ) {
+      last = null;
+      continue;
+    }
+    let e = le;
+    while (e > i && isSpace(bytes[e - 1])) e--;
+    if (!endsWith(bytes, i, e, obf) || !methodLineAt(bytes, i, lineTo, obf.length)) {
+      last = null;
+      continue;
+    }
+    const minStart = read[MIN_START];
+    const minEnd = read[MIN_END];
+    if (last && last.minStart === minStart && last.minEnd === minEnd) last.add(i, lineTo);
+    else {
+      last = new BytesGroup(minStart, minEnd, bytes, owner, obf.length, i, lineTo);
+      groups.push(last);
+    }
+  }
+  return groups.length > 0 ? groups : null;
+}
+
 /** FNV-1a of `s`'s characters, `s` ASCII (as hashBytes of its bytes). */
 function hashString(s: string): number {
   let h = 0x811c9dc5;
@@ -435,6 +517,11 @@ class BytesClass implements ClassMapping {
       : null;
     if (g === null) return (this.#whole ??= this.fallback()).methods.get(obf);
     return g.length > 0 ? g : undefined;
+  }
+
+  holding(obf: string, line: number): InlineGroup[] | null {
+    if (!isAsciiName(obf)) return null;
+    return groupsHolding(this.bytes, this.lines, this.first, this.last, this.original, obf, line);
   }
 
   get fields(): LazyTable<string[]> {

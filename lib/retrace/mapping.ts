@@ -59,6 +59,12 @@ export interface ClassMapping {
   methods: MemberTable<InlineGroup[]>;
   /** Obfuscated field name → original field names. */
   fields: MemberTable<string[]>;
+  /**
+   * Optional: the groups of `obf`'s methods whose minified range holds `line`, as
+   * `methods.get(obf)` would list them, read without the others; `null` when none does (or the
+   * class cannot tell this way): the caller reads `methods` then.
+   */
+  holding?(obf: string, line: number): InlineGroup[] | null;
 }
 
 export const CLASS_LINE = /^(\S+) -> (\S+):\s*$/;

@@ -146,6 +146,11 @@ function alternatives(
   line: number | null,
   traceFile: string,
 ): OutFrame[][] {
+  // A line that one of the method's ranges holds: only those groups are read.
+  const holding = line === null ? null : cls.holding?.(method, line) ?? null;
+  if (holding !== null) {
+    return dedupe(holding.map((g) => expand(index, cls, g, line, traceFile)));
+  }
   const groups = cls.methods.get(method);
   if (groups === undefined || groups.length === 0) {
     // The class is known but not this method (kept by name): only the class is renamed.

@@ -67,6 +67,10 @@ Deno.test("a cached mapping may cost at most 4× its file, and its remembered fr
   assertEquals(index.cachedBytes, used);
 });
 
+function isAsciiName(s: string): boolean {
+  return [...s].every((c) => c.charCodeAt(0) < 0x80);
+}
+
 /** Groups as plain objects: the index's read their frames on first use, through a getter. */
 function plainGroups(groups: InlineGroup[] | undefined): InlineGroup[] | undefined {
   return groups?.map((g) => ({ minStart: g.minStart, minEnd: g.minEnd, frames: g.frames }));
@@ -122,6 +126,24 @@ Deno.test("lazyClassBlock() and the index read every member as parseClassBlock()
       // Every name a member line ends with, whether or not it parses as one.
       const names = new Set(block.split("\n").map((l) => l.split(" -> ").at(-1)!.trim()));
       for (const n of [...names, ...fullMethods.keys(), ...fullFields.keys(), "zz"]) {
+        // The groups whose range holds a line, read on their own, are those of the whole list.
+        const all = full.methods.get(n) ?? [];
+        const probes = new Set([0, 1, 1_000_000]);
+        for (const g of all) {
+          if (g.minStart === null || g.minEnd === null) continue;
+          for (const l of [g.minStart - 1, g.minStart, g.minEnd, g.minEnd + 1]) probes.add(l);
+        }
+        for (const line of probes) {
+          const want = all.filter((g) =>
+            g.minStart !== null && g.minEnd !== null && g.minStart <= line && line <= g.minEnd
+          );
+          const got = indexed.holding?.(n, line) ?? null;
+          // `null` only when none holds it, or for a class read as decoded text (not plain ASCII).
+          const plain = indexed !== lazy && isAsciiName(n) && /^[\t\n\r\x20-\x7e]*$/.test(block);
+          if (got !== null || (want.length > 0 && plain)) {
+            assertEquals(plainGroups(got ?? []), want, `${full.original} ${n} at line ${line}`);
+          }
+        }
         for (const c of [lazy, indexed]) {
           assertEquals(
             plainGroups(c.methods.get(n)),
