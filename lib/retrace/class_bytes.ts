@@ -27,7 +27,6 @@ import {
   KINDS,
   lastArrow,
   MEMBER_META,
-  type MemberLines,
   NOT_ASCII,
   plainAscii,
   RECORD,
@@ -223,7 +222,7 @@ class BytesGroup implements InlineGroup {
  */
 function methodGroupsAt(
   bytes: Uint8Array,
-  lines: MemberLines,
+  rec: Uint32Array,
   from: number,
   to: number,
   owner: string,
@@ -231,7 +230,6 @@ function methodGroupsAt(
 ): InlineGroup[] | null {
   const groups: BytesGroup[] = [];
   const h = hashString(obf);
-  const rec = lines.records;
   // The group of the last member line while it was one of `obf`'s (metadata can mark it).
   let last: BytesGroup | null = null;
   for (let r = from * RECORD; r < to * RECORD; r += RECORD) {
@@ -306,7 +304,7 @@ function rangeAt(bytes: Uint8Array, i: number, e: number): boolean {
  */
 function groupsHolding(
   bytes: Uint8Array,
-  lines: MemberLines,
+  rec: Uint32Array,
   from: number,
   to: number,
   owner: string,
@@ -315,7 +313,6 @@ function groupsHolding(
 ): InlineGroup[] | null {
   const groups: BytesGroup[] = [];
   const h = hashString(obf);
-  const rec = lines.records;
   // The group of the last member line while it was one of `obf`'s and its range held `line`.
   let last: BytesGroup | null = null;
   for (let r = from * RECORD; r < to * RECORD; r += RECORD) {
@@ -405,6 +402,14 @@ function isAsciiName(s: string): boolean {
   return true;
 }
 
+/** A class's recorded lines: `records[first, last)` (RECORD numbers each), metadata before `metaEnd`. */
+interface ClassLines {
+  records: Uint32Array;
+  first: number;
+  last: number;
+  metaEnd: number;
+}
+
 /**
  * The class whose block is `bytes[start, end)`, its class line `[start, nl)` named by the
  * offsets `at` (lib/retrace/mapping_index.ts's classLine: original end, obfuscated start and
@@ -417,22 +422,19 @@ export function classAt(
   nl: number,
   at: readonly [number, number, number],
   fallback: () => ClassMapping,
-  lines: MemberLines,
-  k: number,
+  lines: ClassLines,
   name?: string,
   group?: 1 | 2,
 ): ClassMapping | null {
   if (!plainAscii(bytes, start, nl)) return null;
   const from = Math.min(nl + 1, end);
-  const first = lines.first[k];
-  const last = lines.first[k + 1];
-  const metaEnd = lines.metaEnd[k];
+  const { records, first, last, metaEnd } = lines;
   // `name` is the original (`group` 1) or obfuscated name the class line was found by.
   let original = group === 1 && name !== undefined ? name : null;
   let sourceFile: string | null = null;
   let synthesized = false;
   // The class's metadata: `#` lines with `"id"` that are not indented.
-  const rec = lines.records;
+  const rec = records;
   for (let r = first * RECORD; r < metaEnd * RECORD; r += RECORD) {
     if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
     const p = rec[r + START];
@@ -457,7 +459,7 @@ export function classAt(
     start,
     end,
     from,
-    lines,
+    records,
     first,
     last,
     original,
@@ -488,8 +490,8 @@ class BytesClass implements ClassMapping {
     readonly end: number,
     /** Where the line after the class line starts. */
     readonly from: number,
-    /** The mapping's recorded lines, the class's being `[first, last)`. */
-    readonly lines: MemberLines,
+    /** The mapping's recorded lines (lib/retrace/member_lines.ts), the class's `[first, last)`. */
+    readonly records: Uint32Array,
     readonly first: number,
     readonly last: number,
     readonly original: string,
@@ -513,7 +515,7 @@ class BytesClass implements ClassMapping {
 
   #read(obf: string): InlineGroup[] | undefined {
     const g = isAsciiName(obf)
-      ? methodGroupsAt(this.bytes, this.lines, this.first, this.last, this.original, obf)
+      ? methodGroupsAt(this.bytes, this.records, this.first, this.last, this.original, obf)
       : null;
     if (g === null) return (this.#whole ??= this.fallback()).methods.get(obf);
     return g.length > 0 ? g : undefined;
@@ -521,7 +523,7 @@ class BytesClass implements ClassMapping {
 
   holding(obf: string, line: number): InlineGroup[] | null {
     if (!isAsciiName(obf)) return null;
-    return groupsHolding(this.bytes, this.lines, this.first, this.last, this.original, obf, line);
+    return groupsHolding(this.bytes, this.records, this.first, this.last, this.original, obf, line);
   }
 
   get fields(): LazyTable<string[]> {

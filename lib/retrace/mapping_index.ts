@@ -16,13 +16,19 @@
 import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
 import { classAt } from "./class_bytes.ts";
 import { FrameMemo, memoTableBytes, type RememberedFrame } from "./frame_memo.ts";
-import {
-  hashBytes,
-  type MemberLines,
-  MemberLinesBuilder,
-  memberLinesBytes,
-} from "./member_lines.ts";
+import { hashBytes, MemberLinesBuilder } from "./member_lines.ts";
 import { type MappingHeader, MAX_MAPPING_BYTES, readMappingHeader } from "./shared/mapping_file.ts";
+
+/** Numbers per class in the index's rows, and where each is. */
+const ROW = 8;
+const START = 0;
+const OBF_HASH = 1;
+const ORIG_HASH = 2;
+const LINE_END = 3;
+const OBF_START = 4;
+const OBF_END = 5;
+const FIRST = 6;
+const META_END = 7;
 
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
@@ -49,11 +55,11 @@ export function frameBudget(fileBytes: number): number {
 }
 
 /**
- * The class tables' bytes for `classes` classes: start, two hashes, the class line's three
- * offsets, two tables of 2× slots.
+ * The class tables' bytes for `classes` classes: a row of ROW numbers each (its start, two
+ * hashes, the class line's offsets, its recorded lines), two tables of 2× slots.
  */
 export function tableBytes(classes: number): number {
-  return classes * 24 + 2 * tableSize(classes) * 4;
+  return (classes + 1) * ROW * 4 + 2 * tableSize(classes) * 4;
 }
 
 function tableSize(classes: number): number {
@@ -131,48 +137,34 @@ export class MappingIndex {
   /** The file's size in bytes. */
   readonly fileBytes: number;
   readonly #bytes: Uint8Array;
-  /** Offset of each class line, file order. */
-  readonly #starts: Uint32Array;
-  readonly #obfHash: Uint32Array;
-  readonly #origHash: Uint32Array;
+  /**
+   * ROW numbers per class, file order, and a last row past the last class (its START the file's
+   * size, its FIRST the number of recorded lines): a class's numbers side by side, so finding and
+   * reading one touches one run of memory, not one array per number.
+   */
+  readonly #rows: Uint32Array;
   /** Slot → class number + 1 (0: empty). */
   readonly #obfTable: Int32Array;
   readonly #origTable: Int32Array;
-  readonly #lines: MemberLines;
-  /** Each class line's end, and where its obfuscated name starts and ends (its `:`). */
-  readonly #lineEnds: Uint32Array;
-  readonly #obfStarts: Uint32Array;
-  readonly #obfEnds: Uint32Array;
+  /** The recorded member and metadata lines (lib/retrace/member_lines.ts). */
+  readonly #records: Uint32Array;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
   readonly #frames: FrameMemo;
 
-  constructor(
-    bytes: Uint8Array,
-    header: MappingHeader,
-    starts: Uint32Array,
-    obf: Uint32Array,
-    orig: Uint32Array,
-    lines: MemberLines,
-    classLines: { ends: Uint32Array; obfStarts: Uint32Array; obfEnds: Uint32Array },
-  ) {
+  constructor(bytes: Uint8Array, header: MappingHeader, rows: Uint32Array, records: Uint32Array) {
     this.#bytes = bytes;
     this.fileBytes = bytes.length;
     this.header = header;
-    this.#starts = starts;
-    this.#obfHash = obf;
-    this.#origHash = orig;
-    this.#obfTable = buildTable(obf);
-    this.#origTable = buildTable(orig);
-    this.#lines = lines;
-    this.#lineEnds = classLines.ends;
-    this.#obfStarts = classLines.obfStarts;
-    this.#obfEnds = classLines.obfEnds;
+    this.#rows = rows;
+    this.#records = records;
+    this.#obfTable = buildTable(rows, OBF_HASH);
+    this.#origTable = buildTable(rows, ORIG_HASH);
     this.#frames = new FrameMemo(rememberedFrames(bytes.length), frameBudget(bytes.length));
   }
 
   /** Classes in the mapping. */
   get classCount(): number {
-    return this.#starts.length;
+    return this.#rows.length / ROW - 1;
   }
 
   /**
@@ -180,10 +172,8 @@ export class MappingIndex {
    * cache budgets with it.
    */
   get memoryBytes(): number {
-    return this.fileBytes + this.#starts.byteLength + this.#obfHash.byteLength +
-      this.#lineEnds.byteLength + this.#obfStarts.byteLength + this.#obfEnds.byteLength +
-      this.#origHash.byteLength + this.#obfTable.byteLength + this.#origTable.byteLength +
-      memberLinesBytes(this.#lines) + this.#frames.budgetBytes +
+    return this.fileBytes + this.#rows.byteLength + this.#obfTable.byteLength +
+      this.#origTable.byteLength + this.#records.byteLength + this.#frames.budgetBytes +
       memoTableBytes(this.#frames.maxEntries) + INDEX_OVERHEAD_BYTES;
   }
 
@@ -194,13 +184,13 @@ export class MappingIndex {
 
   /** The class whose obfuscated name is `name`, or `null`. */
   byObfuscated(name: string): ClassMapping | null {
-    const k = this.#find(this.#obfTable, this.#obfHash, name, 2);
+    const k = this.#find(this.#obfTable, OBF_HASH, name, 2);
     return k < 0 ? null : this.#read(k, name, 2);
   }
 
   /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
   byOriginal(name: string): ClassMapping | null {
-    const k = this.#find(this.#origTable, this.#origHash, name, 1);
+    const k = this.#find(this.#origTable, ORIG_HASH, name, 1);
     return k < 0 ? null : this.#read(k, name, 1);
   }
 
@@ -215,27 +205,24 @@ export class MappingIndex {
   }
 
   /** The class number named `name` in the table (`group` 1: original, 2: obfuscated), or -1. */
-  #find(table: Int32Array, hashes: Uint32Array, name: string, group: 1 | 2): number {
+  #find(table: Int32Array, hash: number, name: string, group: 1 | 2): number {
     const h = hashString(name);
     const mask = table.length - 1;
     for (let slot = h & mask;; slot = (slot + 1) & mask) {
       const entry = table[slot];
       if (entry === 0) return -1;
       const k = entry - 1;
-      if (hashes[k] === h && this.#names(k, group, name)) return k;
+      if (this.#rows[k * ROW + hash] === h && this.#names(k, group, name)) return k;
     }
-  }
-
-  #end(k: number): number {
-    return k + 1 < this.#starts.length ? this.#starts[k + 1] : this.#bytes.length;
   }
 
   /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
   #names(k: number, group: 1 | 2, name: string): boolean {
-    const start = this.#starts[k];
-    const nl = this.#lineEnds[k];
-    const from = group === 1 ? start : this.#obfStarts[k];
-    const to = group === 1 ? this.#obfStarts[k] - 4 : this.#obfEnds[k];
+    const row = k * ROW;
+    const start = this.#rows[row + START];
+    const nl = this.#rows[row + LINE_END];
+    const from = group === 1 ? start : this.#rows[row + OBF_START];
+    const to = group === 1 ? this.#rows[row + OBF_START] - 4 : this.#rows[row + OBF_END];
     // ASCII names (the usual case) compare byte for byte; others as decoded text.
     if (to - from !== name.length) {
       return !isAscii(name) &&
@@ -259,24 +246,34 @@ export class MappingIndex {
    */
   #read(k: number, name: string, group: 1 | 2): ClassMapping {
     const bytes = this.#bytes;
-    const start = this.#starts[k];
-    const end = this.#end(k);
+    const rows = this.#rows;
+    const row = k * ROW;
+    const start = rows[row + START];
+    // The next row's start: the last class's is the file's end.
+    const end = rows[row + ROW + START];
     // A class line that is not ASCII: its block decoded, its members read when a frame names one.
     const text = () => lazyClassBlock(this.#decoder.decode(bytes.subarray(start, end)));
-    const nl = this.#lineEnds[k];
-    const obf = this.#obfStarts[k];
-    const at = [obf - 4, obf, this.#obfEnds[k]] as const;
+    const obf = rows[row + OBF_START];
+    const at = [obf - 4, obf, rows[row + OBF_END]] as const;
+    const lines = {
+      records: this.#records,
+      first: rows[row + FIRST],
+      last: rows[row + ROW + FIRST],
+      metaEnd: rows[row + META_END],
+    };
     // #find checked the class line names `name`: that name is not decoded again.
-    return classAt(bytes, start, end, nl, at, text, this.#lines, k, name, group) ?? text();
+    return classAt(bytes, start, end, rows[row + LINE_END], at, text, lines, name, group) ?? text();
   }
 }
 
-function buildTable(hashes: Uint32Array): Int32Array {
-  const table = new Int32Array(tableSize(hashes.length));
+/** The open-addressing table of the classes' hashes at `hash` in their rows. */
+function buildTable(rows: Uint32Array, hash: number): Int32Array {
+  const classes = rows.length / ROW - 1;
+  const table = new Int32Array(tableSize(classes));
   const mask = table.length - 1;
   // In file order, so the first class of a (broken) mapping that repeats a name is found first.
-  for (let k = 0; k < hashes.length; k++) {
-    let slot = hashes[k] & mask;
+  for (let k = 0; k < classes; k++) {
+    let slot = rows[k * ROW + hash] & mask;
     while (table[slot] !== 0) slot = (slot + 1) & mask;
     table[slot] = k + 1;
   }
@@ -291,13 +288,8 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
       `Cannot read the mapping: it has ${bytes.length} bytes, more than ${MAX_MAPPING_BYTES}`,
     );
   }
-  const starts = new U32List();
-  const obf = new U32List();
-  const orig = new U32List();
+  const rows = new U32List();
   const lines = new MemberLinesBuilder();
-  const lineEnds = new U32List();
-  const obfStarts = new U32List();
-  const obfEnds = new U32List();
   const n = bytes.length;
   let pos = 0;
   while (pos < n) {
@@ -308,12 +300,15 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
     if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
       const at = classLine(bytes, pos, nl);
       if (at) {
-        starts.push(pos);
-        orig.push(hashBytes(bytes, pos, at[0]));
-        obf.push(hashBytes(bytes, at[1], at[2]));
-        lineEnds.push(nl);
-        obfStarts.push(at[1]);
-        obfEnds.push(at[2]);
+        // START, OBF_HASH, ORIG_HASH, LINE_END, OBF_START, OBF_END; FIRST and META_END below.
+        rows.push(pos);
+        rows.push(hashBytes(bytes, at[1], at[2]));
+        rows.push(hashBytes(bytes, pos, at[0]));
+        rows.push(nl);
+        rows.push(at[1]);
+        rows.push(at[2]);
+        rows.push(0);
+        rows.push(0);
         lines.startClass();
         pos = nl + 1;
         continue;
@@ -322,12 +317,18 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
     lines.line(bytes, pos, nl);
     pos = nl + 1;
   }
-  const s = starts.done();
-  const headEnd = Math.min(s.length > 0 ? s[0] : n, MAX_HEADER_BYTES);
+  const member = lines.done();
+  // The last row: past the last class.
+  for (let k = 0; k < ROW; k++) rows.push(0);
+  const r = rows.done();
+  const classes = r.length / ROW - 1;
+  for (let k = 0; k < classes; k++) {
+    r[k * ROW + FIRST] = member.first[k];
+    r[k * ROW + META_END] = member.metaEnd[k];
+  }
+  r[classes * ROW + START] = n;
+  r[classes * ROW + FIRST] = member.first[classes];
+  const headEnd = Math.min(classes > 0 ? r[START] : n, MAX_HEADER_BYTES);
   const header = readMappingHeader(new TextDecoder().decode(bytes.subarray(0, headEnd)));
-  return new MappingIndex(bytes, header, s, obf.done(), orig.done(), lines.done(), {
-    ends: lineEnds.done(),
-    obfStarts: obfStarts.done(),
-    obfEnds: obfEnds.done(),
-  });
+  return new MappingIndex(bytes, header, r, member.records);
 }

@@ -26,7 +26,7 @@ export const AFTER_OTHER = 4;
 export const NOT_ASCII = 8;
 
 /** The recorded lines of every class, in file order. */
-export interface MemberLines {
+interface MemberLines {
   /**
    * `RECORD` numbers per recorded line, one line's next to each other (a lookup reads a class's
    * lines in a row, so they share cache lines): at `START` its offset, at `END` where it ends
@@ -168,9 +168,4 @@ export class MemberLinesBuilder {
     first.push(this.#records.length / RECORD);
     return { records: this.#records.done(), first: first.done(), metaEnd: this.#metaEnd.done() };
   }
-}
-
-/** The bytes `lines` holds. */
-export function memberLinesBytes(lines: MemberLines): number {
-  return lines.records.byteLength + lines.first.byteLength + lines.metaEnd.byteLength;
 }
