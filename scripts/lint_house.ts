@@ -26,6 +26,33 @@ function linesOf(text: string, start: number, end: number): number {
   return n;
 }
 
+/**
+ * A rule reporting each function of lib/ or workers/ (declarations, expressions, arrows) of more
+ * than `over` lines and at most `upTo`, with `hint`.
+ */
+function functionLengthRule(over: number, upTo: number, hint: string): Deno.lint.Rule {
+  return {
+    create(context) {
+      if (!inHouse(context.filename)) return {};
+      const check = (node: Deno.lint.Node) => {
+        const [start, end] = node.range;
+        const lines = linesOf(context.sourceCode.text, start, end);
+        if (lines <= over || lines > upTo) return;
+        context.report({
+          node,
+          message: `This function has ${lines} lines, more than ${over}`,
+          hint,
+        });
+      };
+      return {
+        FunctionDeclaration: check,
+        FunctionExpression: check,
+        ArrowFunctionExpression: check,
+      };
+    },
+  };
+}
+
 const plugin: Deno.lint.Plugin = {
   name: "house",
   rules: {
@@ -47,48 +74,17 @@ const plugin: Deno.lint.Plugin = {
         };
       },
     },
-    "max-function-lines": {
-      create(context) {
-        if (!inHouse(context.filename)) return {};
-        const check = (node: Deno.lint.Node) => {
-          const [start, end] = node.range;
-          const lines = linesOf(context.sourceCode.text, start, end);
-          if (lines <= MAX_FUNCTION_LINES) return;
-          context.report({
-            node,
-            message: `This function has ${lines} lines, more than ${MAX_FUNCTION_LINES}`,
-            hint: "Cut it into steps with names, or say why it must be one: " +
-              "// deno-lint-ignore house/max-function-lines -- <the reason>",
-          });
-        };
-        return {
-          FunctionDeclaration: check,
-          FunctionExpression: check,
-          ArrowFunctionExpression: check,
-        };
-      },
-    },
-    "long-function": {
-      create(context) {
-        if (!inHouse(context.filename)) return {};
-        const check = (node: Deno.lint.Node) => {
-          const [start, end] = node.range;
-          const lines = linesOf(context.sourceCode.text, start, end);
-          if (lines <= LONG_FUNCTION_LINES || lines > MAX_FUNCTION_LINES) return;
-          context.report({
-            node,
-            message: `This function has ${lines} lines, more than ${LONG_FUNCTION_LINES}`,
-            hint: "Cut it into steps with names, or say where it stands why it is one: " +
-              "// deno-lint-ignore house/long-function -- <the reason>",
-          });
-        };
-        return {
-          FunctionDeclaration: check,
-          FunctionExpression: check,
-          ArrowFunctionExpression: check,
-        };
-      },
-    },
+    "max-function-lines": functionLengthRule(
+      MAX_FUNCTION_LINES,
+      Infinity,
+      "Cut it into steps with names",
+    ),
+    "long-function": functionLengthRule(
+      LONG_FUNCTION_LINES,
+      MAX_FUNCTION_LINES,
+      "Cut it into steps with names, or say where it stands why it is one: " +
+        "// deno-lint-ignore house/long-function -- <the reason>",
+    ),
   },
 };
 

@@ -15,6 +15,7 @@ import {
   fieldNamesIn,
   type InlineGroup,
   LazyTable,
+  MemberCache,
   type MemberEntry,
   metadataId,
 } from "./mapping.ts";
@@ -214,19 +215,21 @@ class BytesGroup implements InlineGroup {
 }
 
 /**
- * methodGroupsIn (lib/retrace/mapping.ts) over the class's recorded lines `[from, to)` of
- * `lines` (lib/retrace/member_lines.ts), `obf` ASCII: the groups with
- * their ranges, their frames read on first use; `null` when a line that may be one of `obf`'s
- * is not ASCII (methodGroupsIn reads the class then). Only lines whose name hash is `obf`'s are
- * read.
+ * methodGroupsIn (lib/retrace/mapping.ts) over the class's recorded lines `[from, to)` of `rec`
+ * (lib/retrace/member_lines.ts), `obf` ASCII: the groups with their ranges, their frames read on
+ * first use; `null` when a line that may be one of `obf`'s is not plain ASCII (methodGroupsIn
+ * reads the class then). Only lines whose name hash is `obf`'s are read. With `line`, only the
+ * groups whose range holds it: a line whose range does not is read no further than its range,
+ * since it breaks a chain whether it is a method line or not (its range differs).
  */
-function methodGroupsAt(
+function groupsOf(
   bytes: Uint8Array,
   rec: Uint32Array,
   from: number,
   to: number,
   owner: string,
   obf: string,
+  line: number | null,
 ): InlineGroup[] | null {
   const groups: BytesGroup[] = [];
   const h = hashString(obf);
@@ -239,12 +242,7 @@ function methodGroupsAt(
     if ((kind & KIND) === CLASS_META) continue;
     const at = rec[r + START];
     if ((kind & KIND) === MEMBER_META) {
-      if (last) {
-        const line = lineText(bytes, at, rec[r + END]);
-        let i = 0;
-        while (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9) i++;
-        if (metadataId(line.slice(i))?.id === SYNTHESIZED) last.markLast();
-      }
+      if (last && synthesizedMark(bytes, at, rec[r + END])) last.markLast();
       continue;
     }
     if (rec[r + HASH] !== h) {
@@ -254,31 +252,34 @@ function methodGroupsAt(
     const le = rec[r + END];
     let i = at;
     while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
+    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
     let e = le;
     while (e > i && isSpace(bytes[e - 1])) e--;
-    if (!endsWith(bytes, i, e, obf)) {
-      last = null;
-      continue;
-    }
-    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
-    if (!methodLineAt(bytes, i, lineTo, obf.length)) {
+    if (
+      (line !== null && !rangeHolds(bytes, i, lineTo, line)) || !endsWith(bytes, i, e, obf) ||
+      !methodLineAt(bytes, i, lineTo, obf.length)
+    ) {
       last = null;
       continue;
     }
     const minStart = orNull(read[MIN_START]);
     const minEnd = orNull(read[MIN_END]);
-    const prev = groups.length > 0 ? groups[groups.length - 1] : null;
-    if (
-      prev && last && prev.minStart === minStart && prev.minEnd === minEnd && minStart !== null
-    ) {
-      prev.add(i, lineTo);
-      last = prev;
+    if (last && minStart !== null && last.minStart === minStart && last.minEnd === minEnd) {
+      last.add(i, lineTo);
     } else {
       last = new BytesGroup(minStart, minEnd, bytes, owner, obf.length, i, lineTo);
       groups.push(last);
     }
   }
   return groups;
+}
+
+/** Whether the indented metadata line `bytes[at, end)` marks its member synthesized. */
+function synthesizedMark(bytes: Uint8Array, at: number, end: number): boolean {
+  const text = lineText(bytes, at, end);
+  let i = 0;
+  while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+  return metadataId(text.slice(i))?.id === SYNTHESIZED;
 }
 
 /**
@@ -296,70 +297,10 @@ function rangeAt(bytes: Uint8Array, i: number, e: number): boolean {
   return true;
 }
 
-/**
- * The groups methodGroupsAt would read whose range holds `line`, read without checking the
- * others in full: only a line whose range holds `line` can be in such a group, and one that is
- * not breaks a chain whether it is a method line or not (its range differs). `null` when no
- * group holds it, or a line needs the decoded reading.
- */
-function groupsHolding(
-  bytes: Uint8Array,
-  rec: Uint32Array,
-  from: number,
-  to: number,
-  owner: string,
-  obf: string,
-  line: number,
-): InlineGroup[] | null {
-  const groups: BytesGroup[] = [];
-  const h = hashString(obf);
-  // The group of the last member line while it was one of `obf`'s and its range held `line`.
-  let last: BytesGroup | null = null;
-  for (let r = from * RECORD; r < to * RECORD; r += RECORD) {
-    const kind = rec[r + KINDS];
-    if (kind & AFTER_OTHER) last = null;
-    if (kind & NOT_ASCII) return null;
-    if ((kind & KIND) === CLASS_META) continue;
-    const at = rec[r + START];
-    if ((kind & KIND) === MEMBER_META) {
-      if (last) {
-        const text = lineText(bytes, at, rec[r + END]);
-        let i = 0;
-        while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
-        if (metadataId(text.slice(i))?.id === SYNTHESIZED) last.markLast();
-      }
-      continue;
-    }
-    if (rec[r + HASH] !== h) {
-      last = null;
-      continue;
-    }
-    const le = rec[r + END];
-    let i = at;
-    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
-    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
-    if (
-      !rangeAt(bytes, i, lineTo) || read[MIN_START] === NONE || read[MIN_START] > line ||
-      line > read[MIN_END]
-    ) {
-      last = null;
-      continue;
-    }
-    let e = le;
-    while (e > i && isSpace(bytes[e - 1])) e--;
-    if (!endsWith(bytes, i, e, obf) || !methodLineAt(bytes, i, lineTo, obf.length)) {
-      last = null;
-      continue;
-    }
-    const minStart = read[MIN_START];
-    const minEnd = read[MIN_END];
-    if (last && last.minStart === minStart && last.minEnd === minEnd) last.add(i, lineTo);
-    else {
-      last = new BytesGroup(minStart, minEnd, bytes, owner, obf.length, i, lineTo);
-      groups.push(last);
-    }
-  }
-  return groups.length > 0 ? groups : null;
+/** Whether the member line `bytes[i, e)` starts with a minified range that holds `line`. */
+function rangeHolds(bytes: Uint8Array, i: number, e: number, line: number): boolean {
+  return rangeAt(bytes, i, e) && read[MIN_START] !== NONE && read[MIN_START] <= line &&
+    line <= read[MIN_END];
 }
 
 /** FNV-1a of `s`'s characters, `s` ASCII (as hashBytes of its bytes). */
@@ -475,13 +416,9 @@ export function classAt(
  * table and a closure per class were much of a new trace's garbage); its field table is made on
  * first use.
  */
-class BytesClass implements ClassMapping {
+class BytesClass extends MemberCache<InlineGroup[]> implements ClassMapping {
   /** The class is its own method table: `methods.get(obf)`. */
   readonly methods = this;
-  // The first method name read is kept in place (a frame asks for one); others in a Map.
-  #firstKey: string | null = null;
-  #firstValue: InlineGroup[] | undefined = undefined;
-  #seen: Map<string, InlineGroup[] | undefined> | null = null;
   #fields: LazyTable<string[]> | null = null;
   #whole: ClassMapping | null = null;
   constructor(
@@ -499,23 +436,14 @@ class BytesClass implements ClassMapping {
     readonly sourceFile: string | null,
     readonly synthesized: boolean,
     readonly fallback: () => ClassMapping,
-  ) {}
-
-  /** The inline groups of the methods obfuscated as `obf`, file order (see methodGroupsAt). */
-  get(obf: string): InlineGroup[] | undefined {
-    if (this.#firstKey === obf) return this.#firstValue;
-    if (this.#seen?.has(obf)) return this.#seen.get(obf);
-    const v = this.#read(obf);
-    if (this.#firstKey === null) {
-      this.#firstKey = obf;
-      this.#firstValue = v;
-    } else (this.#seen ??= new Map()).set(obf, v);
-    return v;
+  ) {
+    super();
   }
 
-  #read(obf: string): InlineGroup[] | undefined {
+  /** The inline groups of the methods obfuscated as `obf`, file order (see groupsOf). */
+  protected readMember(obf: string): InlineGroup[] | undefined {
     const g = isAsciiName(obf)
-      ? methodGroupsAt(this.bytes, this.records, this.first, this.last, this.original, obf)
+      ? groupsOf(this.bytes, this.records, this.first, this.last, this.original, obf, null)
       : null;
     if (g === null) return (this.#whole ??= this.fallback()).methods.get(obf);
     return g.length > 0 ? g : undefined;
@@ -523,7 +451,8 @@ class BytesClass implements ClassMapping {
 
   holding(obf: string, line: number): InlineGroup[] | null {
     if (!isAsciiName(obf)) return null;
-    return groupsHolding(this.bytes, this.records, this.first, this.last, this.original, obf, line);
+    const g = groupsOf(this.bytes, this.records, this.first, this.last, this.original, obf, line);
+    return g === null || g.length === 0 ? null : g;
   }
 
   get fields(): LazyTable<string[]> {

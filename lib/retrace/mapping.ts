@@ -331,26 +331,39 @@ export function fieldNamesIn(block: string, from: number, owner: string, obf: st
   return names;
 }
 
-/** A member table read from a class block one obfuscated name at a time, each kept once read. */
-export class LazyTable<T> implements MemberTable<T> {
-  readonly #read: (obf: string) => T | undefined;
-  // The first name read is kept in place: a class a trace names is mostly asked for one member,
-  // and a Map per class was much of a new trace's garbage.
+/**
+ * A member table read one obfuscated name at a time, each kept once read: `readMember` reads one.
+ * The first name read is kept in place: a class a trace names is mostly asked for one member,
+ * and a Map per class was much of a new trace's garbage.
+ */
+export abstract class MemberCache<T> implements MemberTable<T> {
   #firstKey: string | null = null;
   #firstValue: T | undefined = undefined;
   #seen: Map<string, T | undefined> | null = null;
-  constructor(read: (obf: string) => T | undefined) {
-    this.#read = read;
-  }
+
+  protected abstract readMember(obf: string): T | undefined;
+
   get(obf: string): T | undefined {
     if (this.#firstKey === obf) return this.#firstValue;
     if (this.#seen?.has(obf)) return this.#seen.get(obf);
-    const v = this.#read(obf);
+    const v = this.readMember(obf);
     if (this.#firstKey === null) {
       this.#firstKey = obf;
       this.#firstValue = v;
     } else (this.#seen ??= new Map()).set(obf, v);
     return v;
+  }
+}
+
+/** A member table read from a class block by `read`, one obfuscated name at a time. */
+export class LazyTable<T> extends MemberCache<T> {
+  readonly #read: (obf: string) => T | undefined;
+  constructor(read: (obf: string) => T | undefined) {
+    super();
+    this.#read = read;
+  }
+  protected readMember(obf: string): T | undefined {
+    return this.#read(obf);
   }
 }
 
