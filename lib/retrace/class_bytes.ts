@@ -362,7 +362,7 @@ export function classAt(
   end: number,
   nl: number,
   at: readonly [number, number, number],
-  fallback: () => ClassMapping,
+  fallback: (start: number, end: number) => ClassMapping,
   lines: ClassLines,
   name?: string,
   group?: 1 | 2,
@@ -435,7 +435,8 @@ class BytesClass extends MemberCache<InlineGroup[]> implements ClassMapping {
     readonly obfuscated: string,
     readonly sourceFile: string | null,
     readonly synthesized: boolean,
-    readonly fallback: () => ClassMapping,
+    /** The class read as decoded text, `fallback(start, end)` (one function per mapping). */
+    readonly fallback: (start: number, end: number) => ClassMapping,
   ) {
     super();
   }
@@ -445,7 +446,7 @@ class BytesClass extends MemberCache<InlineGroup[]> implements ClassMapping {
     const g = isAsciiName(obf)
       ? groupsOf(this.bytes, this.records, this.first, this.last, this.original, obf, null)
       : null;
-    if (g === null) return (this.#whole ??= this.fallback()).methods.get(obf);
+    if (g === null) return (this.#whole ??= this.fallback(this.start, this.end)).methods.get(obf);
     return g.length > 0 ? g : undefined;
   }
 

@@ -149,6 +149,12 @@ export class MappingIndex {
   /** The recorded member and metadata lines (lib/retrace/member_lines.ts). */
   readonly #records: Uint32Array;
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
+  /**
+   * The class `bytes[start, end)` read as decoded text (a class line or member that is not
+   * plain ASCII): its members read when a frame names one. One function for every class.
+   */
+  readonly #decoded = (start: number, end: number): ClassMapping =>
+    lazyClassBlock(this.#decoder.decode(this.#bytes.subarray(start, end)));
   readonly #frames: FrameMemo;
 
   constructor(bytes: Uint8Array, header: MappingHeader, rows: Uint32Array, records: Uint32Array) {
@@ -251,8 +257,6 @@ export class MappingIndex {
     const start = rows[row + START];
     // The next row's start: the last class's is the file's end.
     const end = rows[row + ROW + START];
-    // A class line that is not ASCII: its block decoded, its members read when a frame names one.
-    const text = () => lazyClassBlock(this.#decoder.decode(bytes.subarray(start, end)));
     const obf = rows[row + OBF_START];
     const at = [obf - 4, obf, rows[row + OBF_END]] as const;
     const lines = {
@@ -262,7 +266,18 @@ export class MappingIndex {
       metaEnd: rows[row + META_END],
     };
     // #find checked the class line names `name`: that name is not decoded again.
-    return classAt(bytes, start, end, rows[row + LINE_END], at, text, lines, name, group) ?? text();
+    return classAt(
+      bytes,
+      start,
+      end,
+      rows[row + LINE_END],
+      at,
+      this.#decoded,
+      lines,
+      name,
+      group,
+    ) ??
+      this.#decoded(start, end);
   }
 }
 
