@@ -55,7 +55,7 @@ export const MAX_REPLAYED_LOGCAT_STARTS = 16;
 /**
  * The app's lines up to this many characters (bytes, as the relay reads them) are parsed to tell
  * an answer's id; a longer one (a screenshot, a build log) is read at its two ends instead
- * (`answeredId`).
+ * (`answeredIdOf`).
  */
 export const RELAY_PARSE_MAX_CHARS = 16 * 1024;
 /** Bytes of a long line's two ends `answeredIdOf` decodes. */
@@ -69,25 +69,14 @@ const ANSWER_TAIL =
 const ANSWER_HEAD = /^\s*\{\s*"(?:result|error)"\s*:/;
 
 /**
- * The id of the answer `line` is, `null` when it is no answer (a request, a notification, an
- * invalid line): what classifyLine tells. A line over RELAY_PARSE_MAX_CHARS that opens with a
- * `result` or `error` member and closes with `"jsonrpc":"2.0","id":…` (the SDK's order) is not
- * parsed: only its head and its last 200 characters are read; any other line is parsed. Read so,
- * such a line is an answer unless it is not JSON, or also has a top-level `method` (which no
- * JSON-RPC peer writes beside `result`): the id, the last member, is the one JSON.parse reads.
- * Parsing a 1 MB answer on the relay's thread cost milliseconds every call.
- */
-export function answeredId(line: string): JsonRpcId | null {
-  if (line.length > RELAY_PARSE_MAX_CHARS) {
-    const id = idAtEnds(line.slice(0, HEAD_BYTES), line.slice(-TAIL_BYTES));
-    if (id !== null) return id;
-  }
-  return parsedAnswerId(line);
-}
-
-/**
- * answeredId of a line as the relay reads it, bytes: a long one's two ends alone are decoded
- * (decoding a 1 MB answer, then encoding it again to pass it on, cost milliseconds a call).
+ * The id of the answer `line` (a line's bytes, as the relay reads them) is, `null` when it is no
+ * answer (a request, a notification, an invalid line): what classifyLine tells. A line over
+ * RELAY_PARSE_MAX_CHARS that opens with a `result` or `error` member and closes with
+ * `"jsonrpc":"2.0","id":…` (the SDK's order) is not decoded: only its first HEAD_BYTES and last
+ * TAIL_BYTES are read; any other line is decoded and parsed. Read so, such a line is an answer
+ * unless it is not JSON, or also has a top-level `method` (which no JSON-RPC peer writes beside
+ * `result`): the id, the last member, is the one JSON.parse reads. Decoding and parsing a 1 MB
+ * answer on the relay's thread, then encoding it again to pass it on, cost milliseconds a call.
  */
 export function answeredIdOf(line: Uint8Array): JsonRpcId | null {
   if (line.length > RELAY_PARSE_MAX_CHARS) {
@@ -101,7 +90,10 @@ export function answeredIdOf(line: Uint8Array): JsonRpcId | null {
   } catch {
     return null;
   }
-  return parsedAnswerId(text);
+  const c = classifyLine(text);
+  if (c.kind !== "response") return null;
+  const id = (c.message as { id?: JsonRpcId | null }).id;
+  return id === undefined ? null : id;
 }
 
 const lossy = new TextDecoder();
@@ -115,13 +107,6 @@ function idAtEnds(head: string, tail: string): JsonRpcId | null {
   // An integer JSON.parse cannot hold exactly is left to classifyLine, which keeps its digits.
   if (v !== undefined && Number.isSafeInteger(Number(v))) return Number(v);
   return null;
-}
-
-function parsedAnswerId(line: string): JsonRpcId | null {
-  const c = classifyLine(line);
-  if (c.kind !== "response") return null;
-  const id = (c.message as { id?: JsonRpcId | null }).id;
-  return id === undefined ? null : id;
 }
 
 export interface RelayOptions {

@@ -3,8 +3,8 @@
  * the requests it forwarded, and what it answers for them when the app goes.
  */
 import { assert, assertEquals } from "../assert.ts";
+import { classifyLine } from "../../lib/mcp/jsonrpc.ts";
 import {
-  answeredId,
   answeredIdOf,
   MAX_RELAY_OPEN_REQUESTS,
   RELAY_PARSE_MAX_CHARS,
@@ -163,26 +163,30 @@ Deno.test("runRelay() tells large answers by their ends, forwards them whole, an
   }
 });
 
-Deno.test("answeredIdOf() reads the id of a line's bytes as answeredId() reads its text", () => {
+Deno.test("answeredIdOf() tells the id a line answers as parsing the whole line would, reading only a long one's ends", () => {
   const big = "iVBORw0KGgo".repeat(RELAY_PARSE_MAX_CHARS / 4);
   const wide = "é€𝄞".repeat(RELAY_PARSE_MAX_CHARS / 8);
-  const lines = [
-    '{"result":{},"jsonrpc":"2.0","id":1}',
-    '{"jsonrpc":"2.0","id":"a","result":{}}',
-    '{"jsonrpc":"2.0","id":2,"method":"ping"}',
-    '{"jsonrpc":"2.0","method":"notifications/progress"}',
-    "not json",
-    JSON.stringify({ result: { big }, jsonrpc: "2.0", id: 3 }),
-    JSON.stringify({ result: { wide }, jsonrpc: "2.0", id: "s-é" }),
-    JSON.stringify({ error: { code: 1, message: wide }, jsonrpc: "2.0", id: 4 }),
-    JSON.stringify({ jsonrpc: "2.0", id: 5, result: { big } }),
-    JSON.stringify({ method: "x", params: { big }, jsonrpc: "2.0", id: 6 }),
-    `{"result":{"t":"${big}"},"jsonrpc":"2.0","id":18446744073709551616}`,
-    `{"result":{"t":"${big}"},"jsonrpc":"2.0","id":7`,
+  const cases: [string, unknown][] = [
+    ['{"result":{},"jsonrpc":"2.0","id":1}', 1],
+    ['{"jsonrpc":"2.0","id":"a","result":{}}', "a"],
+    ['{"jsonrpc":"2.0","id":2,"method":"ping"}', null],
+    ['{"jsonrpc":"2.0","method":"notifications/progress"}', null],
+    ["not json", null],
+    [JSON.stringify({ result: { big }, jsonrpc: "2.0", id: 3 }), 3],
+    [JSON.stringify({ result: { wide }, jsonrpc: "2.0", id: "s-é" }), "s-é"],
+    [JSON.stringify({ error: { code: 1, message: wide }, jsonrpc: "2.0", id: 4 }), 4],
+    [JSON.stringify({ jsonrpc: "2.0", id: 5, result: { big } }), 5],
+    [JSON.stringify({ method: "x", params: { big }, jsonrpc: "2.0", id: 6 }), null],
+    [`{"result":{"t":"${big}"},"jsonrpc":"2.0","id":7`, null],
   ];
   const enc = new TextEncoder();
-  for (const line of lines) {
-    assertEquals(answeredIdOf(enc.encode(line)), answeredId(line), line.slice(0, 80));
+  for (const [line, id] of cases) {
+    assertEquals(answeredIdOf(enc.encode(line)), id, line.slice(0, 80));
   }
+  // An id JSON numbers cannot hold exactly: the digits the client wrote, as classifyLine keeps them.
+  const exact = `{"result":{"t":"${big}"},"jsonrpc":"2.0","id":18446744073709551616}`;
+  const parsed = classifyLine(exact);
+  assert(parsed.kind === "response");
+  assertEquals(answeredIdOf(enc.encode(exact)), (parsed.message as { id: unknown }).id);
   assertEquals(answeredIdOf(new Uint8Array([0x7b, 0xff, 0x7d])), null);
 });
