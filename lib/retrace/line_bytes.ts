@@ -38,7 +38,7 @@ export const read = new Float64Array(9);
 export const MIN_START = 0, MIN_END = 1, TYPE_FROM = 2, TYPE_TO = 3, NAME_FROM = 4, OPEN = 5;
 export const CLOSE = 6, ORIG_START = 7, ORIG_END = 8;
 /** A number the line does not give (a range, an original line). */
-const NONE = -1;
+export const NONE = -1;
 
 /** The decimal digits at `i` in `bytes[i, e)` into `num` (value, end): readNumber's rule. */
 function digitsAt(bytes: Uint8Array, i: number, e: number): boolean {

@@ -12,6 +12,7 @@ import {
   frameBudget,
   indexMapping,
   type MappingIndex,
+  memoBytes,
   rememberedFrames,
   tableBytes,
 } from "./mapping_index.ts";
@@ -47,7 +48,7 @@ export interface MappingCacheOptions {
 /** What a mapping of `fileBytes` may cost before it is read (its class count unknown). Pure. */
 export function estimateMappingCost(fileBytes: number): number {
   return fileBytes + tableBytes(Math.ceil(fileBytes / MIN_BYTES_PER_CLASS)) +
-    Math.ceil(fileBytes / MIN_BYTES_PER_LINE) * BYTES_PER_LINE + frameBudget(fileBytes) +
+    Math.ceil(fileBytes / MIN_BYTES_PER_LINE) * BYTES_PER_LINE + memoBytes(frameBudget(fileBytes)) +
     memoTableBytes(rememberedFrames(fileBytes));
 }
 

@@ -15,24 +15,38 @@
  */
 import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
 import { classAt } from "./class_bytes.ts";
-import { FrameMemo, memoTableBytes, type RememberedFrame } from "./frame_memo.ts";
-import { hashBytes, MemberLinesBuilder } from "./member_lines.ts";
+import { FrameMemo, memoTableBytes } from "./frame_memo.ts";
+import { hashBytes, MemberLinesBuilder, plainAscii } from "./member_lines.ts";
 import { type MappingHeader, MAX_MAPPING_BYTES, readMappingHeader } from "./shared/mapping_file.ts";
 
-/** Numbers per class in the index's rows, and where each is. */
-const ROW = 8;
-const START = 0;
-const OBF_HASH = 1;
-const ORIG_HASH = 2;
-const LINE_END = 3;
-const OBF_START = 4;
-const OBF_END = 5;
-const FIRST = 6;
-const META_END = 7;
+/**
+ * Numbers per class in the index's rows, and where each is: the block's start, the hashes of its
+ * obfuscated and original names, where its class line ends and names the obfuscated class, its
+ * first recorded line and past its last metadata line (lib/retrace/member_lines.ts).
+ */
+export const ROW = 8;
+export const ROW_START = 0;
+const ROW_OBF_HASH = 1;
+const ROW_ORIG_HASH = 2;
+const ROW_LINE_END = 3;
+export const ROW_OBF_START = 4;
+const ROW_OBF_END = 5;
+export const ROW_FIRST = 6;
+export const ROW_META_END = 7;
+/**
+ * Set in a row's ROW_META_END when its class line is not plain ASCII (lib/retrace/member_lines.ts's
+ * plainAscii): the byte path leaves such a class to the object path without reading the line.
+ */
+export const CLASS_NOT_PLAIN = 0x80000000;
+/** ROW_META_END without CLASS_NOT_PLAIN. */
+const META_END_MASK = 0x7fffffff;
 
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
-/** What a remembered frame costs at least (frame_memo.ts's frameCost of a one-line frame). */
+/**
+ * What a remembered frame costs at least, about (frame_memo.ts's frameCost of a one-line frame:
+ * its 32 and a short line's bytes twice, as the line and as its retrace).
+ */
 const MIN_FRAME_COST = 100;
 
 /** Frames a mapping of `fileBytes` remembers at most: its frame budget's worth, ≤ 100,000. */
@@ -47,6 +61,14 @@ const INDEX_OVERHEAD_BYTES = 16 * 1024;
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), hi);
+}
+
+/**
+ * What the remembered frames' arena may hold at most with a budget of `budget` (frame_memo.ts:
+ * the budget and one entry, which costs less than the budget): twice it.
+ */
+export function memoBytes(budget: number): number {
+  return 2 * budget;
 }
 
 /** Bytes of remembered frames a mapping of `fileBytes` keeps at most: an eighth, 16 KiB–16 MiB. */
@@ -132,14 +154,24 @@ function classLine(bytes: Uint8Array, p: number, e: number): [number, number, nu
   return [s, obfStart, obfEnd];
 }
 
+/** The index's arrays as they are: read in place by lib/retrace/frame_bytes.ts. */
+export interface IndexView {
+  /** The mapping file's bytes. */
+  readonly bytes: Uint8Array;
+  /** ROW numbers per class (ROW_START, ROW_LINE_END, …), and one row past the last class. */
+  readonly rows: Uint32Array;
+  /** The recorded member and metadata lines (lib/retrace/member_lines.ts's RECORD numbers each). */
+  readonly records: Uint32Array;
+}
+
 export class MappingIndex {
   readonly header: MappingHeader;
   /** The file's size in bytes. */
   readonly fileBytes: number;
   readonly #bytes: Uint8Array;
   /**
-   * ROW numbers per class, file order, and a last row past the last class (its START the file's
-   * size, its FIRST the number of recorded lines): a class's numbers side by side, so finding and
+   * ROW numbers per class, file order, and a last row past the last class (its ROW_START the file's
+   * size, its ROW_FIRST the number of recorded lines): a class's numbers side by side, so finding and
    * reading one touches one run of memory, not one array per number.
    */
   readonly #rows: Uint32Array;
@@ -156,6 +188,8 @@ export class MappingIndex {
   readonly #decoded = (start: number, end: number): ClassMapping =>
     lazyClassBlock(this.#decoder.decode(this.#bytes.subarray(start, end)));
   readonly #frames: FrameMemo;
+  /** What lib/retrace/frame_bytes.ts reads in place (never written). */
+  readonly view: IndexView;
 
   constructor(bytes: Uint8Array, header: MappingHeader, rows: Uint32Array, records: Uint32Array) {
     this.#bytes = bytes;
@@ -163,9 +197,10 @@ export class MappingIndex {
     this.header = header;
     this.#rows = rows;
     this.#records = records;
-    this.#obfTable = buildTable(rows, OBF_HASH);
-    this.#origTable = buildTable(rows, ORIG_HASH);
+    this.#obfTable = buildTable(rows, ROW_OBF_HASH);
+    this.#origTable = buildTable(rows, ROW_ORIG_HASH);
     this.#frames = new FrameMemo(rememberedFrames(bytes.length), frameBudget(bytes.length));
+    this.view = { bytes, rows, records };
   }
 
   /** Classes in the mapping. */
@@ -179,7 +214,7 @@ export class MappingIndex {
    */
   get memoryBytes(): number {
     return this.fileBytes + this.#rows.byteLength + this.#obfTable.byteLength +
-      this.#origTable.byteLength + this.#records.byteLength + this.#frames.budgetBytes +
+      this.#origTable.byteLength + this.#records.byteLength + memoBytes(this.#frames.budgetBytes) +
       memoTableBytes(this.#frames.maxEntries) + INDEX_OVERHEAD_BYTES;
   }
 
@@ -190,24 +225,37 @@ export class MappingIndex {
 
   /** The class whose obfuscated name is `name`, or `null`. */
   byObfuscated(name: string): ClassMapping | null {
-    const k = this.#find(this.#obfTable, OBF_HASH, name, 2);
+    const k = this.#find(this.#obfTable, ROW_OBF_HASH, name, 2);
     return k < 0 ? null : this.#read(k, name, 2);
   }
 
   /** The class whose original name is `name`, or `null` (used for inlined frames' files). */
   byOriginal(name: string): ClassMapping | null {
-    const k = this.#find(this.#origTable, ORIG_HASH, name, 1);
+    const k = this.#find(this.#origTable, ROW_ORIG_HASH, name, 1);
     return k < 0 ? null : this.#read(k, name, 1);
   }
 
-  /** A frame line retraced before (see lib/retrace/retrace_text.ts), or `undefined`. */
-  rememberedFrame(line: string): RememberedFrame | undefined {
-    return this.#frames.get(line);
+  /** The class whose obfuscated name is `b[from, to)` (UTF-8), its number, or -1. */
+  obfuscatedClassAt(b: Uint8Array, from: number, to: number): number {
+    return this.#findBytes(this.#obfTable, ROW_OBF_HASH, b, from, to, 2);
   }
 
-  /** Remembers a frame's retrace; the oldest are forgotten past the count or byte bound. */
-  rememberFrame(line: string, frame: RememberedFrame): void {
-    this.#frames.set(line, frame);
+  /** The class whose original name is `b[from, to)` (UTF-8), its number, or -1. */
+  originalClassAt(b: Uint8Array, from: number, to: number): number {
+    return this.#findBytes(this.#origTable, ROW_ORIG_HASH, b, from, to, 1);
+  }
+
+  /** Class `k` as a ClassMapping, read from the bytes (the object path of a frame). */
+  classNumbered(k: number): ClassMapping {
+    return this.#read(k, null, 2);
+  }
+
+  /**
+   * The frames this mapping retraced before, as bytes (lib/retrace/frame_memo.ts): a trace seen
+   * again costs a lookup and a copy per frame (lib/retrace/retrace_text.ts).
+   */
+  get frames(): FrameMemo {
+    return this.#frames;
   }
 
   /** The class number named `name` in the table (`group` 1: original, 2: obfuscated), or -1. */
@@ -222,13 +270,41 @@ export class MappingIndex {
     }
   }
 
+  /** #find for the name `b[from, to)`, compared byte for byte with the class line's. */
+  #findBytes(
+    table: Int32Array,
+    hash: number,
+    b: Uint8Array,
+    from: number,
+    to: number,
+    group: 1 | 2,
+  ): number {
+    const h = hashBytes(b, from, to);
+    const mask = table.length - 1;
+    const rows = this.#rows;
+    const bytes = this.#bytes;
+    for (let slot = h & mask;; slot = (slot + 1) & mask) {
+      const entry = table[slot];
+      if (entry === 0) return -1;
+      const k = entry - 1;
+      const row = k * ROW;
+      if (rows[row + hash] !== h) continue;
+      const at = group === 1 ? rows[row + ROW_START] : rows[row + ROW_OBF_START];
+      const end = group === 1 ? rows[row + ROW_OBF_START] - 4 : rows[row + ROW_OBF_END];
+      if (end - at !== to - from) continue;
+      let same = true;
+      for (let i = 0; i < to - from && same; i++) same = bytes[at + i] === b[from + i];
+      if (same) return k;
+    }
+  }
+
   /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
   #names(k: number, group: 1 | 2, name: string): boolean {
     const row = k * ROW;
-    const start = this.#rows[row + START];
-    const nl = this.#rows[row + LINE_END];
-    const from = group === 1 ? start : this.#rows[row + OBF_START];
-    const to = group === 1 ? this.#rows[row + OBF_START] - 4 : this.#rows[row + OBF_END];
+    const start = this.#rows[row + ROW_START];
+    const nl = this.#rows[row + ROW_LINE_END];
+    const from = group === 1 ? start : this.#rows[row + ROW_OBF_START];
+    const to = group === 1 ? this.#rows[row + ROW_OBF_START] - 4 : this.#rows[row + ROW_OBF_END];
     // ASCII names (the usual case) compare byte for byte; others as decoded text.
     if (to - from !== name.length) {
       return !isAscii(name) &&
@@ -250,31 +326,31 @@ export class MappingIndex {
    * bytes each time: a class object kept for later traces was garbage the collector copied
    * again and again, and reading one again is a hash lookup and a few recorded lines.
    */
-  #read(k: number, name: string, group: 1 | 2): ClassMapping {
+  #read(k: number, name: string | null, group: 1 | 2): ClassMapping {
     const bytes = this.#bytes;
     const rows = this.#rows;
     const row = k * ROW;
-    const start = rows[row + START];
+    const start = rows[row + ROW_START];
     // The next row's start: the last class's is the file's end.
-    const end = rows[row + ROW + START];
-    const obf = rows[row + OBF_START];
-    const at = [obf - 4, obf, rows[row + OBF_END]] as const;
+    const end = rows[row + ROW + ROW_START];
+    const obf = rows[row + ROW_OBF_START];
+    const at = [obf - 4, obf, rows[row + ROW_OBF_END]] as const;
     const lines = {
       records: this.#records,
-      first: rows[row + FIRST],
-      last: rows[row + ROW + FIRST],
-      metaEnd: rows[row + META_END],
+      first: rows[row + ROW_FIRST],
+      last: rows[row + ROW + ROW_FIRST],
+      metaEnd: rows[row + ROW_META_END] & META_END_MASK,
     };
     // #find checked the class line names `name`: that name is not decoded again.
     return classAt(
       bytes,
       start,
       end,
-      rows[row + LINE_END],
+      rows[row + ROW_LINE_END],
       at,
       this.#decoded,
       lines,
-      name,
+      name ?? undefined,
       group,
     ) ??
       this.#decoded(start, end);
@@ -315,7 +391,8 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
     if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
       const at = classLine(bytes, pos, nl);
       if (at) {
-        // START, OBF_HASH, ORIG_HASH, LINE_END, OBF_START, OBF_END; FIRST and META_END below.
+        // ROW_START, ROW_OBF_HASH, ROW_ORIG_HASH, ROW_LINE_END, ROW_OBF_START, ROW_OBF_END;
+        // ROW_FIRST and ROW_META_END below (CLASS_NOT_PLAIN now).
         rows.push(pos);
         rows.push(hashBytes(bytes, at[1], at[2]));
         rows.push(hashBytes(bytes, pos, at[0]));
@@ -323,7 +400,7 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
         rows.push(at[1]);
         rows.push(at[2]);
         rows.push(0);
-        rows.push(0);
+        rows.push(plainAscii(bytes, pos, nl) ? 0 : CLASS_NOT_PLAIN);
         lines.startClass();
         pos = nl + 1;
         continue;
@@ -338,12 +415,12 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
   const r = rows.done();
   const classes = r.length / ROW - 1;
   for (let k = 0; k < classes; k++) {
-    r[k * ROW + FIRST] = member.first[k];
-    r[k * ROW + META_END] = member.metaEnd[k];
+    r[k * ROW + ROW_FIRST] = member.first[k];
+    r[k * ROW + ROW_META_END] |= member.metaEnd[k];
   }
-  r[classes * ROW + START] = n;
-  r[classes * ROW + FIRST] = member.first[classes];
-  const headEnd = Math.min(classes > 0 ? r[START] : n, MAX_HEADER_BYTES);
+  r[classes * ROW + ROW_START] = n;
+  r[classes * ROW + ROW_FIRST] = member.first[classes];
+  const headEnd = Math.min(classes > 0 ? r[ROW_START] : n, MAX_HEADER_BYTES);
   const header = readMappingHeader(new TextDecoder().decode(bytes.subarray(0, headEnd)));
   return new MappingIndex(bytes, header, r, member.records);
 }

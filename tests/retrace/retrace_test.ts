@@ -3,7 +3,9 @@ import { realFixtures } from "../real_fixtures.ts";
 import { parseClassBlock } from "../../lib/retrace/mapping.ts";
 import { readMappingHeader } from "../../lib/retrace/shared/mapping_file.ts";
 import { indexMapping } from "../../lib/retrace/mapping_index.ts";
-import { MAX_LINES_PER_FRAME, originalLine, retraceText } from "../../lib/retrace/retrace_text.ts";
+import { retraceText } from "../../lib/retrace/retrace_text.ts";
+import { originalLine } from "../../lib/retrace/retrace_frames.ts";
+import { MAX_LINES_PER_FRAME } from "../../lib/retrace/frame_bytes.ts";
 import { mapIdsInTrace } from "../../lib/retrace/shared/trace_frames.ts";
 
 const real = realFixtures("logcat/r8_retrace");
