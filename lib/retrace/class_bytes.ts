@@ -22,8 +22,8 @@ import {
 import {
   CLOSE,
   endsWith,
-  isSpace,
   lineText,
+  memberSpan,
   methodLineAt,
   MIN_END,
   MIN_START,
@@ -36,6 +36,10 @@ import {
   read,
   SOURCE_FILE_HEAD,
   sourceFileEnd,
+  span,
+  SPAN_FROM,
+  SPAN_TO,
+  SPAN_TRIMMED,
   SYNTHESIZED,
   synthesizedMark,
   text,
@@ -154,15 +158,12 @@ function groupsOf(
       last = null;
       continue;
     }
-    const le = rec[r + END];
-    let i = at;
-    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
-    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
-    let e = le;
-    while (e > i && isSpace(bytes[e - 1])) e--;
+    memberSpan(bytes, at, rec[r + END]);
+    const i = span[SPAN_FROM];
+    const lineTo = span[SPAN_TO];
     if (
-      (line !== null && !rangeHolds(bytes, i, lineTo, line)) || !endsWith(bytes, i, e, obf) ||
-      !methodLineAt(bytes, i, lineTo, obf.length)
+      (line !== null && !rangeHolds(bytes, i, lineTo, line)) ||
+      !endsWith(bytes, i, span[SPAN_TRIMMED], obf) || !methodLineAt(bytes, i, lineTo, obf.length)
     ) {
       last = null;
       continue;

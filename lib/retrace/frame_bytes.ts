@@ -36,8 +36,8 @@ import {
   START,
 } from "./member_lines.ts";
 import {
-  isSpace,
   lineText,
+  memberSpan,
   methodLineAt,
   MIN_END,
   MIN_START,
@@ -50,6 +50,10 @@ import {
   read,
   SOURCE_FILE_HEAD,
   sourceFileEnd,
+  span,
+  SPAN_FROM,
+  SPAN_TO,
+  SPAN_TRIMMED,
   SYNTHESIZED,
   synthesizedMark,
 } from "./line_bytes.ts";
@@ -270,12 +274,10 @@ function chainOf(
       open = false;
       continue;
     }
-    const le = rec[r + END];
-    let i = at;
-    while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
-    const lineTo = bytes[le - 1] === 13 ? le - 1 : le;
-    let e = le;
-    while (e > i && isSpace(bytes[e - 1])) e--;
+    memberSpan(bytes, at, rec[r + END]);
+    const i = span[SPAN_FROM];
+    const lineTo = span[SPAN_TO];
+    const e = span[SPAN_TRIMMED];
     if (
       !rangeHolds(bytes, i, lineTo, line) || e - i < obfLength ||
       !sameBytes(bytes, e - obfLength, e, src, mFrom) || !methodLineAt(bytes, i, lineTo, obfLength)

@@ -21,8 +21,24 @@ export function lineText(bytes: Uint8Array, at: number, end: number): string {
 }
 
 /** The ASCII characters `String.prototype.trim` removes. */
-export function isSpace(c: number): boolean {
+function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** Where memberSpan found a member line's parts last: past its indentation, its ends. */
+export const span = new Int32Array(3);
+/** Past the indentation; the end without `\r`; the end without trailing space (trim()'s). */
+export const SPAN_FROM = 0, SPAN_TO = 1, SPAN_TRIMMED = 2;
+
+/** The parts of the recorded member line `bytes[at, le)` into `span`. */
+export function memberSpan(bytes: Uint8Array, at: number, le: number): void {
+  let i = at;
+  while (i < le && (bytes[i] === 32 || bytes[i] === 9)) i++;
+  let e = le;
+  while (e > i && isSpace(bytes[e - 1])) e--;
+  span[SPAN_FROM] = i;
+  span[SPAN_TO] = bytes[le - 1] === 13 ? le - 1 : le;
+  span[SPAN_TRIMMED] = e;
 }
 
 /** Whether the line `[i, e)` (trailing spaces dropped) ends with `name`'s characters. */
