@@ -36,6 +36,8 @@ import {
   START,
 } from "./member_lines.ts";
 import {
+  firstByte,
+  isSpace,
   lineText,
   memberSpan,
   methodLineAt,
@@ -143,11 +145,6 @@ export const LOC_LINE = 6;
 /** Where the location's file ends (its `:N`, or the location's end). */
 let fileTo = 0;
 
-/** trace_frames.ts's `\s` for an ASCII byte (the line has no `\n`). */
-function isWs(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
-}
-
 /**
  * Whether the line `b[from, to)` is a plain ASCII frame as FRAME reads it
  * (`^(\s*)at\s+([^\s(]+)\.([^\s.(]+)\(([^()]*)\)\s*$`), its parts then in `frame`; false for
@@ -155,18 +152,18 @@ function isWs(c: number): boolean {
  */
 export function readFrame(b: Uint8Array, from: number, to: number): boolean {
   let i = from;
-  while (i < to && isWs(b[i])) i++;
+  while (i < to && isSpace(b[i])) i++;
   frame[WS_END] = i;
-  if (i + 3 >= to || b[i] !== 97 || b[i + 1] !== 116 || !isWs(b[i + 2])) return false;
+  if (i + 3 >= to || b[i] !== 97 || b[i + 1] !== 116 || !isSpace(b[i + 2])) return false;
   i += 3;
-  while (i < to && isWs(b[i])) i++;
+  while (i < to && isSpace(b[i])) i++;
   const token = i;
   let dot = -1;
   // Class and method: no space or `(`, the method after the last `.`.
   for (; i < to; i++) {
     const c = b[i];
     if (c === 40) break;
-    if (c >= 0x80 || isWs(c)) return false;
+    if (c >= 0x80 || isSpace(c)) return false;
     if (c === 46) dot = i;
   }
   if (i === to || dot <= token || dot + 1 >= i) return false;
@@ -178,7 +175,7 @@ export function readFrame(b: Uint8Array, from: number, to: number): boolean {
   }
   if (i === to) return false;
   const locTo = i;
-  for (i++; i < to; i++) if (!isWs(b[i])) return false;
+  for (i++; i < to; i++) if (!isSpace(b[i])) return false;
   frame[CLASS_FROM] = token;
   frame[CLASS_TO] = dot;
   frame[METHOD_TO] = loc - 1;
@@ -362,12 +359,6 @@ function lastByte(b: Uint8Array, c: number, from: number, to: number): number {
   return -1;
 }
 
-/** Where `c` first is in `b[from, to)`, or -1. */
-function firstByteOf(b: Uint8Array, c: number, from: number, to: number): number {
-  for (let k = from; k < to; k++) if (b[k] === c) return k;
-  return -1;
-}
-
 /**
  * The file of the frame of class `bytes[cFrom, cTo)` (owner class `owner`) as retrace_text.ts's
  * fileFor names it, written to `out`; false when it cannot be told in place.
@@ -396,7 +387,7 @@ function writeFile(
   if (found < 0) return false;
   const dot = lastByte(bytes, 46, cFrom, cTo);
   if (found === 0) {
-    const dollar = firstByteOf(bytes, 36, dot + 1 > cFrom ? dot + 1 : cFrom, cTo);
+    const dollar = firstByte(bytes, 36, dot + 1 > cFrom ? dot + 1 : cFrom, cTo);
     if (dollar > cFrom) found = sourceOf(v, index.originalClassAt(bytes, cFrom, dollar));
     if (found < 0) return false;
   }
@@ -406,10 +397,10 @@ function writeFile(
   }
   // The outer class's simple name and the trace file's extension (`.java` without one).
   const simple = dot >= cFrom ? dot + 1 : cFrom;
-  const inner = firstByteOf(bytes, 36, simple, cTo);
+  const inner = firstByte(bytes, 36, simple, cTo);
   out.putRange(bytes, simple, inner > simple ? inner : cTo);
   const ext = lastByte(src, 46, lf, fileTo);
-  if (ext > lf && firstByteOf(src, 32, lf, fileTo) < 0) out.putRange(src, ext, fileTo);
+  if (ext > lf && firstByte(src, 32, lf, fileTo) < 0) out.putRange(src, ext, fileTo);
   else out.putRange(JAVA, 0, JAVA.length);
   return true;
 }

@@ -21,7 +21,7 @@ export function lineText(bytes: Uint8Array, at: number, end: number): string {
 }
 
 /** The ASCII characters `String.prototype.trim` removes. */
-function isSpace(c: number): boolean {
+export function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
 }
 
@@ -78,7 +78,8 @@ function blank(bytes: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-function firstByte(bytes: Uint8Array, c: number, from: number, to: number): number {
+/** Where `c` first is in `bytes[from, to)`, or -1. */
+export function firstByte(bytes: Uint8Array, c: number, from: number, to: number): number {
   for (let k = from; k < to; k++) if (bytes[k] === c) return k;
   return -1;
 }

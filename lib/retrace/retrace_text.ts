@@ -203,9 +203,10 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       outLines += n;
       continue;
     }
+    const line = decoder.decode(src.subarray(at, e));
     const r = objectLine(
-      decoder.decode(src.subarray(at, e)),
-      decoder.decode(src.subarray(at, nl)),
+      line,
+      e === nl ? line : decoder.decode(src.subarray(at, nl)),
       index,
       stats,
     );

@@ -15,7 +15,8 @@ import {
   METHOD_TO,
   WS_END,
 } from "../../lib/retrace/frame_bytes.ts";
-import { CLASS_LINE, parseClassBlock } from "../../lib/retrace/mapping.ts";
+import { parseClassBlock } from "../../lib/retrace/mapping.ts";
+import { classBlocks } from "./class_blocks.ts";
 import { indexMapping } from "../../lib/retrace/mapping_index.ts";
 import { objectFrame } from "../../lib/retrace/retrace_frames.ts";
 import { retraceText } from "../../lib/retrace/retrace_text.ts";
@@ -142,17 +143,11 @@ Deno.test("writeFrame() prints what objectFrame() prints, for every member of ev
   let heldDeclined = 0;
   for (const text of await mappings()) {
     const index = indexMapping(text);
-    const starts: number[] = [];
-    let pos = 0;
-    for (const line of text.split("\n")) {
-      if (CLASS_LINE.test(line.replace(/\r$/, ""))) starts.push(pos);
-      pos += line.length + 1;
-    }
     const trace: string[] = [];
     // Whether the trace's frame at the same place has a line exactly one chain's range holds.
     const single: boolean[] = [];
-    for (const [k, s] of starts.entries()) {
-      const cls = parseClassBlock(text.slice(s, starts[k + 1] ?? text.length));
+    for (const block of classBlocks(text)) {
+      const cls = parseClassBlock(block);
       for (
         const [obf, groups] of cls.methods as Map<
           string,

@@ -1,13 +1,9 @@
 import { assert, assertEquals } from "../assert.ts";
 import { frameBudget, indexMapping } from "../../lib/retrace/mapping_index.ts";
 import { retraceText } from "../../lib/retrace/retrace_text.ts";
-import {
-  CLASS_LINE,
-  type InlineGroup,
-  lazyClassBlock,
-  parseClassBlock,
-} from "../../lib/retrace/mapping.ts";
+import { type InlineGroup, lazyClassBlock, parseClassBlock } from "../../lib/retrace/mapping.ts";
 import { syntheticMapping, syntheticTrace } from "../../scripts/bench_retrace.ts";
+import { classBlocks } from "./class_blocks.ts";
 
 Deno.test("indexMapping() finds classes by either name from bytes, CRLF and all; the first of a repeated name wins", () => {
   const text = "# pg_map_id: 77aa\r\n" +
@@ -104,15 +100,7 @@ Deno.test("lazyClassBlock() and the index read every member as parseClassBlock()
   }
   for (const text of texts) {
     const index = indexMapping(text);
-    // Class blocks as the index cuts them: from one class line to the next.
-    const starts: number[] = [];
-    let pos = 0;
-    for (const line of text.split("\n")) {
-      if (CLASS_LINE.test(line.replace(/\r$/, ""))) starts.push(pos);
-      pos += line.length + 1;
-    }
-    starts.forEach((s, k) => {
-      const block = text.slice(s, starts[k + 1] ?? text.length);
+    for (const block of classBlocks(text)) {
       const full = parseClassBlock(block);
       const lazy = lazyClassBlock(block);
       // The index's (read from the bytes), unless an earlier class has the same name.
@@ -158,7 +146,7 @@ Deno.test("lazyClassBlock() and the index read every member as parseClassBlock()
         }
         members++;
       }
-    });
+    }
   }
   assert(classes > 100 && members > 1000, `${classes} classes, ${members} names`);
 });
