@@ -22,8 +22,9 @@ serveWorker<BuildMethods>(workerScope(), {
       signal,
       progress: (elapsedMs, task) => progress(elapsedMs, undefined, task ?? undefined),
     }),
-  "build.cancel": ({ by }) =>
-    Promise.resolve({ cancelled: service.cancel(by, `cancelled by ${describeOrigin(by)}`) }),
+  "build.cancel": async ({ by }) => ({
+    cancelled: await service.cancel(by, `cancelled by ${describeOrigin(by)}`),
+  }),
   "build.status": () => Promise.resolve({ running: service.status() }),
   "build.shutdown": async ({ reason }) => ({ stopped: await service.shutdown(reason) }),
 }, { name: "build" });

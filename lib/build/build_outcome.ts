@@ -49,11 +49,12 @@ export async function recordCouldNotRun(dataDir: string, opened: Opened, e: Erro
 /** What a build that ran came to, for its record. */
 interface Ran {
   summary: BuildSummary;
-  status: Deno.CommandStatus;
+  /** Null when it was stopped before gradlew was spawned. */
+  status: Deno.CommandStatus | null;
   reason: StopReason | null;
   startedAt: number;
   startedWall: number;
-  gradlePid: number;
+  gradlePid: number | null;
   provenance: Provenance | null;
   log: BuildLogInfo;
 }
@@ -71,7 +72,7 @@ export async function recordOutcome(
     ? "cancelled"
     : reason?.kind === "timeout"
     ? "failed"
-    : ran.status.success
+    : ran.status?.success
     ? "success"
     : "failed";
   const apks = outcome === "success"
@@ -84,7 +85,7 @@ export async function recordOutcome(
     status: outcome,
     finished_at: new Date().toISOString(),
     duration_ms: duration,
-    exit_code: ran.status.code,
+    exit_code: ran.status?.code ?? null,
     summary: summaryLine(
       outcome,
       p.tasks,

@@ -94,7 +94,13 @@ export class BuildService {
     };
   }
 
-  cancel(by: Origin, message: string): RunningBuild | null {
+  /**
+   * Stops the running build; the one it was. A build still starting (trust, lock, record) is
+   * waited for first, so that a cancel never misses a build whose record already reads running
+   * and it never spawns.
+   */
+  async cancel(by: Origin, message: string): Promise<RunningBuild | null> {
+    if (!this.#current && this.#starting) await this.#starting;
     const running = this.status();
     this.#current?.stop({ kind: "cancelled", by, message });
     return running;
@@ -106,7 +112,8 @@ export class BuildService {
    */
   async shutdown(reason: string): Promise<boolean> {
     // The message completes "task 'x' was …" in the summary, and is the record's reason.
-    const stopped = this.cancel({ kind: "shutdown" }, `cancelled because ${reason}`) !== null;
+    const stopped =
+      (await this.cancel({ kind: "shutdown" }, `cancelled because ${reason}`)) !== null;
     const settled = this.#settled;
     if (settled) await raceTimeout(settled, SHUTDOWN_WAIT_MS);
     // What finished builds left running (a daemon in the group) does not outlive keynobi.
@@ -134,10 +141,6 @@ export class BuildService {
     p: BuildRunParams,
     ctl: { signal: AbortSignal; progress(elapsedMs: number, currentTask: string | null): void },
   ): Promise<BuildRunResult> {
-    if (!this.#orphansMarked) {
-      this.#orphansMarked = true;
-      await markOrphanedBuilds(this.#opts.dataDir).catch(() => {});
-    }
     // One start at a time: a request that arrives while another build is starting waits until
     // that one runs (and is then refused as busy) or has failed.
     while (this.#starting) await this.#starting;
@@ -148,7 +151,7 @@ export class BuildService {
       if (this.#starting === start.promise) this.#starting = null;
       start.resolve();
     };
-    const lock = await this.#lockProject(p).catch((e) => {
+    const lock = await this.#admit(p).catch((e) => {
       started();
       throw e;
     });
@@ -190,9 +193,16 @@ export class BuildService {
     );
   }
 
-  /** The project's build lock, once trust is checked again (right before anything runs). */
-  async #lockProject(p: BuildRunParams): Promise<BuildLock> {
+  /**
+   * The project's build lock, once trust is checked again (right before anything runs); the
+   * first build of this slot marks the records other processes left running first.
+   */
+  async #admit(p: BuildRunParams): Promise<BuildLock> {
     const { dataDir } = this.#opts;
+    if (!this.#orphansMarked) {
+      this.#orphansMarked = true;
+      await markOrphanedBuilds(dataDir).catch(() => {});
+    }
     if (!(await isTrusted(dataDir, p.project))) throw untrustedBuildError(p.project);
     const lock = await tryAcquireBuildLock(dataDir, p.project, {
       task: p.tasks.join(" "),
@@ -226,13 +236,12 @@ export class BuildService {
       origin: p.origin,
       pid: Deno.pid,
     });
-    const log = at.opened.log = await BuildLogWriter.open(buildLogPath(dataDir, record.id));
     const startedAt = performance.now();
     const startedWall = Date.now();
-    const child = spawnGradle(at.gradlew, p);
-    const grouped = this.#keepGroup(child.pid, at.lock);
-    const stopper = new Stopper(child.pid);
+    const stopper = new Stopper();
     const parser = new BuildOutputParser();
+    // Visible (status, cancel) from the moment its record reads running; a cancel from now on
+    // (or a caller who gave up already) stops it, before the spawn if it comes first.
     this.#current = {
       id: record.id,
       project: p.project,
@@ -243,40 +252,52 @@ export class BuildService {
       parser,
       stop: stopper.stop,
     };
+    const unlisten = stopOnAbort(ctl.signal, stopper, p.origin);
     at.started();
     const tail: string[] = [];
-    let lastTask: string | null = null;
-    const status = await readBuild(child, grouped, {
-      signal: ctl.signal,
-      stopper,
-      origin: p.origin,
-      timeoutMs,
-      onLine: (line) => {
-        parser.push(line);
-        log.write(line);
-        tail.push(line);
-        if (tail.length > TAIL_LINES) tail.shift();
-        if (parser.currentTask !== lastTask) {
-          lastTask = parser.currentTask;
-          ctl.progress(performance.now() - startedAt, lastTask);
-        }
-      },
-    });
+    let ran: { status: Deno.CommandStatus; gradlePid: number } | null = null;
+    let log: BuildLogWriter;
+    try {
+      log = at.opened.log = await BuildLogWriter.open(buildLogPath(dataDir, record.id));
+      if (stopper.reason === null) {
+        const onLine = outputSink(parser, log, tail, (task) => {
+          ctl.progress(performance.now() - startedAt, task);
+        });
+        ran = await this.#spawnAndRead(at, p, stopper, timeoutMs, onLine);
+      }
+    } finally {
+      unlisten();
+    }
     const summary = parser.finish();
     await pointAtSources(p.project, summary.diagnostics);
     const logInfo = await log.close();
     at.opened.log = null;
     const finished = await recordOutcome(dataDir, p, record.id, {
       summary,
-      status,
+      status: ran?.status ?? null,
       reason: stopper.reason,
       startedAt,
       startedWall,
-      gradlePid: child.pid,
+      gradlePid: ran?.gradlePid ?? null,
       provenance: await provenance,
       log: logInfo,
     });
     return { record: finished, tail };
+  }
+
+  /** Spawns gradlew, stoppable by `stopper`, and reads its output until it has exited. */
+  async #spawnAndRead(
+    at: { gradlew: string; lock: BuildLock },
+    p: BuildRunParams,
+    stopper: Stopper,
+    timeoutMs: number,
+    onLine: (line: string) => void,
+  ): Promise<{ status: Deno.CommandStatus; gradlePid: number }> {
+    const child = spawnGradle(at.gradlew, p);
+    const grouped = this.#keepGroup(child.pid, at.lock);
+    stopper.attach(child.pid);
+    const status = await readBuild(child, grouped, { stopper, timeoutMs, onLine });
+    return { status, gradlePid: child.pid };
   }
 
   /**
@@ -291,6 +312,39 @@ export class BuildService {
       await this.#remember(g);
     }, () => {});
   }
+}
+
+/** Stops the build with `stopper` when `signal` aborts (or has already); the undo. */
+function stopOnAbort(signal: AbortSignal, stopper: Stopper, origin: Origin): () => void {
+  const onAbort = () =>
+    stopper.stop({
+      kind: "cancelled",
+      by: origin,
+      message: `cancelled by ${describeOrigin(origin)}`,
+    });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+/** Where each line of output goes: the parser, the log, the tail; `onTask` when the task moves. */
+function outputSink(
+  parser: BuildOutputParser,
+  log: BuildLogWriter,
+  tail: string[],
+  onTask: (task: string | null) => void,
+): (line: string) => void {
+  let lastTask: string | null = null;
+  return (line) => {
+    parser.push(line);
+    log.write(line);
+    tail.push(line);
+    if (tail.length > TAIL_LINES) tail.shift();
+    if (parser.currentTask !== lastTask) {
+      lastTask = parser.currentTask;
+      onTask(lastTask);
+    }
+  };
 }
 
 /** Starts `gradlew` with an argument vector, in its own process group. */
@@ -311,43 +365,42 @@ function spawnGradle(gradlew: string, p: BuildRunParams): Deno.ChildProcess {
   }).spawn();
 }
 
-/** Stops a running build once: its process tree and its group; remembers why. */
+/**
+ * Stops a build once: its process tree and its group; remembers why. Stopped before its process
+ * is attached, it stops that process as soon as it is (the build itself then never spawns).
+ */
 class Stopper {
   reason: StopReason | null = null;
-  constructor(readonly pid: number) {}
+  #pid: number | null = null;
+
+  attach(pid: number): void {
+    this.#pid = pid;
+    if (this.reason) this.#kill(pid);
+  }
 
   stop = (reason: StopReason): void => {
     if (this.reason) return;
     this.reason = reason;
-    void killTree(this.pid, { signal: "SIGTERM", graceMs: KILL_GRACE_MS }).catch(() => {});
-    if (Deno.build.os !== "windows") {
-      void killGroup(this.pid, { graceMs: KILL_GRACE_MS }).catch(() => {});
-    }
+    if (this.#pid !== null) this.#kill(this.#pid);
   };
+
+  #kill(pid: number): void {
+    void killTree(pid, { signal: "SIGTERM", graceMs: KILL_GRACE_MS }).catch(() => {});
+    if (Deno.build.os !== "windows") {
+      void killGroup(pid, { graceMs: KILL_GRACE_MS }).catch(() => {});
+    }
+  }
 }
 
 /**
- * Reads the build's output into `onLine` until gradlew exits (stopped when `signal` aborts or
- * `timeoutMs` passes), and its output a little after (OUTPUT_DRAIN_MS). Its exit status.
+ * Reads the build's output into `onLine` until gradlew exits (stopped by `stopper`, or once
+ * `timeoutMs` has passed), and its output a little after (OUTPUT_DRAIN_MS). Its exit status.
  */
 async function readBuild(
   child: Deno.ChildProcess,
   grouped: Promise<void>,
-  o: {
-    signal: AbortSignal;
-    stopper: Stopper;
-    origin: Origin;
-    timeoutMs: number;
-    onLine: (line: string) => void;
-  },
+  o: { stopper: Stopper; timeoutMs: number; onLine: (line: string) => void },
 ): Promise<Deno.CommandStatus> {
-  const onAbort = () =>
-    o.stopper.stop({
-      kind: "cancelled",
-      by: o.origin,
-      message: `cancelled by ${describeOrigin(o.origin)}`,
-    });
-  o.signal.addEventListener("abort", onAbort);
   const timer = setTimeout(
     () =>
       o.stopper.stop({
@@ -374,7 +427,6 @@ async function readBuild(
         "exited: a process it left running still holds it",
     );
   }
-  o.signal.removeEventListener("abort", onAbort);
   return status;
 }
 

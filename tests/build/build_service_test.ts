@@ -145,6 +145,60 @@ Deno.test("shutdown() during a build records it cancelled by shutdown and releas
   await run;
 });
 
+/** A gradlew that leaves a mark when it runs at all, then takes its time. */
+const MARKS_THAT_IT_RAN = `#!/bin/sh
+touch "$(dirname "$0")/../gradlew.ran"
+echo "> Task :app:assembleDebug"
+sleep 30
+`;
+
+Deno.test("a cancel sent while the build is still starting is not missed: it never spawns", async () => {
+  await using w = await world(MARKS_THAT_IT_RAN);
+  const run = w.service.run(params(w.project, 600_000), {
+    signal: new AbortController().signal,
+    progress: () => {},
+  });
+  // Sent in the same turn as the run: the build is checking trust and taking its lock.
+  assertEquals(w.service.status(), null, "nothing is visible before its record");
+  const cancelled = await w.service.cancel(
+    { kind: "appQuit" },
+    "cancelled by the Keynobi app quit",
+  );
+  assert(cancelled !== null, "the cancel waited for the start and names the build");
+  const r = await run;
+  assertEquals(r.record.id, cancelled.id);
+  assertEquals(r.record.status, "cancelled");
+  assertEquals(r.record.cancelled_by, { kind: "appQuit" });
+  assertEquals([r.record.exit_code, r.record.gradle_pid], [null, null]);
+  assertStringIncludes(r.record.summary ?? "", "BUILD CANCELLED");
+  assertEquals(await exists(join(w.base, "gradlew.ran")), false, "gradlew never ran");
+  assertEquals(w.service.status(), null, "the slot is free");
+  assert(await lockIsFree(w.data, w.project), "the lock is released");
+});
+
+Deno.test("a caller who gave up before the build spawned gets it cancelled, not run", async () => {
+  await using w = await world(MARKS_THAT_IT_RAN);
+  const gaveUp = new AbortController();
+  const run = w.service.run(params(w.project, 600_000), {
+    signal: gaveUp.signal,
+    progress: () => {},
+  });
+  gaveUp.abort();
+  const r = await run;
+  assertEquals(r.record.status, "cancelled");
+  assertEquals(r.record.cancelled_by?.kind, "agent");
+  assertEquals(await exists(join(w.base, "gradlew.ran")), false, "gradlew never ran");
+});
+
+Deno.test("a cancel with no build running or starting answers null at once", async () => {
+  await using w = await world(MARKS_THAT_IT_RAN);
+  assertEquals(await w.service.cancel({ kind: "appQuit" }, "x"), null);
+});
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
 Deno.test("a run asked for while another is still starting is refused as build_busy, not by the lock", async () => {
   await using w = await world(`#!/bin/sh\necho "> Task :app:assembleDebug"\nsleep 1\n`);
   const run = () =>
