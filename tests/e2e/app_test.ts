@@ -325,7 +325,9 @@ Deno.test("MAX_ATTACHED_SESSIONS sessions are served; one more is refused", asyn
 Deno.test("the app quitting mid-build leaves both clients working standalone, sessions intact", async () => {
   await using world = await startWorld();
   const project = await trusted(world);
-  await world.sim.gradle(PROJECT).setTaskDelay(2000);
+  // Long enough that the build cannot end by itself before the quit reaches it on a slow runner;
+  // the quit cancels it, so the test does not wait for it.
+  await world.sim.gradle(PROJECT).setTaskDelay(30_000);
   const app = await startApp(world, ["--project", project]);
   await using a = await connect(world, ["--project", project]);
   await using b = await connect(world, []);
