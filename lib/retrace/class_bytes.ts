@@ -49,14 +49,17 @@ import {
 import {
   AFTER_OTHER,
   CLASS_META,
-  END,
   HASH,
   KIND,
   KINDS,
+  mayHold,
   MEMBER_META,
   NOT_ASCII,
   plainAscii,
+  RANGE,
+  READ_RANGE,
   RECORD,
+  recordEnd,
   START,
 } from "./member_lines.ts";
 
@@ -151,18 +154,19 @@ function groupsOf(
     if ((kind & KIND) === CLASS_META) continue;
     const at = rec[r + START];
     if ((kind & KIND) === MEMBER_META) {
-      if (last && synthesizedMark(bytes, at, rec[r + END])) last.markLast();
+      if (last && synthesizedMark(bytes, at, recordEnd(bytes, rec, r))) last.markLast();
       continue;
     }
-    if (rec[r + HASH] !== h) {
+    const range = rec[r + RANGE];
+    if (rec[r + HASH] !== h || (line !== null && !mayHold(range, line))) {
       last = null;
       continue;
     }
-    memberSpan(bytes, at, rec[r + END]);
+    memberSpan(bytes, at, recordEnd(bytes, rec, r));
     const i = span[SPAN_FROM];
     const lineTo = span[SPAN_TO];
     if (
-      (line !== null && !rangeHolds(bytes, i, lineTo, line)) ||
+      (line !== null && range === READ_RANGE && !rangeHolds(bytes, i, lineTo, line)) ||
       !endsWith(bytes, i, span[SPAN_TRIMMED], obf) || !methodLineAt(bytes, i, lineTo, obf.length)
     ) {
       last = null;
@@ -228,7 +232,7 @@ export function classAt(
   for (let r = first * RECORD; r < metaEnd * RECORD; r += RECORD) {
     if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
     const p = rec[r + START];
-    const le = rec[r + END];
+    const le = recordEnd(bytes, rec, r);
     const q = sourceFileEnd(bytes, p, le);
     if (q >= 0 && original === null && p === nl + 1) {
       // R8's `sourceFile` line right below the class line: both names in one decoding.

@@ -16,29 +16,34 @@ import {
   CLASS_NOT_PLAIN,
   type IndexView,
   type MappingIndex,
+  NO_SOURCE,
   ROW,
   ROW_FIRST,
   ROW_META_END,
   ROW_OBF_START,
+  ROW_SOURCE,
   ROW_START,
+  SOURCE_UNKNOWN,
 } from "./mapping_index.ts";
 import {
   AFTER_OTHER,
   CLASS_META,
-  END,
   HASH,
   hashBytes,
   KIND,
   KINDS,
+  mayHold,
   MEMBER_META,
   NOT_ASCII,
+  RANGE,
+  READ_RANGE,
   RECORD,
+  recordEnd,
   START,
 } from "./member_lines.ts";
 import {
   firstByte,
   isSpace,
-  lineText,
   memberSpan,
   methodLineAt,
   MIN_END,
@@ -51,15 +56,12 @@ import {
   rangeHolds,
   read,
   SOURCE_FILE_HEAD,
-  sourceFileEnd,
   span,
   SPAN_FROM,
   SPAN_TO,
   SPAN_TRIMMED,
-  SYNTHESIZED,
   synthesizedMark,
 } from "./line_bytes.ts";
-import { metadataId, SYNTHETIC_SOURCE_FILE } from "./mapping.ts";
 
 /** Lines one input frame expands to at most (retrace_text.ts prints the rest as a count). */
 export const MAX_LINES_PER_FRAME = 256;
@@ -262,21 +264,23 @@ function chainOf(
     if ((kind & KIND) === CLASS_META) continue;
     const at = rec[r + START];
     if ((kind & KIND) === MEMBER_META) {
-      if (open && synthesizedMark(bytes, at, rec[r + END])) {
+      if (open && synthesizedMark(bytes, at, recordEnd(bytes, rec, r))) {
         chain[(chainLines - 1) * LINE + L_SYNTH] = 1;
       }
       continue;
     }
-    if (rec[r + HASH] !== h) {
+    // A line whose range does not hold `line` is not read: it breaks a chain either way.
+    const range = rec[r + RANGE];
+    if (rec[r + HASH] !== h || !mayHold(range, line)) {
       open = false;
       continue;
     }
-    memberSpan(bytes, at, rec[r + END]);
+    memberSpan(bytes, at, recordEnd(bytes, rec, r));
     const i = span[SPAN_FROM];
     const lineTo = span[SPAN_TO];
     const e = span[SPAN_TRIMMED];
     if (
-      !rangeHolds(bytes, i, lineTo, line) || e - i < obfLength ||
+      (range === READ_RANGE && !rangeHolds(bytes, i, lineTo, line)) || e - i < obfLength ||
       !sameBytes(bytes, e - obfLength, e, src, mFrom) || !methodLineAt(bytes, i, lineTo, obfLength)
     ) {
       open = false;
@@ -295,48 +299,27 @@ function chainOf(
   return groups === 1;
 }
 
-const SYNTHESIZED_LINE = new TextEncoder().encode(`# {"id":"${SYNTHESIZED}"}`);
-const SYNTHETIC_FILE = new TextEncoder().encode(SYNTHETIC_SOURCE_FILE);
-/** What a source file lookup found: no class or no real file (0), a file (1), cannot tell (-1). */
+/** What a source file lookup found: the file's offsets in the mapping's bytes. */
 let sourceFrom = 0;
 let sourceTo = 0;
 
 /**
  * The real `sourceFile` of class `k` (-1: none) as class_bytes.ts's classAt and retrace_text.ts's
  * realSourceFile read it, into sourceFrom/sourceTo of the mapping's bytes: 1 found, 0 none, -1
- * when it cannot be read in place (a class line that is not plain ASCII, a file name written
- * another way).
+ * when it cannot be read in place (mapping_index.ts's ROW_SOURCE, read when it was indexed).
  */
 function sourceOf(v: IndexView, k: number): number {
   if (k < 0) return 0;
-  const { bytes, rows, records: rec } = v;
-  const row = k * ROW;
-  const metaEnd = rows[row + ROW_META_END];
-  if (metaEnd & CLASS_NOT_PLAIN) return -1;
-  let found = 0;
-  for (let r = rows[row + ROW_FIRST] * RECORD; r < metaEnd * RECORD; r += RECORD) {
-    if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
-    const p = rec[r + START];
-    const le = rec[r + END];
-    const q = sourceFileEnd(bytes, p, le);
-    if (q >= 0) {
-      sourceFrom = p + SOURCE_FILE_HEAD.length;
-      sourceTo = q;
-      found = 1;
-      continue;
-    }
-    const tail = bytes[le - 1] === 13 ? le - 1 : le;
-    if (tail - p === SYNTHESIZED_LINE.length && sameBytes(bytes, p, tail, SYNTHESIZED_LINE, 0)) {
-      continue;
-    }
-    const meta = metadataId(lineText(bytes, p, le));
-    if (meta?.id === "sourceFile" && meta.fileName !== undefined) return -1;
-  }
-  if (
-    found === 1 && sourceTo - sourceFrom === SYNTHETIC_FILE.length &&
-    sameBytes(bytes, sourceFrom, sourceTo, SYNTHETIC_FILE, 0)
-  ) return 0;
-  return found;
+  const source = v.rows[k * ROW + ROW_SOURCE];
+  if (source === NO_SOURCE) return 0;
+  if (source === SOURCE_UNKNOWN) return -1;
+  const { bytes, records } = v;
+  const r = (source - 1) * RECORD;
+  const le = recordEnd(bytes, records, r);
+  // The line is R8's `# {"id":"sourceFile","fileName":"X"}`: X ends before its `"}`.
+  sourceFrom = records[r + START] + SOURCE_FILE_HEAD.length;
+  sourceTo = (bytes[le - 1] === 13 ? le - 1 : le) - 2;
+  return 1;
 }
 
 /** The trace's file names kept as printed: `Unknown Source`, `Native Method`, `Unknown`. */
@@ -382,7 +365,9 @@ function writeFile(
   out.room(cTo - cFrom + (fileTo - lf) + JAVA.length);
   const oFrom = rows[owner * ROW + ROW_START];
   const oTo = rows[owner * ROW + ROW_OBF_START] - 4;
-  const isOwner = cTo - cFrom === oTo - oFrom && sameBytes(bytes, cFrom, cTo, bytes, oFrom);
+  // A frame of the owner itself names it with the class line's own bytes.
+  const isOwner = (cFrom === oFrom && cTo === oTo) ||
+    (cTo - cFrom === oTo - oFrom && sameBytes(bytes, cFrom, cTo, bytes, oFrom));
   let found = sourceOf(v, isOwner ? owner : index.originalClassAt(bytes, cFrom, cTo));
   if (found < 0) return false;
   const dot = lastByte(bytes, 46, cFrom, cTo);

@@ -13,22 +13,40 @@
  * `memoryBytes` is what all of it may cost at most, the figure lib/retrace/mapping_cache.ts
  * budgets with. Pure: takes the bytes, does no I/O.
  */
-import { CLASS_LINE, type ClassMapping, lazyClassBlock } from "./mapping.ts";
+import {
+  CLASS_LINE,
+  type ClassMapping,
+  lazyClassBlock,
+  metadataId,
+  SYNTHETIC_SOURCE_FILE,
+} from "./mapping.ts";
 import { classAt } from "./class_bytes.ts";
 import { FrameMemo, memoTableBytes } from "./frame_memo.ts";
-import { hashBytes, MemberLinesBuilder, plainAscii } from "./member_lines.ts";
+import { lineText, SOURCE_FILE_HEAD, sourceFileEnd, SYNTHESIZED } from "./line_bytes.ts";
+import {
+  CLASS_META,
+  hashBytes,
+  KIND,
+  KINDS,
+  MemberLinesBuilder,
+  plainAscii,
+  RECORD,
+  recordEnd,
+  START,
+} from "./member_lines.ts";
 import { type MappingHeader, MAX_MAPPING_BYTES, readMappingHeader } from "./shared/mapping_file.ts";
 
 /**
  * Numbers per class in the index's rows, and where each is: the block's start, the hashes of its
- * obfuscated and original names, where its class line ends and names the obfuscated class, its
- * first recorded line and past its last metadata line (lib/retrace/member_lines.ts).
+ * obfuscated and original names, its real source file (classSource), where its class line names
+ * the obfuscated class, its first recorded line and past its last metadata line
+ * (lib/retrace/member_lines.ts).
  */
 export const ROW = 8;
 export const ROW_START = 0;
 const ROW_OBF_HASH = 1;
 const ROW_ORIG_HASH = 2;
-const ROW_LINE_END = 3;
+export const ROW_SOURCE = 3;
 export const ROW_OBF_START = 4;
 const ROW_OBF_END = 5;
 export const ROW_FIRST = 6;
@@ -40,6 +58,47 @@ export const ROW_META_END = 7;
 export const CLASS_NOT_PLAIN = 0x80000000;
 /** ROW_META_END without CLASS_NOT_PLAIN. */
 const META_END_MASK = 0x7fffffff;
+/** A ROW_SOURCE: the class has no real source file (none recorded, or R8's synthetic one). */
+export const NO_SOURCE = 0;
+/** A ROW_SOURCE: the file cannot be read in place (written another way, a class line not plain). */
+export const SOURCE_UNKNOWN = 0xffff_ffff;
+
+const SYNTHESIZED_LINE = new TextEncoder().encode(`# {"id":"${SYNTHESIZED}"}`);
+const SYNTHETIC_FILE = new TextEncoder().encode(SYNTHETIC_SOURCE_FILE);
+
+/** Whether `a[af, at)` holds the bytes of `b`. */
+function holds(a: Uint8Array, af: number, at: number, b: Uint8Array): boolean {
+  if (at - af !== b.length) return false;
+  for (let k = 0; k < b.length; k++) if (a[af + k] !== b[k]) return false;
+  return true;
+}
+
+/**
+ * Class `k`'s ROW_SOURCE, read once when the mapping is indexed, as retrace_text.ts's
+ * realSourceFile reads the class: the record + 1 of its last R8 `sourceFile` line (the file name
+ * then in that line, sourceFileEnd), NO_SOURCE, or SOURCE_UNKNOWN.
+ */
+function classSource(bytes: Uint8Array, rec: Uint32Array, first: number, metaEnd: number): number {
+  let found = NO_SOURCE;
+  let from = 0;
+  let to = 0;
+  for (let r = first * RECORD; r < metaEnd * RECORD; r += RECORD) {
+    if ((rec[r + KINDS] & KIND) !== CLASS_META) continue;
+    const p = rec[r + START];
+    const le = recordEnd(bytes, rec, r);
+    const q = sourceFileEnd(bytes, p, le);
+    if (q >= 0) {
+      found = r / RECORD + 1;
+      from = p + SOURCE_FILE_HEAD.length;
+      to = q;
+      continue;
+    }
+    if (holds(bytes, p, bytes[le - 1] === 13 ? le - 1 : le, SYNTHESIZED_LINE)) continue;
+    const meta = metadataId(lineText(bytes, p, le));
+    if (meta?.id === "sourceFile" && meta.fileName !== undefined) return SOURCE_UNKNOWN;
+  }
+  return found !== NO_SOURCE && holds(bytes, from, to, SYNTHETIC_FILE) ? NO_SOURCE : found;
+}
 
 /** Retraced frames remembered per mapping at most (a trace seen again costs lookups only). */
 const MAX_REMEMBERED_FRAMES = 100_000;
@@ -158,7 +217,7 @@ function classLine(bytes: Uint8Array, p: number, e: number): [number, number, nu
 export interface IndexView {
   /** The mapping file's bytes. */
   readonly bytes: Uint8Array;
-  /** ROW numbers per class (ROW_START, ROW_LINE_END, …), and one row past the last class. */
+  /** ROW numbers per class (ROW_START, ROW_SOURCE, …), and one row past the last class. */
   readonly rows: Uint32Array;
   /** The recorded member and metadata lines (lib/retrace/member_lines.ts's RECORD numbers each). */
   readonly records: Uint32Array;
@@ -302,7 +361,7 @@ export class MappingIndex {
   #names(k: number, group: 1 | 2, name: string): boolean {
     const row = k * ROW;
     const start = this.#rows[row + ROW_START];
-    const nl = this.#rows[row + ROW_LINE_END];
+    const nl = this.#lineEnd(k);
     const from = group === 1 ? start : this.#rows[row + ROW_OBF_START];
     const to = group === 1 ? this.#rows[row + ROW_OBF_START] - 4 : this.#rows[row + ROW_OBF_END];
     // ASCII names (the usual case) compare byte for byte; others as decoded text.
@@ -319,6 +378,12 @@ export class MappingIndex {
       if (this.#bytes[from + i] !== c) return false;
     }
     return true;
+  }
+
+  /** Where class `k`'s line ends: its `\n` (or the file's end), after the obfuscated name. */
+  #lineEnd(k: number): number {
+    const nl = this.#bytes.indexOf(10, this.#rows[k * ROW + ROW_OBF_END]);
+    return nl < 0 ? this.#bytes.length : nl;
   }
 
   /**
@@ -346,7 +411,7 @@ export class MappingIndex {
       bytes,
       start,
       end,
-      rows[row + ROW_LINE_END],
+      this.#lineEnd(k),
       at,
       this.#decoded,
       lines,
@@ -391,12 +456,12 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
     if (c !== 32 && c !== 9 && c !== 35 && c !== 13 && c !== 10) {
       const at = classLine(bytes, pos, nl);
       if (at) {
-        // ROW_START, ROW_OBF_HASH, ROW_ORIG_HASH, ROW_LINE_END, ROW_OBF_START, ROW_OBF_END;
-        // ROW_FIRST and ROW_META_END below (CLASS_NOT_PLAIN now).
+        // ROW_START, ROW_OBF_HASH, ROW_ORIG_HASH, ROW_SOURCE, ROW_OBF_START, ROW_OBF_END;
+        // ROW_SOURCE, ROW_FIRST and ROW_META_END below (CLASS_NOT_PLAIN now).
         rows.push(pos);
         rows.push(hashBytes(bytes, at[1], at[2]));
         rows.push(hashBytes(bytes, pos, at[0]));
-        rows.push(nl);
+        rows.push(NO_SOURCE);
         rows.push(at[1]);
         rows.push(at[2]);
         rows.push(0);
@@ -415,8 +480,12 @@ export function indexMapping(input: Uint8Array | string): MappingIndex {
   const r = rows.done();
   const classes = r.length / ROW - 1;
   for (let k = 0; k < classes; k++) {
-    r[k * ROW + ROW_FIRST] = member.first[k];
-    r[k * ROW + ROW_META_END] |= member.metaEnd[k];
+    const row = k * ROW;
+    r[row + ROW_FIRST] = member.first[k];
+    r[row + ROW_SOURCE] = r[row + ROW_META_END] & CLASS_NOT_PLAIN
+      ? SOURCE_UNKNOWN
+      : classSource(bytes, member.records, member.first[k], member.metaEnd[k]);
+    r[row + ROW_META_END] |= member.metaEnd[k];
   }
   r[classes * ROW + ROW_START] = n;
   r[classes * ROW + ROW_FIRST] = member.first[classes];

@@ -1,9 +1,10 @@
 /**
  * The lines of a mapping's class blocks a lookup reads, found once while the mapping is indexed
  * (lib/retrace/mapping_index.ts): every line with ` -> ` (a member, or what may read as one),
- * with the FNV-1a hash of the name after its last arrow, and every `#` line with `"id"` (JSON
- * metadata), each as its offset and a kind. A lookup of one obfuscated method name
- * (lib/retrace/class_bytes.ts) then reads only the lines whose hash is that name's, and a class's
+ * with the FNV-1a hash of the name after its last arrow and its minified range, and every `#`
+ * line with `"id"` (JSON metadata), each as its offset, length and kind. A lookup of one
+ * obfuscated method name for a frame's line (lib/retrace/frame_bytes.ts, class_bytes.ts) then
+ * reads only the lines whose hash is that name's and whose range holds the line, and a class's
  * `sourceFile` without walking its block: walking every ~1.4 KB block a new trace names was most
  * of that trace's time (its bytes are cold in a mapping of 50 MB). 16 bytes per recorded line,
  * 4 per class. Pure.
@@ -29,9 +30,10 @@ export const NOT_ASCII = 8;
 interface MemberLines {
   /**
    * `RECORD` numbers per recorded line, one line's next to each other (a lookup reads a class's
-   * lines in a row, so they share cache lines): at `START` its offset, at `END` where it ends
-   * (its `\n`, or the file's end), at `HASH` the FNV-1a of a MEMBER line's name after its last
-   * ` -> ` (trimmed; 0 for others), at `KINDS` its kind and flags.
+   * lines in a row, so they share cache lines): at `START` its offset, at `RANGE` a MEMBER line's
+   * minified range packed (packRange; NO_RANGE for others), at `HASH` the FNV-1a of a MEMBER
+   * line's name after its last ` -> ` (trimmed; 0 for others), at `KINDS` its kind and flags in
+   * the low 4 bits and its length above them (recordEnd).
    */
   records: Uint32Array;
   /** Class k's recorded lines are `[first[k], first[k + 1])`. */
@@ -43,9 +45,71 @@ interface MemberLines {
 /** Numbers per recorded line in `records`, and where each is. */
 export const RECORD = 4;
 export const START = 0;
-export const END = 1;
+export const RANGE = 1;
 export const HASH = 2;
 export const KINDS = 3;
+
+/** Where a line's length starts in its KINDS number. */
+const LENGTH_SHIFT = 4;
+/** The length of a line of 2^28 − 1 bytes or more: its end is looked for (recordEnd). */
+const LONG_LINE = 0x0fff_ffff;
+
+/**
+ * A line's minified range `a:b:` as one number, `a` in the high 16 bits: a lookup tells whether
+ * it holds a frame's line without reading the line (mayHold). A line without a range, or whose
+ * `a:` is not followed by `b:` (no method line), never holds; a range past 65,534 is read from
+ * the line (line_bytes.ts's rangeHolds).
+ */
+export const NO_RANGE = 0xffff_0000;
+/** The range is past what 16 bits hold: read it from the line. */
+export const READ_RANGE = 0xffff_ffff;
+const MAX_PACKED_LINE = 0xfffe;
+
+/** Where record `r` of `rec` ends in `bytes`: its `\n`, or the file's end. */
+export function recordEnd(bytes: Uint8Array, rec: Uint32Array, r: number): number {
+  const at = rec[r + START];
+  const n = rec[r + KINDS] >>> LENGTH_SHIFT;
+  if (n !== LONG_LINE) return at + n;
+  const nl = bytes.indexOf(10, at);
+  return nl < 0 ? bytes.length : nl;
+}
+
+/**
+ * Whether the packed range `range` may hold `line`: false when it cannot, true when it does or
+ * is READ_RANGE (the caller then reads the line).
+ */
+export function mayHold(range: number, line: number): boolean {
+  return range === READ_RANGE || ((range >>> 16) <= line && line <= (range & 0xffff));
+}
+
+/** The decimal digits at `i` of `bytes[i, e)`: their value, their end in `digitsEnd`. */
+let digitsEnd = 0;
+function digits(bytes: Uint8Array, i: number, e: number): number {
+  let j = i;
+  let v = 0;
+  while (j < e) {
+    const c = bytes[j];
+    if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
+    j++;
+  }
+  digitsEnd = j;
+  return v;
+}
+
+/**
+ * The range the member line `bytes[i, e)` (past its indentation, `\r` dropped) starts with,
+ * packed, as line_bytes.ts's rangeHolds reads it.
+ */
+function packRange(bytes: Uint8Array, i: number, e: number): number {
+  const a = digits(bytes, i, e);
+  if (digitsEnd === i || bytes[digitsEnd] !== 58) return NO_RANGE;
+  const from = digitsEnd + 1;
+  const b = digits(bytes, from, e);
+  if (digitsEnd === from || bytes[digitsEnd] !== 58) return NO_RANGE;
+  if (a > MAX_PACKED_LINE || b > MAX_PACKED_LINE) return READ_RANGE;
+  return ((a << 16) | b) >>> 0;
+}
 
 /** Bytes one recorded line costs in the index. */
 export const BYTES_PER_LINE = 16;
@@ -136,7 +200,7 @@ export class MemberLinesBuilder {
     if (i === nl || (i === nl - 1 && bytes[i] === 13)) return;
     if (bytes[i] === 35) {
       if (!hasId(bytes, i, nl)) return;
-      this.#record(pos, nl, 0, i > pos ? MEMBER_META : CLASS_META);
+      this.#record(pos, nl, 0, NO_RANGE, i > pos ? MEMBER_META : CLASS_META);
       if (i === pos) this.#metaEnd.data[this.#metaEnd.length - 1] = this.#records.length / RECORD;
       return;
     }
@@ -151,14 +215,17 @@ export class MemberLinesBuilder {
     while (s < t && isSpace(bytes[s])) s++;
     // The whole line is checked now, so a lookup reads a plain line without checking it.
     const plain = plainAscii(bytes, i, nl);
-    this.#record(pos, nl, plain ? hashBytes(bytes, s, t) : 0, plain ? MEMBER : MEMBER | NOT_ASCII);
+    if (!plain) return this.#record(pos, nl, 0, NO_RANGE, MEMBER | NOT_ASCII);
+    const range = packRange(bytes, i, nl > i && bytes[nl - 1] === 13 ? nl - 1 : nl);
+    this.#record(pos, nl, hashBytes(bytes, s, t), range, MEMBER);
   }
 
-  #record(pos: number, nl: number, hash: number, kind: number): void {
+  #record(pos: number, nl: number, hash: number, range: number, kind: number): void {
     this.#records.push(pos);
-    this.#records.push(nl);
+    this.#records.push(range);
     this.#records.push(hash);
-    this.#records.push(this.#afterOther ? kind | AFTER_OTHER : kind);
+    const flags = this.#afterOther ? kind | AFTER_OTHER : kind;
+    this.#records.push(((Math.min(nl - pos, LONG_LINE) << LENGTH_SHIFT) | flags) >>> 0);
     this.#afterOther = false;
   }
 
