@@ -33,6 +33,7 @@ import {
   KIND,
   KINDS,
   mayHold,
+  MEMBER,
   MEMBER_META,
   NOT_ASCII,
   RANGE,
@@ -257,8 +258,14 @@ function chainOf(
   let open = false;
   let minEnd = 0;
   chainLines = 0;
-  for (let r = first * RECORD; r < last * RECORD; r += RECORD) {
+  const end = last * RECORD;
+  for (let r = first * RECORD; r < end; r += RECORD) {
     const kind = rec[r + KINDS];
+    // Most records: a plain member line of another name, which ends a chain (read first).
+    if ((kind & (KIND | NOT_ASCII)) === MEMBER && rec[r + HASH] !== h) {
+      open = false;
+      continue;
+    }
     if (kind & AFTER_OTHER) open = false;
     if (kind & NOT_ASCII) return false;
     if ((kind & KIND) === CLASS_META) continue;

@@ -348,6 +348,7 @@ export class MappingIndex {
       const k = entry - 1;
       const row = k * ROW;
       if (rows[row + hash] !== h) continue;
+      this.#touch(row);
       const at = group === 1 ? rows[row + ROW_START] : rows[row + ROW_OBF_START];
       const end = group === 1 ? rows[row + ROW_OBF_START] - 4 : rows[row + ROW_OBF_END];
       if (end - at !== to - from) continue;
@@ -355,6 +356,21 @@ export class MappingIndex {
       for (let i = 0; i < to - from && same; i++) same = bytes[at + i] === b[from + i];
       if (same) return k;
     }
+  }
+
+  /**
+   * Reads one byte of each of the cache lines a frame of the class at `row` reads next: its class
+   * line's start, its first recorded line, and the line below the class line (R8 writes its
+   * `sourceFile` there). Their misses, each ~170 ns in a mapping of 50 MB, then overlap instead
+   * of coming one after the other. Changes nothing.
+   */
+  #touch(row: number): void {
+    const rows = this.#rows;
+    const bytes = this.#bytes;
+    const records = this.#records;
+    const record = Math.min(rows[row + ROW_FIRST] * RECORD, records.length - 1);
+    touched ^= bytes[rows[row + ROW_START]] ^ (record >= 0 ? records[record] : 0) ^
+      bytes[Math.min(rows[row + ROW_OBF_END] + 48, bytes.length - 1)];
   }
 
   /** Whether class `k`'s line names `name` (`group` 1: original, 2: obfuscated). */
@@ -421,6 +437,9 @@ export class MappingIndex {
       this.#decoded(start, end);
   }
 }
+
+/** What #touch read (kept, so that the reads are not optimized away). */
+let touched = 0;
 
 /** The open-addressing table of the classes' hashes at `hash` in their rows. */
 function buildTable(rows: Uint32Array, hash: number): Int32Array {

@@ -11,7 +11,7 @@
  */
 
 /** A line with ` -> `: a member line, or one that only a member lookup can tell is not. */
-const MEMBER = 0;
+export const MEMBER = 0;
 /** An indented `#` line with `"id"`: metadata about the member line above it. */
 export const MEMBER_META = 1;
 /** An unindented `#` line with `"id"`: metadata about the class. */

@@ -149,8 +149,8 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
   // A lone surrogate has no UTF-8: such a text is read line by line as text.
   if (!text.isWellFormed()) return retraceLines(text, index);
   const stats = newStats();
-  const src = encoder.encode(text);
-  const out = new ByteOut(src.length + (src.length >> 1));
+  const src = encoded(text);
+  const out = emptyAnswer(src.length + (src.length >> 1));
   const memo = index.frames;
   // Lines printed, and whether any was (the next is printed after a `\n`).
   let outLines = 0;
@@ -221,7 +221,41 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
     }
     outLines += r.lines;
   }
-  return { text: decoder.decode(out.bytes.subarray(0, out.length)), stats };
+  const result = { text: decoder.decode(out.bytes.subarray(0, out.length)), stats };
+  letGoOfLargeBuffers();
+  return result;
+}
+
+/**
+ * The buffers a trace is read from and its answer written to, kept from one call to the next
+ * (retraceText runs to its end before another starts): a new pair per trace was garbage the
+ * worker's collector ran for between calls. Past KEPT_BUFFER_BYTES (a large trace) they are let
+ * go after the call.
+ */
+const KEPT_BUFFER_BYTES = 1024 * 1024;
+const INITIAL_INPUT_BYTES = 64 * 1024;
+const INITIAL_ANSWER_BYTES = 96 * 1024;
+let input = new Uint8Array(INITIAL_INPUT_BYTES);
+let answer = new ByteOut(INITIAL_ANSWER_BYTES);
+
+/** The kept answer buffer, emptied, with room for `bytes`. */
+function emptyAnswer(bytes: number): ByteOut {
+  answer.length = 0;
+  answer.room(bytes);
+  return answer;
+}
+
+/** After a call: buffers a large trace grew past KEPT_BUFFER_BYTES are let go. */
+function letGoOfLargeBuffers(): void {
+  if (answer.bytes.length > KEPT_BUFFER_BYTES) answer = new ByteOut(INITIAL_ANSWER_BYTES);
+  if (input.length > KEPT_BUFFER_BYTES) input = new Uint8Array(INITIAL_INPUT_BYTES);
+}
+
+/** `text` as UTF-8 in `input` (grown to hold it), as a view of exactly its bytes. */
+function encoded(text: string): Uint8Array {
+  // A UTF-16 unit is at most 3 bytes of UTF-8.
+  if (input.length < text.length * 3) input = new Uint8Array(text.length * 3);
+  return input.subarray(0, encoder.encodeInto(text, input).written);
 }
 
 /** retraceText for a text that is not well-formed UTF-16: line by line, nothing remembered. */

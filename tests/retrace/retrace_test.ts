@@ -87,6 +87,27 @@ Deno.test("retraceText() expands inline chains innermost first, with each frame'
   assertEquals(out.stats.retraced, 2);
 });
 
+Deno.test("retraceText() answers each trace alone, a large one between small ones included", () => {
+  // The buffers a trace is read from and written to are kept between calls, and let go after
+  // one past 1 MiB: nothing of one answer shows in the next.
+  const trace =
+    "java.lang.NumberFormatException: bad\n\tat a.a.a(SourceFile:6)\n\tat a.a.b(SourceFile:8)";
+  const small = retraceText(trace, indexMapping(INLINE));
+  const frames = Array.from(
+    { length: 20_000 },
+    (_, k) => `\tat a.a.${k % 2 ? "b" : "a"}(SourceFile:${k % 2 ? 8 : 6})`,
+  );
+  const large = retraceText(frames.join("\n"), indexMapping(INLINE));
+  assertEquals(large.stats.retraced, 20_000);
+  assertEquals(large.text.split("\n").length, 40_000);
+  assertEquals(retraceText(trace, indexMapping(INLINE)), small);
+  assertEquals(
+    retraceText("\tat a.a.b(SourceFile:8)", indexMapping(INLINE)).text,
+    small.text.split("\n").slice(4).join("\n"),
+  );
+  assertEquals(retraceText("", indexMapping(INLINE)).text, "");
+});
+
 Deno.test("retraceText() maps a line inside a range by its offset, and a single original line", () => {
   const index = indexMapping(INLINE);
   assertEquals(
