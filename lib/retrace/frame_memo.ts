@@ -1,54 +1,58 @@
 /**
  * The frame lines one mapping retraced before, and their retrace (lib/retrace/retrace_text.ts):
  * a trace seen again costs a lookup per frame. Kept as bytes, as the retrace reads and writes
- * them (the UTF-8 of a trace in, an output buffer out): a key and its value are copied into one
- * byte arena, so remembering a frame allocates no JS object or string, and a hit is copied out
- * of the arena as it stands.
+ * them (the UTF-8 of a trace in, an output buffer out), so remembering a frame allocates no JS
+ * object or string, and a hit is copied out as it stands.
+ *
+ * A retrace is one round: `begin(keys, values)` names the trace's bytes and its output, `add()`
+ * remembers a frame by its offsets in them (nothing is copied), and `seal()` copies what the
+ * round's frames span, their lines and then their retrace, into one new segment (two copies per
+ * trace, not two per frame: a frame's ~150 bytes written one by one into a ring of megabytes
+ * that had left the cache cost ~1 µs a frame, a quarter of a new trace). A frame added in the
+ * round is found in it too, its bytes read where they are.
  *
  * Entries sit in a ring in the order they came, the oldest forgotten first past `maxEntries` or
- * `budgetBytes`; an open-addressing table of their hashes (linear probing, removal by backward
- * shift, so no tombstones) finds them, a hash match then compared byte for byte. Not a `Map`:
- * on this machine a lookup or insertion in a Map of 30,000 strings costs 1–2.5 µs (its table and
- * keys are cold), and a new trace makes one of each per frame; here a miss is a probe of a
- * packed table (each slot holds its entry's hash beside it), and forgetting is O(1).
+ * `budgetBytes`; a segment is let go with its last entry. An open-addressing table of their
+ * hashes (linear probing, removal by backward shift, so no tombstones) finds them, a hash match
+ * then compared byte for byte. Not a `Map`: on this machine a lookup or insertion in a Map of
+ * 30,000 strings costs 1–2.5 µs (its table and keys are cold), and a new trace makes one of each
+ * per frame; here a miss is a probe of a packed table (each slot holds its entry's hash beside
+ * it), and forgetting is O(1).
  *
- * The arena is a log in ring order too: each entry's key then value right after the newest
- * one's, and when they do not fit before the arena's end, at offset 0 (the log wraps), in the
- * room the oldest left. It grows (doubling, the live bytes copied to the new one's start) up to
- * `budgetBytes + widest` bytes, `widest` being the most key + value bytes of one entry kept so
- * far: within one entry of the budget, and below twice it (an entry costing more than the budget
- * is not kept). That size is the least this proof needs for a wrap never to forget an entry the
- * count and budget rule keeps (so what is kept is exactly the newest entries within both bounds):
- * once that rule has made room, the live bytes L and the new entry's n have L + n ≤ budget − 32.
- * - The log is [s, e) and e + n > C, the arena's size: then s = e − L > C − n − L ≥ widest + 32
- *   > n, so [0, n) is free.
- * - The log is [s, end) then [0, e): the entry at 0, of m ≤ widest bytes, wrapped because
- *   end + m > C, and it is live while [s, end) is; the room s − e = end − L > C − m − L ≥
- *   budget − L ≥ n + 32.
- * Below that size the arena grows instead of wrapping onto live bytes. Twice the budget would
- * also do, simply, but the caller counts the arena as the budget: this keeps it one entry off.
- * Pure.
+ * The budget counts each entry's frameCost (its numbers, its line's and its retrace's bytes) and,
+ * of a segment, the bytes between its entries' (the lines of a trace that were not remembered and
+ * the line ends): kept segments are within it. A round's segment is at most the budget (an add
+ * that would make it larger is declined), so while it is sealed the segments hold at most twice
+ * the budget. Pure.
  */
 
 /** Entries a memo starts with room for (it doubles up to its maximum). */
 const INITIAL_ENTRIES = 1024;
-/** Arena bytes a memo starts with at most (it doubles up to its bound, see above). */
-const INITIAL_ARENA = 64 * 1024;
-/** Offsets are 32-bit: the arena's bound is cut here (a budget of 4 GiB is not expected). */
-const ARENA_MAX = 0xffff_ffff;
 /** What an entry counts as beside its bytes: its numbers and its table slots, roughly. */
 const ENTRY_COST = 32;
 
-// An entry's numbers in #fields, FIELDS apart: its key's offset in the arena, its value's
-// (the key's end), the value's end, the key's hash, and the value's lines, omitted, ambiguous.
-const KEY = 0;
-const VALUE = 1;
-const END = 2;
-const HASH = 3;
-const LINES = 4;
-const OMITTED = 5;
-const AMBIGUOUS = 6;
-const FIELDS = 7;
+// An entry's numbers in #fields, FIELDS apart: its segment (ROUND + its run while its round is
+// open), its key's offset there and its end, its value's and the value's end, the key's hash,
+// and the value's lines, omitted, ambiguous.
+const SEGMENT = 0;
+const KEY = 1;
+const KEY_END = 2;
+const VALUE = 3;
+const END = 4;
+const HASH = 5;
+const LINES = 6;
+const OMITTED = 7;
+const AMBIGUOUS = 8;
+const FIELDS = 9;
+/** The SEGMENT of an entry of the open round (plus its run): its bytes are the round's own. */
+const ROUND = 0x8000_0000;
+/**
+ * Bytes between two frames of the round that still leave them in one run (a line end, `\r\n`):
+ * a run is copied as one span, and what it spans besides its frames is counted in the budget.
+ */
+const RUN_GAP = 2;
+/** Numbers per run in #runs: its keys' span and its values'. */
+const RUN = 4;
 
 /**
  * What remembering a key of `keyBytes` bytes with a value of `valueBytes` bytes counts as
@@ -58,10 +62,15 @@ export function frameCost(keyBytes: number, valueBytes: number): number {
   return ENTRY_COST + keyBytes + valueBytes;
 }
 
+/** Where a round's values are written: read again at `seal()` (it may have grown meanwhile). */
+interface RoundValues {
+  readonly bytes: Uint8Array;
+}
+
 /**
  * Frame lines (as bytes) → their retrace (as bytes, with its line count, whether it was
  * ambiguous, how many frames it left out), the newest kept within `maxEntries` entries and
- * `budgetBytes` of `frameCost`. An entry is a number valid until the next `set()`.
+ * `budgetBytes`. An entry is a number valid until the next `add()` or `seal()`.
  */
 export class FrameMemo {
   readonly maxEntries: number;
@@ -72,16 +81,28 @@ export class FrameMemo {
   /** Slot pairs: entry + 1 (0: empty) and its key's hash; twice the room's slots, a power of 2. */
   #table: Int32Array;
   #mask: number;
-  #arena: Uint8Array;
   #tail = 0;
   #count = 0;
-  #cost = 0;
-  /** The newest entry's end in the arena: where the next goes if it fits (0 when empty). */
+  /**
+   * Sealed segments, oldest first: segment `#base + i` is `#segments[i]`, those before `#head`
+   * let go (null), the array cut when they are half of it.
+   */
+  #segments: (Uint8Array | null)[] = [];
+  /** How many entries of each of `#segments` are still kept. */
+  #segmentEntries: number[] = [];
+  #base = 0;
   #head = 0;
-  /** While the log wraps, where its older part ends. */
-  #wrapEnd = 0;
-  /** The most key + value bytes of one entry kept so far (the arena's bound is budget + it). */
-  #widest = 0;
+  /** The sealed segments' bytes and ENTRY_COST per entry (the round's counted when sealed). */
+  #cost = 0;
+  /** The open round: its keys' and values' arrays, and the span its entries cover in each. */
+  #keys: Uint8Array | null = null;
+  #values: RoundValues | null = null;
+  #roundEntries = 0;
+  /** The round's runs of frames adjacent in both arrays: RUN numbers each, `#runCount` of them. */
+  #runs = new Uint32Array(64 * RUN);
+  #runCount = 0;
+  /** The bytes the round's runs span. */
+  #runBytes = 0;
 
   constructor(maxEntries: number, budgetBytes: number) {
     this.maxEntries = Math.max(1, Math.floor(maxEntries));
@@ -91,22 +112,83 @@ export class FrameMemo {
     const slots = tableSlots(this.#room);
     this.#table = new Int32Array(slots * 2);
     this.#mask = slots - 1;
-    this.#arena = new Uint8Array(Math.max(0, Math.min(INITIAL_ARENA, Math.ceil(budgetBytes))));
   }
 
-  /** Entries kept. */
+  /** Entries kept (the open round's included). */
   get size(): number {
     return this.#count;
   }
 
-  /** The sum of `frameCost` of the entries kept. */
+  /** What the sealed entries count as against the budget (the open round's when it is sealed). */
   get costBytes(): number {
     return this.#cost;
   }
 
-  /** The bytes of the memo's own arrays now: its table, its entries' numbers and the arena. */
+  /** The bytes of the memo's own arrays now: its table, its entries' numbers and its segments. */
   get tableBytes(): number {
-    return this.#table.byteLength + this.#fields.byteLength + this.#arena.byteLength;
+    let segments = 0;
+    for (const s of this.#segments) segments += s?.byteLength ?? 0;
+    return this.#table.byteLength + this.#fields.byteLength + segments;
+  }
+
+  /**
+   * Opens a round: the frames added until `seal()` are the lines of `keys` and their retrace in
+   * `values.bytes`. A round still open is sealed first.
+   */
+  begin(keys: Uint8Array, values: RoundValues): void {
+    if (this.#keys) this.seal();
+    this.#keys = keys;
+    this.#values = values;
+    this.#roundEntries = 0;
+    this.#runCount = 0;
+    this.#runBytes = 0;
+  }
+
+  /**
+   * Closes the round: what its entries span is copied into a new segment, and the oldest
+   * entries are forgotten until the kept ones are within the budget again.
+   */
+  seal(): void {
+    const keys = this.#keys;
+    const values = this.#values;
+    this.#keys = null;
+    this.#values = null;
+    if (!keys || !values || this.#roundEntries === 0) return;
+    const segment = new Uint8Array(this.#runBytes);
+    const runs = this.#runs;
+    // Each run's keys then its values, run after run; each run's shift kept in place of its
+    // spans' starts (what an offset of the round's arrays adds to be one of the segment).
+    for (let r = 0, at = 0; r < this.#runCount * RUN; r += RUN) {
+      const keyFrom = runs[r];
+      const keyBytes = runs[r + 1] - keyFrom;
+      const valueFrom = runs[r + 2];
+      segment.set(keys.subarray(keyFrom, keyFrom + keyBytes), at);
+      segment.set(values.bytes.subarray(valueFrom, runs[r + 3]), at + keyBytes);
+      runs[r] = at - keyFrom;
+      runs[r + 2] = at + keyBytes - valueFrom;
+      at += keyBytes + runs[r + 3] - valueFrom;
+    }
+    const id = this.#base + this.#segments.length;
+    const f = this.#fields;
+    const n = this.#roundEntries;
+    // The round's entries are the newest n of the ring.
+    for (let k = this.#count - n; k < this.#count; k++) {
+      const at = ((this.#tail + k) % this.#room) * FIELDS;
+      const r = (f[at + SEGMENT] - ROUND) * RUN;
+      // Shifts are small negatives as well: Uint32 arithmetic wraps them right.
+      f[at + SEGMENT] = id;
+      f[at + KEY] += runs[r];
+      f[at + KEY_END] += runs[r];
+      f[at + VALUE] += runs[r + 2];
+      f[at + END] += runs[r + 2];
+    }
+    this.#segments.push(segment);
+    this.#segmentEntries.push(n);
+    this.#cost += segment.byteLength + ENTRY_COST * n;
+    this.#roundEntries = 0;
+    this.#runCount = 0;
+    this.#runBytes = 0;
+    while (this.#cost > this.budgetBytes && this.#count > 0) this.#forgetOldest();
   }
 
   /** The entry whose key is bytes[from, to) (its hash `h`: member_lines.ts's hashBytes of them), or -1. */
@@ -122,21 +204,25 @@ export class FrameMemo {
       if (table[2 * slot + 1] !== hash) continue;
       const at = (v - 1) * FIELDS;
       const key = f[at + KEY];
-      if (f[at + VALUE] - key === len && same(this.#arena, key, bytes, from, len)) return v - 1;
+      if (f[at + KEY_END] - key !== len) continue;
+      const segment = f[at + SEGMENT];
+      const held = segment >= ROUND ? this.#keys! : this.#segments[segment - this.#base]!;
+      if (same(held, key, bytes, from, len)) return v - 1;
     }
   }
 
-  /** The arena, where entries' values are read; another array after a `set()` may grow it. */
-  get arena(): Uint8Array {
-    return this.#arena;
+  /** The array entry `e`'s value is in (a segment, or the open round's values). */
+  valueBytes(e: number): Uint8Array {
+    const segment = this.#fields[e * FIELDS + SEGMENT];
+    return segment >= ROUND ? this.#values!.bytes : this.#segments[segment - this.#base]!;
   }
 
-  /** Entry `e`'s value's offset in `arena`. */
+  /** Entry `e`'s value's offset in `valueBytes(e)`. */
   valueStart(e: number): number {
     return this.#fields[e * FIELDS + VALUE];
   }
 
-  /** Where entry `e`'s value ends in `arena`. */
+  /** Where entry `e`'s value ends in `valueBytes(e)`. */
   valueEnd(e: number): number {
     return this.#fields[e * FIELDS + END];
   }
@@ -157,109 +243,70 @@ export class FrameMemo {
   }
 
   /**
-   * Remembers key bytes[kFrom,kTo) (hash h) → value value[vFrom,vTo) with its lineCount,
-   * ambiguous, omitted; the oldest are forgotten until it fits; not kept when
-   * frameCost > budgetBytes or the key is already kept. `bytes` and `value` may be the same
-   * array (distinct ranges) but never the arena itself.
+   * Remembers the round's key keys[kFrom, kTo) (hash h, which find() did not find) → its value
+   * values.bytes[vFrom, vTo) with its lineCount, ambiguous, omitted. Keys and values come in the
+   * order they are in their arrays (each after the last one's start). Declined when no round is
+   * open, when the round's segment would pass the budget, or when the count is full of the
+   * round's own entries; the oldest sealed entry is forgotten when the count is full.
    */
-  set(
-    bytes: Uint8Array,
+  add(
     kFrom: number,
     kTo: number,
     h: number,
-    value: Uint8Array,
     vFrom: number,
     vTo: number,
     lineCount: number,
     ambiguous: boolean,
     omitted: number,
   ): void {
-    const keyLen = kTo - kFrom;
-    const n = keyLen + vTo - vFrom;
-    const cost = frameCost(keyLen, vTo - vFrom);
-    if (cost > this.budgetBytes) return;
-    if (this.find(bytes, kFrom, kTo, h) >= 0) return;
-    while (
-      this.#count > 0 && (this.#count >= this.maxEntries || this.#cost + cost > this.budgetBytes)
-    ) {
+    if (!this.#keys || vTo < vFrom) return;
+    // The frame joins the last run when it follows it in both arrays, else starts one.
+    const runs = this.#runs;
+    const last = (this.#runCount - 1) * RUN;
+    const joins = last >= 0 && kFrom >= runs[last + 1] && kFrom - runs[last + 1] <= RUN_GAP &&
+      vFrom >= runs[last + 3] && vFrom - runs[last + 3] <= RUN_GAP;
+    const grows = joins
+      ? (kTo - runs[last + 1]) + (vTo - runs[last + 3])
+      : (kTo - kFrom) + (vTo - vFrom);
+    const bytes = this.#runBytes + grows;
+    if (bytes + ENTRY_COST * (this.#roundEntries + 1) > this.budgetBytes) return;
+    if (this.#count >= this.maxEntries) {
+      if (this.#count === this.#roundEntries) return;
       this.#forgetOldest();
     }
     if (this.#count === this.#room) this.#growRoom();
-    if (n > this.#widest) this.#widest = n;
-    const at = this.#place(n);
-    // Byte loops, not set(subarray): a subarray is an object, and frames are short.
-    const arena = this.#arena;
-    for (let i = 0; i < keyLen; i++) arena[at + i] = bytes[kFrom + i];
-    for (let i = vFrom, j = at + keyLen; i < vTo; i++, j++) arena[j] = value[i];
     const e = (this.#tail + this.#count) % this.#room;
     const f = this.#fields;
     const base = e * FIELDS;
-    f[base + KEY] = at;
-    f[base + VALUE] = at + keyLen;
-    f[base + END] = at + n;
+    if (!joins) this.#newRun(kFrom, vFrom);
+    const run = (this.#runCount - 1) * RUN;
+    this.#runs[run + 1] = kTo;
+    this.#runs[run + 3] = vTo;
+    this.#runBytes = bytes;
+    f[base + SEGMENT] = ROUND + this.#runCount - 1;
+    f[base + KEY] = kFrom;
+    f[base + KEY_END] = kTo;
+    f[base + VALUE] = vFrom;
+    f[base + END] = vTo;
     f[base + HASH] = h;
     f[base + LINES] = lineCount;
     f[base + OMITTED] = omitted;
     f[base + AMBIGUOUS] = ambiguous ? 1 : 0;
-    this.#head = at + n;
     this.#count++;
-    this.#cost += cost;
+    this.#roundEntries++;
     this.#index(e, h);
   }
 
-  /**
-   * Where the new entry's `n` bytes go: after the newest, else at 0 (the wrap) if the oldest
-   * left room there, else in a larger arena. At the arena's bound they always fit (the proof
-   * atop); forgetting the oldest instead is left only for a bound cut by ARENA_MAX.
-   */
-  #place(n: number): number {
-    for (;;) {
-      const s = this.#count > 0 ? this.#fields[this.#tail * FIELDS + KEY] : 0;
-      const e = this.#head;
-      if (e >= s) {
-        // The log is [s, e): after it, or before it (strictly, so a wrapped log has e < s).
-        if (e + n <= this.#arena.length) return e;
-        if (n < s) {
-          this.#wrapEnd = e;
-          return 0;
-        }
-      } else if (e + n < s) return e;
-      if (this.#arena.length < this.#arenaBound()) this.#growArena(n);
-      else if (this.#count > 0) this.#forgetOldest();
-      else throw new RangeError(`FrameMemo: ${n} bytes exceed its arena's bound`);
+  /** A new run of the round, from `kFrom` and `vFrom`. */
+  #newRun(kFrom: number, vFrom: number): void {
+    if ((this.#runCount + 1) * RUN > this.#runs.length) {
+      const next = new Uint32Array(this.#runs.length * 2);
+      next.set(this.#runs);
+      this.#runs = next;
     }
-  }
-
-  /** The arena's size at most: budgetBytes + #widest (see the module comment), ≤ ARENA_MAX. */
-  #arenaBound(): number {
-    return Math.min(ARENA_MAX, Math.ceil(this.budgetBytes + this.#widest));
-  }
-
-  /**
-   * A larger arena, twice the size (or the live bytes and `n` if more, or the bound if less),
-   * the live bytes moved to its start in order: the older part of a wrapped log, then the rest.
-   */
-  #growArena(n: number): void {
-    const live = this.#cost - ENTRY_COST * this.#count;
-    const size = Math.min(this.#arenaBound(), Math.max(this.#arena.length * 2, live + n));
-    const next = new Uint8Array(size);
-    const old = this.#arena;
-    const f = this.#fields;
-    const s = this.#count > 0 ? f[this.#tail * FIELDS + KEY] : 0;
-    const e = this.#head;
-    const olderEnd = e >= s ? e : this.#wrapEnd;
-    next.set(old.subarray(s, olderEnd), 0);
-    if (e < s) next.set(old.subarray(0, e), olderEnd - s);
-    for (let k = 0; k < this.#count; k++) {
-      const at = ((this.#tail + k) % this.#room) * FIELDS;
-      // Of a wrapped log, the entries at or past s are the older part; those before it follow.
-      const shift = f[at + KEY] >= s ? -s : olderEnd - s;
-      f[at + KEY] += shift;
-      f[at + VALUE] += shift;
-      f[at + END] += shift;
-    }
-    this.#arena = next;
-    this.#head = live;
+    const at = this.#runCount++ * RUN;
+    this.#runs[at] = this.#runs[at + 1] = kFrom;
+    this.#runs[at + 2] = this.#runs[at + 3] = vFrom;
   }
 
   /** Twice the room (up to `maxEntries`) for a full ring, its entries moved to its start. */
@@ -290,6 +337,7 @@ export class FrameMemo {
     table[2 * slot + 1] = h;
   }
 
+  /** Forgets the oldest entry (a sealed one), and its segment with its last entry. */
   #forgetOldest(): void {
     const e = this.#tail;
     const base = e * FIELDS;
@@ -309,10 +357,21 @@ export class FrameMemo {
       table[2 * j] = 0;
       i = j;
     }
-    this.#cost -= ENTRY_COST + f[base + END] - f[base + KEY];
+    this.#cost -= ENTRY_COST;
+    // The oldest entry is of the oldest segment: entries and segments are in the same order.
+    const head = this.#head;
+    if (--this.#segmentEntries[head] === 0) {
+      this.#cost -= this.#segments[head]!.byteLength;
+      this.#segments[head] = null;
+      if (++this.#head >= 1024 && 2 * this.#head >= this.#segments.length) {
+        this.#segments.splice(0, this.#head);
+        this.#segmentEntries.splice(0, this.#head);
+        this.#base += this.#head;
+        this.#head = 0;
+      }
+    }
     this.#tail = (e + 1) % this.#room;
-    // Empty, the log starts again at 0.
-    if (--this.#count === 0) this.#head = 0;
+    this.#count--;
   }
 }
 
@@ -323,9 +382,9 @@ function same(a: Uint8Array, from: number, b: Uint8Array, bFrom: number, len: nu
 }
 
 /**
- * What a memo's own arrays cost at most with `maxEntries` entries (the arena NOT included: the
- * caller counts it apart, as the budget; it is at most budgetBytes + the widest entry's bytes,
- * see the module comment). For mapping_index's memoryBytes.
+ * What a memo's own arrays cost at most with `maxEntries` entries (its segments NOT included:
+ * the caller counts them apart, as twice the budget, see the module comment). For
+ * mapping_index's memoryBytes.
  */
 export function memoTableBytes(maxEntries: number): number {
   const entries = Math.max(1, Math.floor(maxEntries));

@@ -3,8 +3,9 @@
  * the file's bytes as read (one byte per byte, never a JS string of the whole file), where each
  * class block starts (a `Uint32Array`, file order), two open-addressing hash tables from the
  * obfuscated and the original class name to the block (FNV-1a of the name's bytes, checked
- * against the class line, whose offsets are kept, on a hit), and the member and metadata lines of
- * every block (lib/retrace/member_lines.ts, 16 bytes a line). About 40 bytes per class and 16
+ * against the class line, whose offsets are kept, on a hit), each class's source file, and the
+ * member and metadata lines of every block with their minified ranges (lib/retrace/member_lines.ts,
+ * 16 bytes a line), all read in one pass. About 40 bytes per class and 16
  * per member line beside the file, so a cached mapping costs about 1.3× its size, plus one bounded
  * cache:
  * frames retraced before (lib/retrace/frame_memo.ts: `frameBudget`, an eighth of the file, and
@@ -123,8 +124,8 @@ function clamp(v: number, lo: number, hi: number): number {
 }
 
 /**
- * What the remembered frames' arena may hold at most with a budget of `budget` (frame_memo.ts:
- * the budget and one entry, which costs less than the budget): twice it.
+ * What the remembered frames' segments may hold at most with a budget of `budget` (frame_memo.ts:
+ * the kept ones within it, and a round's while it is sealed, at most the budget too): twice it.
  */
 export function memoBytes(budget: number): number {
   return 2 * budget;

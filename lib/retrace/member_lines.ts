@@ -60,7 +60,7 @@ const LONG_LINE = 0x0fff_ffff;
  * `a:` is not followed by `b:` (no method line), never holds; a range past 65,534 is read from
  * the line (line_bytes.ts's rangeHolds).
  */
-export const NO_RANGE = 0xffff_0000;
+const NO_RANGE = 0xffff_0000;
 /** The range is past what 16 bits hold: read it from the line. */
 export const READ_RANGE = 0xffff_ffff;
 const MAX_PACKED_LINE = 0xfffe;

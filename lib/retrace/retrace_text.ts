@@ -151,6 +151,21 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
   const stats = newStats();
   const src = encoded(text);
   const out = emptyAnswer(src.length + (src.length >> 1));
+  // The frames retraced now are remembered by their offsets in `src` and `out`, copied out of
+  // them when the round is sealed: before both buffers serve the next trace.
+  index.frames.begin(src, out);
+  try {
+    retraceBytes(src, index, out, stats);
+  } finally {
+    index.frames.seal();
+  }
+  const result = { text: decoder.decode(out.bytes.subarray(0, out.length)), stats };
+  letGoOfLargeBuffers();
+  return result;
+}
+
+/** The lines of `src` retraced into `out` (empty), counted in `stats`; see the module comment. */
+function retraceBytes(src: Uint8Array, index: MappingIndex, out: ByteOut, stats: RetraceStats) {
   const memo = index.frames;
   // Lines printed, and whether any was (the next is printed after a `\n`).
   let outLines = 0;
@@ -178,7 +193,7 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       if (n > 0) {
         if (printed) out.byte(10);
         printed = true;
-        out.copy(memo.arena, memo.valueStart(known), memo.valueEnd(known));
+        out.copy(memo.valueBytes(known), memo.valueStart(known), memo.valueEnd(known));
       }
       outLines += n;
       continue;
@@ -198,7 +213,7 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       const n = anyFrame(index, cls, src, at, out);
       const { ambiguous, omitted } = last;
       counted(stats, ambiguous, omitted);
-      memo.set(src, at, e, h, out.bytes, start, out.length, n, ambiguous, omitted);
+      memo.add(at, e, h, start, out.length, n, ambiguous, omitted);
       printed = true;
       outLines += n;
       continue;
@@ -217,13 +232,10 @@ export function retraceText(text: string, index: MappingIndex): RetraceOutput {
       printed = true;
     }
     if (r.frame) {
-      memo.set(src, at, e, h, out.bytes, start, out.length, r.lines, r.ambiguous, r.omitted);
+      memo.add(at, e, h, start, out.length, r.lines, r.ambiguous, r.omitted);
     }
     outLines += r.lines;
   }
-  const result = { text: decoder.decode(out.bytes.subarray(0, out.length)), stats };
-  letGoOfLargeBuffers();
-  return result;
 }
 
 /**

@@ -31,150 +31,180 @@ interface Value {
   omitted: number;
 }
 
-/** What the reference keeps: a value, its key's id and its cost. */
-interface Want {
-  id: number;
-  cost: number;
-  value: Value;
-}
-
 /** Entry `e`'s value in `memo`. */
 function read(memo: FrameMemo, e: number): Value {
   return {
-    bytes: memo.arena.slice(memo.valueStart(e), memo.valueEnd(e)),
+    bytes: memo.valueBytes(e).slice(memo.valueStart(e), memo.valueEnd(e)),
     lines: memo.lineCount(e),
     ambiguous: memo.ambiguous(e),
     omitted: memo.omitted(e),
   };
 }
 
-/** Whether entry `e` of `memo` holds `v`. */
-function holds(memo: FrameMemo, e: number, v: Value): boolean {
-  const from = memo.valueStart(e);
-  if (memo.valueEnd(e) - from !== v.bytes.length) return false;
-  for (let i = 0; i < v.bytes.length; i++) if (memo.arena[from + i] !== v.bytes[i]) return false;
-  return memo.lineCount(e) === v.lines && memo.ambiguous(e) === v.ambiguous &&
-    memo.omitted(e) === v.omitted;
-}
-
-/** A key's bytes as a string, for the reference Map. */
-function keyName(key: Uint8Array): string {
-  return key.join(",");
-}
-
-/** Looks `key` up in `memo` from inside a larger array (at `at`): the entry, or -1. */
-function findIn(memo: FrameMemo, scratch: Uint8Array, key: Uint8Array, at: number): number {
-  scratch.set(key, at);
-  const to = at + key.length;
-  return memo.find(scratch, at, to, keyHash(scratch, at, to));
-}
-
-/** The arena's bound the module comment gives: budget + the widest entry kept. */
-function arenaBound(budget: number, widest: number): number {
-  return Math.ceil(budget + widest);
-}
-
-/** The reference: a Map in insertion order, the oldest dropped first, as the memo should. */
-class RefMemo {
-  readonly map = new Map<string, Want>();
-  cost = 0;
-  constructor(readonly max: number, readonly budget: number) {}
-
-  set(key: string, want: Want): void {
-    if (want.cost > this.budget || this.map.has(key)) return;
-    for (const [oldest, v] of this.map) {
-      if (this.map.size < this.max && this.cost + want.cost <= this.budget) break;
-      this.map.delete(oldest);
-      this.cost -= v.cost;
+/** A growable output, as retrace_text.ts's ByteOut: its array is replaced when it grows. */
+class Out {
+  bytes = new Uint8Array(16);
+  length = 0;
+  write(b: Uint8Array): void {
+    if (this.length + b.length > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.length + b.length));
+      next.set(this.bytes.subarray(0, this.length));
+      this.bytes = next;
     }
-    this.map.set(key, want);
-    this.cost += want.cost;
+    this.bytes.set(b, this.length);
+    this.length += b.length;
   }
 }
 
-/** The keys the Map test draws from (they repeat, so lookups hit and miss), and their names. */
-const KEYS = Array.from({ length: 3_000 }, (_, id) => keyOf(id));
-const NAMES = KEYS.map(keyName);
-
-/** Runs 20,000 lookups (and a set on each miss) on a memo of `max` and `budget` against a Map. */
-function checkAgainstMap(max: number, budget: number, seed: number): void {
-  const memo = new FrameMemo(max, budget);
-  const ref = new RefMemo(max, budget);
-  const keys = KEYS;
-  const names = NAMES;
-  const scratch = new Uint8Array(2_048);
-  const r = rng(seed);
-  let widest = 0;
-  let setBytes = 0;
-  for (let k = 0; k < 20_000; k++) {
-    const id = Math.floor(r() * keys.length);
-    const key = keys[id];
-    const at = Math.floor(r() * 400);
-    const e = findIn(memo, scratch, key, at);
-    const want = ref.map.get(names[id]);
-    assertEquals(e >= 0, want !== undefined, `lookup ${k} of key ${id} (${max}, ${budget})`);
-    if (want) {
-      if (!holds(memo, e, want.value)) assertEquals(read(memo, e), want.value, `key ${id}`);
-      continue;
-    }
-    // A value of 0–300 bytes (0 now and then), in the same array as the key or another.
-    const len = r() < 0.05 ? 0 : 1 + Math.floor(r() * 300);
-    const inScratch = r() < 0.5;
-    const value = inScratch ? scratch : new Uint8Array(len + 10);
-    const vFrom = inScratch ? 1_000 + Math.floor(r() * 500) : Math.floor(r() * 10);
-    for (let i = 0; i < len; i++) value[vFrom + i] = Math.floor(r() * 256);
-    const lines = len === 0 ? 0 : 1 + Math.floor(r() * 5);
-    const ambiguous = r() < 0.3;
-    const omitted = r() < 0.2 ? Math.floor(r() * 1_000) : 0;
-    const h = keyHash(scratch, at, at + key.length);
-    memo.set(scratch, at, at + key.length, h, value, vFrom, vFrom + len, lines, ambiguous, omitted);
-    const cost = frameCost(key.length, len);
-    const bytes = value.slice(vFrom, vFrom + len);
-    ref.set(names[id], { id, cost, value: { bytes, lines, ambiguous, omitted } });
-    if (cost <= budget) {
-      widest = Math.max(widest, key.length + len);
-      setBytes += key.length + len;
-    }
-    assertEquals(memo.size, ref.map.size, `size after set ${k}`);
-    assertEquals(memo.costBytes, ref.cost, `cost after set ${k}`);
-    assert(memo.arena.length <= arenaBound(budget, widest), `arena ${memo.arena.length}`);
-    assert(memo.tableBytes <= memoTableBytes(max) + arenaBound(budget, widest));
-    // A few entries kept: all of them checked after each set (a wrap or growth may move them).
-    if (ref.map.size <= 16 || k % 1_009 === 0) checkAll(memo, ref, keys, scratch, false);
-  }
-  assert(memo.size <= max && memo.costBytes <= budget);
-  // A small budget makes the arena wrap: far more bytes went in than it holds.
-  if (budget < 1e6) assert(setBytes > 4 * memo.arena.length, `${setBytes} bytes set`);
-  checkAll(memo, ref, keys, scratch, true);
-  assertEquals(findIn(memo, scratch, utf8.encode("\tat never.seen(SourceFile:1)"), 0), -1);
+/** An entry of the model: its key's id, value, cost and round. */
+interface Kept {
+  id: number;
+  value: Value;
+  round: number;
 }
 
 /**
- * Every key the reference keeps is found with its value (the sizes being equal, no other key
- * is); with `misses`, every key of `keys` it does not keep is not found either.
+ * The model the memo should agree with, in plain arrays: entries oldest first; a full count
+ * forgets the oldest sealed entry when a frame is added; a round's frames adjacent in both
+ * arrays (at most 2 bytes apart) make one run, and sealing counts what its runs span and then
+ * forgets the oldest until the budget holds; a round is let go with its last entry.
  */
-function checkAll(
-  memo: FrameMemo,
-  ref: RefMemo,
-  keys: Uint8Array[],
-  scratch: Uint8Array,
-  misses: boolean,
-): void {
-  assertEquals(memo.size, ref.map.size);
-  for (const want of ref.map.values()) {
-    const e = findIn(memo, scratch, keys[want.id], 7);
-    assert(e >= 0, `key ${want.id} kept`);
-    // A loop first (this runs after most sets), the full comparison when it differs.
-    if (!holds(memo, e, want.value)) assertEquals(read(memo, e), want.value);
+class Model {
+  entries: Kept[] = [];
+  /** Each kept round's span in bytes, by round. */
+  spans = new Map<number, number>();
+  round = 0;
+  /** The open round's entries, and its runs: [keyFrom, keyTo, valueFrom, valueTo] each. */
+  open = 0;
+  runs: number[][] = [];
+  constructor(readonly max: number, readonly budget: number) {}
+
+  /** What the round's runs span with [kFrom, kTo) and [vFrom, vTo) added, and the runs. */
+  withFrame(kFrom: number, kTo: number, vFrom: number, vTo: number): [number, number[][]] {
+    const runs = this.runs.map((r) => [...r]);
+    const last = runs.at(-1);
+    if (last && kFrom - last[1] <= 2 && vFrom - last[3] <= 2) [last[1], last[3]] = [kTo, vTo];
+    else runs.push([kFrom, kTo, vFrom, vTo]);
+    return [runs.reduce((n, r) => n + r[1] - r[0] + r[3] - r[2], 0), runs];
   }
-  if (!misses) return;
-  for (let id = 0; id < keys.length; id++) {
-    const found = findIn(memo, scratch, keys[id], 3) >= 0;
-    assertEquals(found, ref.map.has(keyName(keys[id])), `lookup of key ${id}`);
+
+  get cost(): number {
+    let c = 0;
+    for (const s of this.spans.values()) c += s;
+    return c + 32 * (this.entries.length - this.open);
+  }
+
+  find(id: number): Kept | undefined {
+    return this.entries.find((e) => e.id === id);
+  }
+
+  add(id: number, value: Value, kFrom: number, kTo: number, vFrom: number, vTo: number): void {
+    const [bytes, runs] = this.withFrame(kFrom, kTo, vFrom, vTo);
+    if (bytes + 32 * (this.open + 1) > this.budget) return;
+    if (this.entries.length >= this.max) {
+      if (this.entries.length === this.open) return;
+      this.forgetOldest();
+    }
+    this.entries.push({ id, value, round: this.round });
+    this.open++;
+    this.runs = runs;
+  }
+
+  seal(): void {
+    const spanned = this.runs.reduce((n, r) => n + r[1] - r[0] + r[3] - r[2], 0);
+    if (this.open > 0) this.spans.set(this.round, spanned);
+    this.open = 0;
+    this.runs = [];
+    this.round++;
+    while (this.cost > this.budget && this.entries.length > 0) this.forgetOldest();
+  }
+
+  forgetOldest(): void {
+    const e = this.entries.shift()!;
+    if (!this.entries.some((k) => k.round === e.round)) this.spans.delete(e.round);
   }
 }
 
-Deno.test("FrameMemo keeps the newest frames within its count and bytes, as a Map in order would", () => {
+/** The keys the model test draws from (they repeat, so lookups hit and miss). */
+const KEYS = Array.from({ length: 3_000 }, (_, id) => keyOf(id));
+
+/**
+ * Runs rounds of 1–60 lines (a lookup each, and an add on each miss) on a memo of `max` and
+ * `budget` against the model, ~12,000 lines in all.
+ */
+function checkAgainstModel(max: number, budget: number, seed: number): void {
+  const memo = new FrameMemo(max, budget);
+  const model = new Model(max, budget);
+  const r = rng(seed);
+  let lines = 0;
+  while (lines < 12_000) {
+    // A round's "trace": its lines one after another, a few bytes apart, in one array.
+    const n = 1 + Math.floor(r() * 60);
+    const ids = Array.from({ length: n }, () => Math.floor(r() * KEYS.length));
+    const at: number[] = [];
+    let size = 0;
+    for (const id of ids) {
+      size += Math.floor(r() * 4);
+      at.push(size);
+      size += KEYS[id].length;
+    }
+    const keys = new Uint8Array(size);
+    ids.forEach((id, k) => keys.set(KEYS[id], at[k]));
+    const out = new Out();
+    memo.begin(keys, out);
+    for (const [k, id] of ids.entries()) {
+      lines++;
+      const from = at[k];
+      const to = from + KEYS[id].length;
+      const h = keyHash(keys, from, to);
+      const e = memo.find(keys, from, to, h);
+      const want = model.find(id);
+      assertEquals(e >= 0, want !== undefined, `line ${lines}: key ${id} (${max}, ${budget})`);
+      if (want) {
+        assertEquals(read(memo, e), want.value, `key ${id}`);
+        continue;
+      }
+      // A value of 0–300 bytes (0 now and then), a few bytes after the last.
+      out.write(new Uint8Array(Math.floor(r() * 3)));
+      const len = r() < 0.05 ? 0 : 1 + Math.floor(r() * 300);
+      const bytes = new Uint8Array(len).map(() => Math.floor(r() * 256));
+      const vFrom = out.length;
+      out.write(bytes);
+      const value = {
+        bytes,
+        lines: len === 0 ? 0 : 1 + Math.floor(r() * 5),
+        ambiguous: r() < 0.3,
+        omitted: r() < 0.2 ? Math.floor(r() * 1_000) : 0,
+      };
+      memo.add(from, to, h, vFrom, out.length, value.lines, value.ambiguous, value.omitted);
+      model.add(id, value, from, to, vFrom, out.length);
+      assertEquals(memo.size, model.entries.length, `size after line ${lines}`);
+    }
+    memo.seal();
+    model.seal();
+    assertEquals(memo.size, model.entries.length, `size after round ${model.round}`);
+    assertEquals(memo.costBytes, model.cost, `cost after round ${model.round}`);
+    assert(memo.costBytes <= budget && memo.size <= max);
+    assert(memo.tableBytes <= memoTableBytes(max) + budget, `${memo.tableBytes} bytes`);
+    if (model.round % 17 === 0) checkAll(memo, model);
+  }
+  checkAll(memo, model);
+}
+
+/** Every key of KEYS is found exactly when the model keeps it, with its value. */
+function checkAll(memo: FrameMemo, model: Model): void {
+  const scratch = new Uint8Array(400);
+  for (let id = 0; id < KEYS.length; id++) {
+    scratch.set(KEYS[id], 5);
+    const to = 5 + KEYS[id].length;
+    const e = memo.find(scratch, 5, to, keyHash(scratch, 5, to));
+    const want = model.find(id);
+    assertEquals(e >= 0, want !== undefined, `lookup of key ${id}`);
+    if (want) assertEquals(read(memo, e), want.value, `key ${id}`);
+  }
+}
+
+Deno.test("FrameMemo keeps the newest frames within its count and bytes, as its model does", () => {
   const pairs = [
     [50, 1e9],
     [5_000, 1e9],
@@ -187,115 +217,99 @@ Deno.test("FrameMemo keeps the newest frames within its count and bytes, as a Ma
     [100_000, 5_000],
     [100_000, 300_000],
     [2_000, 1_000_000],
-    // Evicting by count (or a budget just past the first arena) while the arena is still small:
-    // it wraps, then has to grow while wrapped.
     [200, 1e9],
-    [230, 1e9],
-    [100_000, 70_000],
+    [1_500, 80_000],
   ];
-  for (const [i, [max, budget]] of pairs.entries()) checkAgainstMap(max, budget, i + 1);
+  for (const [i, [max, budget]] of pairs.entries()) checkAgainstModel(max, budget, i + 1);
 });
 
-Deno.test("FrameMemo moves a wrapped log's entries in order when its arena grows", () => {
-  // Three entries at most, 16,000 bytes each: the fifth wraps to 0 in the first 64 KiB arena,
-  // and the sixth (40,000 bytes) fits neither after it nor in 64 KiB, so the arena grows.
-  const memo = new FrameMemo(3, 1e6);
-  const sizes = [16_000, 16_000, 16_000, 16_000, 16_000, 40_000];
-  const key = (i: number) => utf8.encode(`\tat w.${i}(SourceFile)`);
-  const value = (i: number, len: number) => new Uint8Array(len).map((_, j) => (i * 31 + j) % 251);
-  const find = (i: number) =>
-    memo.find(key(i), 0, key(i).length, keyHash(key(i), 0, key(i).length));
-  const starts: number[] = [];
-  for (const [i, len] of sizes.entries()) {
-    const k = key(i);
-    const v = value(i, len - k.length);
-    memo.set(k, 0, k.length, keyHash(k, 0, k.length), v, 0, v.length, i, i % 2 === 0, i * 3);
-    starts.push(memo.valueStart(find(i)) - k.length);
-  }
-  assertEquals(starts.slice(0, 5), [0, 16_000, 32_000, 48_000, 0]);
-  assert(memo.arena.length > 64 * 1024, `arena ${memo.arena.length}`);
-  for (let i = 0; i < sizes.length; i++) {
-    const e = find(i);
-    assertEquals(e >= 0, i >= 3, `entry ${i}`);
-    if (e < 0) continue;
-    const v = memo.arena.slice(memo.valueStart(e), memo.valueEnd(e));
-    assertEquals(v, value(i, sizes[i] - key(i).length));
-    assertEquals([memo.lineCount(e), memo.ambiguous(e), memo.omitted(e)], [i, i % 2 === 0, i * 3]);
-  }
-  // The older part (entry 3) first, then entry 4, then the new one.
-  const at = (i: number) => memo.valueStart(find(i));
-  assert(at(3) < at(4) && at(4) < at(5), `${at(3)} ${at(4)} ${at(5)}`);
-});
-
-Deno.test("hashBytes, the key hash, is FNV-1a of the bytes in its range", () => {
-  const b = utf8.encode("xfoobary");
-  assertEquals(keyHash(b, 0, 0), 0x811c9dc5);
-  assertEquals(keyHash(utf8.encode("a"), 0, 1), 0xe40c292c);
-  assertEquals(keyHash(b, 1, 7), 0xbf9cf968);
-  assertEquals(keyHash(b, 1, 7), keyHash(utf8.encode("foobar"), 0, 6));
-});
-
-Deno.test("FrameMemo does not keep a frame costing more than its whole budget", () => {
-  const memo = new FrameMemo(10, 200);
-  const big = new Uint8Array(500).fill(120);
-  const a = utf8.encode("a");
-  memo.set(a, 0, 1, keyHash(a, 0, 1), big, 0, 500, 1, false, 0);
-  assertEquals(memo.size, 0);
-  assertEquals(memo.costBytes, 0);
-  assertEquals(memo.find(a, 0, 1, keyHash(a, 0, 1)), -1);
-  // One exactly at the budget is kept.
-  const b = utf8.encode("b");
-  memo.set(b, 0, 1, keyHash(b, 0, 1), big, 0, 200 - 32 - 1, 1, true, 3);
-  const e = memo.find(b, 0, 1, keyHash(b, 0, 1));
+Deno.test("FrameMemo finds a frame of the open round in the round's own arrays", () => {
+  const memo = new FrameMemo(100, 1e6);
+  const keys = utf8.encode("\tat a.b(SourceFile:1)\n\tat a.c(SourceFile:2)");
+  const out = new Out();
+  memo.begin(keys, out);
+  const h = keyHash(keys, 0, 21);
+  out.write(utf8.encode("    at com.example.A.run(A.kt:3)"));
+  memo.add(0, 21, h, 0, out.length, 1, false, 0);
+  // The output grows into a new array: the round's values are read where they are now.
+  out.write(new Uint8Array(100));
+  const e = memo.find(utf8.encode("\tat a.b(SourceFile:1)"), 0, 21, h);
   assert(e >= 0);
-  assertEquals(memo.valueEnd(e) - memo.valueStart(e), 167);
-  assertEquals(memo.costBytes, 200);
-  assert(memo.tableBytes <= memoTableBytes(10) + arenaBound(200, 168));
+  assert(memo.valueBytes(e) === out.bytes);
+  assertEquals(read(memo, e).bytes, utf8.encode("    at com.example.A.run(A.kt:3)"));
+  assertEquals(memo.costBytes, 0);
+  memo.seal();
+  // Sealed, it is its own copy: the round's arrays may be written over.
+  keys.fill(0);
+  out.bytes.fill(0);
+  const s = memo.find(utf8.encode("\tat a.b(SourceFile:1)"), 0, 21, h);
+  assertEquals(new TextDecoder().decode(read(memo, s).bytes), "    at com.example.A.run(A.kt:3)");
+  assertEquals(memo.costBytes, 21 + 32 + frameCost(0, 0));
+  assertEquals(memo.find(keys, 22, keys.length, keyHash(keys, 22, keys.length)), -1);
 });
 
-Deno.test("FrameMemo keeps a key set twice once, with its first value", () => {
-  const memo = new FrameMemo(10, 10_000);
-  const line = utf8.encode("\tat o.a(SourceFile:1)|at com.example.A.b(A.kt:3)|at c.D.e(D.kt:9)");
-  const k = line.indexOf(124);
-  const h = keyHash(line, 0, k);
-  memo.set(line, 0, k, h, line, k + 1, line.length, 2, false, 0);
-  memo.set(line, 0, k, h, line, k + 1, k + 5, 1, true, 4);
+Deno.test("FrameMemo declines a round's frames past its budget, and frames with no round", () => {
+  const memo = new FrameMemo(10, 200);
+  const a = utf8.encode("a".repeat(150));
+  memo.add(0, 1, keyHash(a, 0, 1), 0, 1, 1, false, 0);
+  assertEquals(memo.size, 0);
+  const out = new Out();
+  out.write(new Uint8Array(100));
+  memo.begin(a, out);
+  // 1 + 100 + 32 > 200 - … : the first fits exactly (its span and its cost are the budget).
+  memo.add(0, 68, keyHash(a, 0, 68), 0, 100, 1, false, 0);
   assertEquals(memo.size, 1);
-  assertEquals(memo.costBytes, frameCost(k, line.length - k - 1));
-  const e = memo.find(line, 0, k, h);
-  const value = new TextDecoder().decode(memo.arena.subarray(memo.valueStart(e), memo.valueEnd(e)));
-  assertEquals(value, "at com.example.A.b(A.kt:3)|at c.D.e(D.kt:9)");
-  assertEquals([memo.lineCount(e), memo.ambiguous(e), memo.omitted(e)], [2, false, 0]);
+  memo.add(70, 71, keyHash(a, 70, 71), 0, 100, 1, false, 0);
+  assertEquals(memo.size, 1);
+  memo.seal();
+  assertEquals(memo.costBytes, 200);
+  // A new round making room: the old round goes when the new one is sealed past the budget.
+  memo.begin(a, out);
+  memo.add(0, 10, keyHash(a, 0, 10), 0, 10, 1, true, 3);
+  assertEquals(memo.size, 2);
+  memo.seal();
+  assertEquals([memo.size, memo.costBytes], [1, 52]);
+  const e = memo.find(a, 0, 10, keyHash(a, 0, 10));
+  assertEquals([memo.lineCount(e), memo.ambiguous(e), memo.omitted(e)], [1, true, 3]);
 });
 
 Deno.test("FrameMemo keeps zero-length values, and an empty key", () => {
   const memo = new FrameMemo(1_000, 8_000);
+  const lines = Array.from({ length: 500 }, (_, i) => `\tat z.${i}(SourceFile)`);
+  const keys = utf8.encode(lines.join("\n"));
+  const out = new Out();
+  memo.begin(keys, out);
+  let at = 0;
+  const starts = lines.map((line) => (at += line.length + 1) - line.length - 1);
+  for (const [i, line] of lines.entries()) {
+    const from = starts[i];
+    memo.add(from, from + line.length, keyHash(keys, from, from + line.length), 0, 0, 0, false, 0);
+  }
+  // The round spans more than the budget: its later lines were declined.
+  const round = memo.size;
+  assert(round > 0 && round < 500, `${round} kept`);
+  memo.seal();
   const empty = new Uint8Array(0);
-  const keys = Array.from({ length: 500 }, (_, i) => utf8.encode(`\tat z.${i}(SourceFile)`));
-  for (const key of keys) {
-    memo.set(key, 0, key.length, keyHash(key, 0, key.length), empty, 0, 0, 0, false, 0);
-  }
-  memo.set(empty, 0, 0, keyHash(empty, 0, 0), empty, 0, 0, 0, true, 1);
-  let kept = 0;
-  let cost = 0;
-  for (const key of keys) {
-    const e = memo.find(key, 0, key.length, keyHash(key, 0, key.length));
-    if (e < 0) continue;
-    kept++;
-    cost += frameCost(key.length, 0);
-    assertEquals(memo.valueStart(e), memo.valueEnd(e));
-    assertEquals([memo.lineCount(e), memo.ambiguous(e), memo.omitted(e)], [0, false, 0]);
-  }
+  memo.begin(empty, out);
+  memo.add(0, 0, keyHash(empty, 0, 0), 0, 0, 0, true, 1);
+  memo.seal();
+  assert(memo.costBytes <= 8_000);
   const e = memo.find(empty, 0, 0, keyHash(empty, 0, 0));
-  assert(e >= 0);
+  assert(e >= 0, "the newest, the empty key, is kept");
   assertEquals([memo.valueEnd(e) - memo.valueStart(e), memo.ambiguous(e), memo.omitted(e)], [
     0,
     true,
     1,
   ]);
-  assertEquals(memo.size, kept + 1);
-  assertEquals(memo.costBytes, cost + frameCost(0, 0));
-  assert(memo.costBytes <= 8_000 && kept < keys.length);
+  let kept = 0;
+  for (const [i, line] of lines.entries()) {
+    const from = starts[i];
+    const f = memo.find(keys, from, from + line.length, keyHash(keys, from, from + line.length));
+    if (f < 0) continue;
+    kept++;
+    assertEquals([memo.valueEnd(f) - memo.valueStart(f), memo.lineCount(f)], [0, 0]);
+  }
+  assertEquals(kept + 1, memo.size);
 });
 
 Deno.test("FrameMemo tells keys of one hash apart by their bytes", () => {
@@ -304,8 +318,11 @@ Deno.test("FrameMemo tells keys of one hash apart by their bytes", () => {
   // Every key given hash 5: one probe run, compared byte for byte, forgotten by backward shift.
   for (let i = 0; i < 200; i++) {
     const k = key(i);
-    const v = utf8.encode(`v${i}`);
-    memo.set(k, 0, k.length, 5, v, 0, v.length, 1, false, i);
+    const out = new Out();
+    out.write(utf8.encode(`v${i}`));
+    memo.begin(k, out);
+    memo.add(0, 4, 5, 0, out.length, 1, false, i);
+    memo.seal();
     for (let j = Math.max(0, i - 70); j <= i; j++) {
       const e = memo.find(key(j), 0, 4, 5);
       assertEquals(e >= 0 ? memo.omitted(e) : -1, j > i - 64 ? j : -1, `key ${j} after ${i}`);
@@ -314,16 +331,32 @@ Deno.test("FrameMemo tells keys of one hash apart by their bytes", () => {
   assertEquals(memo.size, 64);
 });
 
-Deno.test("memoTableBytes bounds tableBytes less the arena as the ring grows", () => {
+Deno.test("memoTableBytes bounds tableBytes less the segments as the ring grows", () => {
   for (const max of [1, 7, 1_000, 1_025, 5_000]) {
     const memo = new FrameMemo(max, 1e9);
-    const k = new Uint8Array(4);
+    const k = new Uint8Array(4 * (max + 10));
     const view = new DataView(k.buffer);
+    const out = new Out();
+    memo.begin(k, out);
     for (let i = 0; i < max + 10; i++) {
-      view.setUint32(0, i);
-      memo.set(k, 0, 4, keyHash(k, 0, 4), k, 0, 0, 0, false, 0);
-      assert(memo.tableBytes - memo.arena.byteLength <= memoTableBytes(max), `${max}: ${i}`);
+      view.setUint32(4 * i, i);
+      memo.add(4 * i, 4 * i + 4, keyHash(k, 4 * i, 4 * i + 4), 0, 0, 0, false, 0);
+      if (i % 100 === 99) {
+        memo.seal();
+        memo.begin(k, out);
+      }
+      const segments = memo.tableBytes - (memoTableBytes(max) + 4 * (max + 10));
+      assert(segments <= 0, `${max}: ${i}`);
     }
+    memo.seal();
     assertEquals(memo.size, max);
   }
+});
+
+Deno.test("hashBytes, the key hash, is FNV-1a of the bytes in its range", () => {
+  const b = utf8.encode("xfoobary");
+  assertEquals(keyHash(b, 0, 0), 0x811c9dc5);
+  assertEquals(keyHash(utf8.encode("a"), 0, 1), 0xe40c292c);
+  assertEquals(keyHash(b, 1, 7), 0xbf9cf968);
+  assertEquals(keyHash(b, 1, 7), keyHash(utf8.encode("foobar"), 0, 6));
 });
