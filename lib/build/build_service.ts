@@ -95,9 +95,9 @@ export class BuildService {
   }
 
   /**
-   * Stops the running build; the one it was. A build still starting (trust, lock, record) is
-   * waited for first, so that a cancel never misses a build whose record already reads running
-   * and it never spawns.
+   * Stops the running build and answers which it was. A build still starting (trust, lock,
+   * record) is waited for first: a cancel never misses a build whose record already reads
+   * running, and that build's Gradle process is then never spawned.
    */
   async cancel(by: Origin, message: string): Promise<RunningBuild | null> {
     if (!this.#current && this.#starting) await this.#starting;
