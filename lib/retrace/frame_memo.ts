@@ -5,9 +5,9 @@
  * object or string, and a hit is copied out as it stands.
  *
  * A retrace is one round: `begin(keys, values)` names the trace's bytes and its output, `add()`
- * remembers a frame by its offsets in them (nothing is copied), and `seal()` copies what the
- * round's frames span, their lines and then their retrace, into one new segment (two copies per
- * trace, not two per frame: a frame's ~150 bytes written one by one into a ring of megabytes
+ * remembers a frame by its offsets in them (nothing is copied), and `seal()` copies each run of
+ * frames adjacent in both, their lines and then their retrace, into one new segment (two copies
+ * per run, not two per frame: a frame's ~150 bytes written one by one into a ring of megabytes
  * that had left the cache cost ~1 µs a frame, a quarter of a new trace). A frame added in the
  * round is found in it too, its bytes read where they are.
  *
@@ -20,10 +20,9 @@
  * it), and forgetting is O(1).
  *
  * The budget counts each entry's frameCost (its numbers, its line's and its retrace's bytes) and,
- * of a segment, the bytes between its entries' (the lines of a trace that were not remembered and
- * the line ends): kept segments are within it. A round's segment is at most the budget (an add
- * that would make it larger is declined), so while it is sealed the segments hold at most twice
- * the budget. Pure.
+ * of a segment, the line ends between the frames of a run: kept segments are within it. A
+ * round's segment is at most the budget (an add that would make it larger is declined), so while
+ * it is sealed the segments hold at most twice the budget; one let go is the collector's. Pure.
  */
 
 /** Entries a memo starts with room for (it doubles up to its maximum). */
@@ -94,7 +93,7 @@ export class FrameMemo {
   #head = 0;
   /** The sealed segments' bytes and ENTRY_COST per entry (the round's counted when sealed). */
   #cost = 0;
-  /** The open round: its keys' and values' arrays, and the span its entries cover in each. */
+  /** The open round: its keys' and values' arrays, and how many entries it added. */
   #keys: Uint8Array | null = null;
   #values: RoundValues | null = null;
   #roundEntries = 0;
