@@ -125,7 +125,6 @@ export interface RelayOptions {
 }
 
 const encoder = new TextEncoder();
-const NEWLINE = new Uint8Array([10]);
 
 export function runRelay(opts: RelayOptions): Promise<number> {
   return new Relay(opts).run();
@@ -226,8 +225,9 @@ class Relay {
         if (!(ev instanceof Uint8Array)) continue;
         const id = answeredIdOf(ev);
         if (id !== null) this.#open.forget(id);
-        // Both writes queued at once: no other line can come between a line and its LF.
-        await Promise.all([this.#out.write(ev), this.#out.write(NEWLINE)]).catch(() => {});
+        // One write of the line and its LF: each write to stdout is a round trip through a
+        // thread of Deno's, and a second one was most of what the relay added to a call.
+        await this.#out.write(withNewline(ev)).catch(() => {});
       }
     } catch { /* the app went away */ }
     this.#appGone.resolve();
@@ -314,6 +314,21 @@ class Relay {
     await handover.replayed;
     this.#sink = writingTo(handover.input);
   }
+}
+
+/**
+ * `line` and a LF after it, in one array: the line's own array when the byte after it there is
+ * its LF (a line read within one chunk, without `\r`, the usual case), else a copy.
+ */
+export function withNewline(line: Uint8Array): Uint8Array {
+  const end = line.byteOffset + line.length;
+  if (end < line.buffer.byteLength && new Uint8Array(line.buffer, end, 1)[0] === 10) {
+    return new Uint8Array(line.buffer, line.byteOffset, line.length + 1);
+  }
+  const out = new Uint8Array(line.length + 1);
+  out.set(line);
+  out[line.length] = 10;
+  return out;
 }
 
 /** A sink writing each line to `w`; false once it cannot. */

@@ -9,6 +9,7 @@ import {
   MAX_RELAY_OPEN_REQUESTS,
   RELAY_PARSE_MAX_CHARS,
   runRelay,
+  withNewline,
 } from "../../lib/attach/relay.ts";
 
 Deno.test("runRelay() remembers at most MAX_RELAY_OPEN_REQUESTS open requests, the newest, and none cancelled", async () => {
@@ -189,4 +190,21 @@ Deno.test("answeredIdOf() tells the id a line answers as parsing the whole line 
   assert(parsed.kind === "response");
   assertEquals(answeredIdOf(enc.encode(exact)), (parsed.message as { id: unknown }).id);
   assertEquals(answeredIdOf(new Uint8Array([0x7b, 0xff, 0x7d])), null);
+});
+
+Deno.test("withNewline() writes a line and its LF as one array, the line's own when its LF follows it", () => {
+  const enc = new TextEncoder();
+  const chunk = enc.encode('{"id":1}\n{"id":2}\r\n{"id":3}');
+  const first = chunk.subarray(0, 8);
+  const one = withNewline(first);
+  assert(one.buffer === chunk.buffer, "the chunk's own bytes, no copy");
+  assertEquals(new TextDecoder().decode(one), '{"id":1}\n');
+  // Its `\r` dropped, or at the chunk's end: a copy with a LF.
+  for (const line of [chunk.subarray(9, 17), chunk.subarray(19)]) {
+    const out = withNewline(line);
+    assert(out.buffer !== chunk.buffer);
+    assertEquals(new TextDecoder().decode(out), new TextDecoder().decode(line) + "\n");
+  }
+  assertEquals(chunk[17], 13, "the chunk is unchanged");
+  assertEquals(withNewline(new Uint8Array()), new Uint8Array([10]));
 });
