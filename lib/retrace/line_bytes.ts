@@ -6,7 +6,7 @@
  * mark. Pure.
  */
 import { metadataId } from "./mapping.ts";
-import { lastArrow } from "./member_lines.ts";
+import { digitsAt, lastArrow, num } from "./member_lines.ts";
 
 const utf8 = new TextDecoder();
 
@@ -55,23 +55,6 @@ export const MIN_START = 0, MIN_END = 1, TYPE_FROM = 2, TYPE_TO = 3, NAME_FROM =
 export const CLOSE = 6, ORIG_START = 7, ORIG_END = 8;
 /** A number the line does not give (a range, an original line). */
 export const NONE = -1;
-
-/** The decimal digits at `i` in `bytes[i, e)` into `num` (value, end): readNumber's rule. */
-function digitsAt(bytes: Uint8Array, i: number, e: number): boolean {
-  let j = i;
-  let v = 0;
-  while (j < e) {
-    const c = bytes[j];
-    if (c < 48 || c > 57) break;
-    v = v * 10 + (c - 48);
-    j++;
-  }
-  num[0] = v;
-  num[1] = j;
-  return j !== i;
-}
-
-const num = new Float64Array(2);
 
 function blank(bytes: Uint8Array, from: number, to: number): boolean {
   for (let k = from; k < to; k++) if (!isSpace(bytes[k])) return false;

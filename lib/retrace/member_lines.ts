@@ -82,9 +82,11 @@ export function mayHold(range: number, line: number): boolean {
   return range === READ_RANGE || ((range >>> 16) <= line && line <= (range & 0xffff));
 }
 
-/** The decimal digits at `i` of `bytes[i, e)`: their value, their end in `digitsEnd`. */
-let digitsEnd = 0;
-function digits(bytes: Uint8Array, i: number, e: number): number {
+/**
+ * The decimal digits at `i` in `bytes[i, e)` into `num` (value, end), as mapping.ts's
+ * readNumber reads them; whether there was one. Shared with lib/retrace/line_bytes.ts.
+ */
+export function digitsAt(bytes: Uint8Array, i: number, e: number): boolean {
   let j = i;
   let v = 0;
   while (j < e) {
@@ -93,20 +95,23 @@ function digits(bytes: Uint8Array, i: number, e: number): number {
     v = v * 10 + (c - 48);
     j++;
   }
-  digitsEnd = j;
-  return v;
+  num[0] = v;
+  num[1] = j;
+  return j !== i;
 }
+
+/** What digitsAt read last: the number, and where its digits end. */
+export const num = new Float64Array(2);
 
 /**
  * The range the member line `bytes[i, e)` (past its indentation, `\r` dropped) starts with,
  * packed, as line_bytes.ts's rangeHolds reads it.
  */
 function packRange(bytes: Uint8Array, i: number, e: number): number {
-  const a = digits(bytes, i, e);
-  if (digitsEnd === i || bytes[digitsEnd] !== 58) return NO_RANGE;
-  const from = digitsEnd + 1;
-  const b = digits(bytes, from, e);
-  if (digitsEnd === from || bytes[digitsEnd] !== 58) return NO_RANGE;
+  if (!digitsAt(bytes, i, e) || bytes[num[1]] !== 58) return NO_RANGE;
+  const a = num[0];
+  if (!digitsAt(bytes, num[1] + 1, e) || bytes[num[1]] !== 58) return NO_RANGE;
+  const b = num[0];
   if (a > MAX_PACKED_LINE || b > MAX_PACKED_LINE) return READ_RANGE;
   return ((a << 16) | b) >>> 0;
 }
